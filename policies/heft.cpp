@@ -1,0 +1,101 @@
+// HEFT: Heterogeneous Earliest Finish Time (Topcuoglu, Hariri, Wu, IEEE TPDS 13(3), 2002).
+// Ops are taken by decreasing upward rank, computed on mean execution and communication costs, and each
+// goes to the device where it finishes earliest, filling idle gaps (insertion-based policy).
+#include "policies/heft.hpp"
+
+#include "policies/policy.hpp"
+#include "policies/timetable.hpp"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+namespace hs {
+
+std::vector<double> upward_ranks(const CostModel& cost) {
+  const Graph& g = cost.graph();
+  std::vector<double> rank(static_cast<std::size_t>(g.op_count()), 0.0);
+  const auto& topo = g.topological_order();
+  for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+    const OpId o = *it;
+    // c-bar per successor: the mean cost of every tensor this op sends it.
+    std::map<OpId, double> edge;
+    for (TensorId t : g.op(o).outputs)
+      for (OpId c : g.tensor(t).consumers) edge[c] += cost.mean_transfer_time(t);
+    double tail = 0.0;
+    for (const auto& [succ, c] : edge) tail = std::max(tail, c + rank[static_cast<std::size_t>(succ)]);
+    rank[static_cast<std::size_t>(o)] = cost.mean_op_time(o) + tail;
+  }
+  return rank;
+}
+
+std::vector<OpId> order_by_decreasing(const Graph& g, const std::vector<double>& rank) {
+  std::vector<int> topo_pos(static_cast<std::size_t>(g.op_count()));
+  const auto& topo = g.topological_order();
+  for (std::size_t i = 0; i < topo.size(); ++i) topo_pos[static_cast<std::size_t>(topo[i])] = static_cast<int>(i);
+  std::vector<OpId> order(topo.begin(), topo.end());
+  // Ties by topological position keep the list a valid topological order even with zero-cost ops.
+  std::stable_sort(order.begin(), order.end(), [&](OpId a, OpId b) {
+    const auto ia = static_cast<std::size_t>(a), ib = static_cast<std::size_t>(b);
+    if (rank[ia] != rank[ib]) return rank[ia] > rank[ib];
+    return topo_pos[ia] < topo_pos[ib];
+  });
+  return order;
+}
+
+ListSchedule schedule_in_order(const std::vector<OpId>& order, const CostModel& cost,
+                               const std::function<double(OpId, DeviceId, double eft)>& score) {
+  const Graph& g = cost.graph();
+  const Platform& p = cost.platform();
+  const auto n = static_cast<std::size_t>(g.op_count());
+  ListSchedule s;
+  s.device.assign(n, -1);
+  s.start.assign(n, 0.0);
+  s.finish.assign(n, 0.0);
+  Timetable table(p.device_count());
+  for (OpId o : order) {
+    DeviceId best = -1;
+    double best_score = kInfeasible, best_start = 0, best_finish = 0;
+    for (DeviceId d = 0; d < p.device_count(); ++d) {
+      const double w = cost.op_time(o, d);
+      if (w == kInfeasible) continue;
+      const double ready = data_ready_time(o, d, cost, s.device, s.finish);
+      if (ready == kInfeasible) continue;
+      const double start = table.earliest_start(d, ready, w);
+      const double sc = score(o, d, start + w);
+      if (sc < best_score) {
+        best = d;
+        best_score = sc;
+        best_start = start;
+        best_finish = start + w;
+      }
+    }
+    if (best < 0) throw PlanError("no device can run op '" + g.op(o).name + "' with its inputs where they are");
+    const auto oi = static_cast<std::size_t>(o);
+    s.device[oi] = best;
+    s.start[oi] = best_start;
+    s.finish[oi] = best_finish;
+    table.reserve(best, best_start, best_finish);
+  }
+  return s;
+}
+
+namespace {
+
+struct Heft {
+  std::string name() const { return "heft"; }
+  std::string description() const {
+    return "HEFT: upward rank on mean costs, insertion-based earliest finish time (Topcuoglu, Hariri, Wu, TPDS 2002)";
+  }
+  Plan plan(const PolicyContext& ctx) const {
+    const auto order = order_by_decreasing(ctx.graph(), upward_ranks(ctx.cost));
+    const auto s = schedule_in_order(order, ctx.cost, [](OpId, DeviceId, double eft) { return eft; });
+    return plan_from_assignment(ctx.graph(), ctx.platform(), s.device, s.start, name());
+  }
+};
+
+} // namespace
+
+HS_REGISTER_POLICY(Heft)
+
+} // namespace hs

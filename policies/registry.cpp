@@ -1,0 +1,44 @@
+#include "policies/policy.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace hs {
+
+PolicyRegistry& PolicyRegistry::instance() {
+  static PolicyRegistry registry;
+  return registry;
+}
+
+bool PolicyRegistry::add(Policy p) {
+  if (find(p.name())) throw std::logic_error("policy '" + p.name() + "' registered twice");
+  policies_.push_back(std::move(p));
+  return true;
+}
+
+const Policy* PolicyRegistry::find(const std::string& name) const {
+  for (const auto& p : policies_)
+    if (p.name() == name) return &p;
+  return nullptr;
+}
+
+std::vector<Policy> PolicyRegistry::all() const {
+  auto out = policies_;
+  std::sort(out.begin(), out.end(), [](const Policy& a, const Policy& b) { return a.name() < b.name(); });
+  return out;
+}
+
+std::vector<std::string> PolicyRegistry::names() const {
+  std::vector<std::string> out;
+  for (const auto& p : all()) out.push_back(p.name());
+  return out;
+}
+
+const Policy& policy_by_name(const std::string& name) {
+  if (const Policy* p = PolicyRegistry::instance().find(name)) return *p;
+  std::string known;
+  for (const auto& n : PolicyRegistry::instance().names()) known += (known.empty() ? "" : ", ") + n;
+  throw std::invalid_argument("unknown policy '" + name + "' (known: " + known + ")");
+}
+
+} // namespace hs

@@ -1,0 +1,35 @@
+#include "policies/timetable.hpp"
+
+#include <algorithm>
+
+namespace hs {
+
+double Timetable::earliest_start(DeviceId device, double ready, double duration) const {
+  const auto& slots = busy_[static_cast<std::size_t>(device)];
+  double candidate = ready;
+  for (const auto& [s, e] : slots) {
+    if (candidate + duration <= s) return candidate; // fits in the gap before this interval
+    candidate = std::max(candidate, e);
+  }
+  return candidate;
+}
+
+void Timetable::reserve(DeviceId device, double start, double end) {
+  auto& slots = busy_[static_cast<std::size_t>(device)];
+  const auto at = std::upper_bound(slots.begin(), slots.end(), std::make_pair(start, end));
+  slots.insert(at, {start, end});
+}
+
+double data_ready_time(OpId op, DeviceId device, const CostModel& cost, const std::vector<DeviceId>& placed_on,
+                       const std::vector<double>& finish) {
+  const Graph& g = cost.graph();
+  double ready = 0.0;
+  for (TensorId t : g.op(op).inputs) {
+    const OpId p = g.tensor(t).producer;
+    const auto pi = static_cast<std::size_t>(p);
+    ready = std::max(ready, finish[pi] + cost.transfer_time(t, placed_on[pi], device));
+  }
+  return ready;
+}
+
+} // namespace hs

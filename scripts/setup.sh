@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs HeteroSim's build dependencies from Debian 12 packages.
+# Fast when nothing is missing: it only calls apt-get for packages dpkg does not report as installed.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libsimgrid-dev libboost-dev libeigen3-dev libcli11-dev nlohmann-json3-dev doctest-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=()
+  if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all dependencies present"
+fi

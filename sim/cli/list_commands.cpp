@@ -1,0 +1,51 @@
+// `heterosim policies | platforms | workloads`: what exists, one line each.
+#include "policies/policy.hpp"
+#include "sim/cli/commands.hpp"
+#include "sim/platform.hpp"
+#include "workloads/workload_registry.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+
+namespace hs::cli {
+
+Action add_policies_command(CLI::App& app) {
+  app.add_subcommand("policies", "List the scheduling policies, one line each");
+  return [] {
+    for (const auto& p : PolicyRegistry::instance().all()) std::cout << p.name() << "\t" << p.description() << "\n";
+    return 0;
+  };
+}
+
+Action add_platforms_command(CLI::App& app) {
+  app.add_subcommand("platforms", "List the preset platforms, one line each");
+  return [] {
+    namespace fs = std::filesystem;
+    std::vector<fs::path> files;
+    if (fs::is_directory(platforms_directory()))
+      for (const auto& entry : fs::directory_iterator(platforms_directory()))
+        if (entry.path().extension() == ".json") files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      const Platform p = load_platform(f.string());
+      std::string kinds;
+      for (const auto& d : p.devices) kinds += (kinds.empty() ? "" : ",") + d.name;
+      std::cout << f.stem().string() << "\t" << p.devices.size() << " devices (" << kinds << "), " << p.links.size()
+                << " links\t" << p.description << "\n";
+    }
+    if (files.empty()) std::cout << "(no presets in " << platforms_directory() << ")\n";
+    return 0;
+  };
+}
+
+Action add_workloads_command(CLI::App& app) {
+  app.add_subcommand("workloads", "List the workload builders and their parameters, one line each");
+  return [] {
+    for (const auto& w : WorkloadRegistry::instance().all())
+      std::cout << w.name << "\t" << w.description << "\t[" << w.parameters << "]\n";
+    return 0;
+  };
+}
+
+} // namespace hs::cli

@@ -1,0 +1,94 @@
+// `heterosim run`: plan a workload on a platform with a policy, replay it, report.
+#include "policies/policy.hpp"
+#include "sim/analytic_engine.hpp"
+#include "sim/cli/commands.hpp"
+#include "sim/json_input.hpp"
+#include "sim/report.hpp"
+#include "sim/simgrid_engine.hpp"
+#include "workloads/workload_registry.hpp"
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+namespace hs::cli {
+namespace {
+
+struct RunOptions {
+  std::string platform;
+  std::string workload;
+  std::string policy = "heft";
+  std::string engine = "simgrid";
+  std::string out = "heterosim-out";
+  std::string calibration;
+  std::uint64_t seed = 0;
+  bool force = false;
+  bool allow_over_capacity = false;
+  bool quiet = false;
+};
+
+int run(const RunOptions& o) {
+  const Platform platform = load_platform(o.platform);
+  const Graph graph = load_workload(o.workload, o.seed);
+  const CostModel cost(graph, platform, o.calibration.empty() ? Calibration{} : load_calibration(o.calibration));
+  const Policy& policy = policy_by_name(o.policy);
+  const Plan plan = policy.plan(PolicyContext{cost, o.seed});
+  validate_plan(plan, cost);
+
+  // Refuse to overwrite before spending time on the replay.
+  namespace fs = std::filesystem;
+  const std::vector<std::string> outputs = {o.out + "/report.json", o.out + "/timeline.csv", o.out + "/trace.json"};
+  if (!o.force)
+    for (const auto& f : outputs)
+      if (fs::exists(f)) throw InputError(f, "", "already exists; pass --force to overwrite or choose another --out");
+
+  Execution analytic = run_analytic(plan, cost);
+  std::optional<double> cross_check;
+  Execution main_result;
+  if (o.engine == "simgrid") {
+    cross_check = analytic.makespan;
+    main_result = run_simgrid(plan, cost);
+  } else {
+    main_result = std::move(analytic);
+  }
+  const Report report = make_report({platform.name, graph.name, policy.name(), o.seed}, plan, cost,
+                                    std::move(main_result), cross_check);
+  write_file_atomically(outputs[0], report_json(report).dump(1) + "\n", o.force);
+  write_file_atomically(outputs[1], timeline_csv(report), o.force);
+  write_file_atomically(outputs[2], chrome_trace(report), o.force);
+  if (!o.quiet) {
+    std::cout << summary_text(report);
+    std::cout << "\nwrote " << outputs[0] << ", " << outputs[1] << ", " << outputs[2] << " (open the trace in ui.perfetto.dev)\n";
+  }
+  const auto violations = capacity_violations(report.memory, platform);
+  if (!violations.empty()) {
+    for (const auto& v : violations) std::cerr << "heterosim: " << (o.allow_over_capacity ? "warning" : "error") << ": memory over capacity: " << v << "\n";
+    if (!o.allow_over_capacity) {
+      std::cerr << "heterosim: the plan does not fit; choose another policy or pass --allow-over-capacity to keep the report anyway\n";
+      return 3;
+    }
+  }
+  return 0;
+}
+
+} // namespace
+
+Action add_run_command(CLI::App& app) {
+  auto o = std::make_shared<RunOptions>();
+  auto* cmd = app.add_subcommand("run", "Plan a workload on a platform with a policy, replay it and report");
+  cmd->add_option("--platform", o->platform, "Platform file or preset name (see `heterosim platforms`)")->required();
+  cmd->add_option("--workload", o->workload, "Graph file or builder spec such as random:ops=1000 (see `heterosim workloads`)")->required();
+  cmd->add_option("--policy", o->policy, "Scheduling policy (see `heterosim policies`)")->capture_default_str();
+  cmd->add_option("--engine", o->engine, "simgrid: discrete-event replay with bandwidth sharing; analytic: O(V+E) timeline")
+      ->check(CLI::IsMember({"simgrid", "analytic"}))
+      ->capture_default_str();
+  cmd->add_option("--out", o->out, "Directory for report.json, timeline.csv and trace.json")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed for random workloads and randomised policies")->capture_default_str();
+  cmd->add_option("--calibration", o->calibration, "Calibration file overriding the platform's efficiencies");
+  cmd->add_flag("--force", o->force, "Overwrite existing output files");
+  cmd->add_flag("--allow-over-capacity", o->allow_over_capacity, "Keep a plan whose peak memory exceeds a device's capacity (exit 0, with a warning)");
+  cmd->add_flag("--quiet", o->quiet, "Print nothing but errors");
+  return [o] { return run(*o); };
+}
+
+} // namespace hs::cli

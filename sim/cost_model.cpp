@@ -1,0 +1,130 @@
+#include "sim/cost_model.hpp"
+
+#include "sim/json_input.hpp"
+
+#include <algorithm>
+
+namespace hs {
+
+const Calibration::Entry* Calibration::find(const Device& d) const {
+  if (auto it = devices.find(d.name); it != devices.end()) return &it->second;
+  if (auto it = devices.find(d.kind); it != devices.end()) return &it->second;
+  return nullptr;
+}
+
+Calibration load_calibration(const std::string& path) {
+  const Json j = read_json_file(path);
+  const JsonNode root(j, path, "");
+  root.expect_only({"format", "version", "source", "devices", "notes", "fit"});
+  if (root.string_or("format", "heterosim-calibration") != "heterosim-calibration")
+    root.at("format").fail("expected format \"heterosim-calibration\"");
+  if (root.at("version").as_integer(1, 1000) != 1) root.at("version").fail("unsupported version (this build reads 1)");
+  Calibration c;
+  c.source = root.string_or("source", path);
+  for (const auto& [name, node] : root.at("devices").members()) {
+    node.expect_only({"efficiency", "memory_efficiency", "launch_overhead"});
+    Calibration::Entry e;
+    if (auto eff = node.find("efficiency"))
+      for (const auto& [kind, v] : eff->members()) {
+        const double x = v.as_number();
+        if (x <= 0 || x > 1) v.fail("efficiency must be in (0, 1]");
+        e.compute_efficiency[kind] = x;
+      }
+    if (auto me = node.find("memory_efficiency")) {
+      e.memory_efficiency = me->as_number();
+      if (*e.memory_efficiency <= 0 || *e.memory_efficiency > 1) me->fail("memory efficiency must be in (0, 1]");
+    }
+    if (auto lo = node.find("launch_overhead")) e.launch_overhead = lo->as_quantity(units::Quantity::Time);
+    c.devices[name] = std::move(e);
+  }
+  return c;
+}
+
+CostModel::CostModel(const Graph& g, const Platform& p, Calibration c)
+    : graph_(&g), platform_(&p), calibration_(std::move(c)), devices_(p.device_count()) {
+  op_time_.resize(static_cast<std::size_t>(g.op_count()) * static_cast<std::size_t>(devices_));
+  for (OpId o = 0; o < g.op_count(); ++o)
+    for (DeviceId d = 0; d < devices_; ++d)
+      op_time_[index(o, d)] = infeasibility_reason(o, d).empty() ? roofline(g.op(o), p.devices[static_cast<std::size_t>(d)]) : kInfeasible;
+  int pairs = 0;
+  for (DeviceId a = 0; a < devices_; ++a)
+    for (DeviceId b = 0; b < devices_; ++b)
+      if (const Route* r = (a != b) ? p.route(a, b) : nullptr) {
+        mean_route_latency_ += r->latency;
+        mean_inverse_bandwidth_ += 1.0 / r->bandwidth;
+        ++pairs;
+      }
+  if (pairs > 0) {
+    mean_route_latency_ /= pairs;
+    mean_inverse_bandwidth_ /= pairs;
+  }
+}
+
+std::string CostModel::infeasibility_reason(OpId op, DeviceId dev) const {
+  const Op& o = graph_->op(op);
+  const Device& d = platform_->devices[static_cast<std::size_t>(dev)];
+  if (o.has_explicit_times()) {
+    return o.times.count(d.name) ? "" : "op '" + o.name + "' lists no time for device '" + d.name + "'";
+  }
+  if (!o.allowed_kinds.empty() &&
+      std::find(o.allowed_kinds.begin(), o.allowed_kinds.end(), d.kind) == o.allowed_kinds.end())
+    return "op '" + o.name + "' may not run on a " + d.kind;
+  if (!d.supports_op(o.kind)) return "device '" + d.name + "' does not run op kind '" + o.kind + "'";
+  if (!d.supports_precision(o.precision))
+    return "device '" + d.name + "' has no " + o.precision + " throughput for op '" + o.name + "'";
+  return "";
+}
+
+double CostModel::roofline(const Op& o, const Device& d) const {
+  if (o.has_explicit_times()) return o.times.at(d.name);
+  const Calibration::Entry* cal = calibration_.find(d);
+  double efficiency = d.efficiency_for(o.kind);
+  double memory_efficiency = d.memory_efficiency;
+  double launch = d.launch_overhead;
+  if (cal) {
+    if (auto it = cal->compute_efficiency.find(o.kind); it != cal->compute_efficiency.end()) {
+      efficiency = it->second;
+    } else if (auto def = cal->compute_efficiency.find("default"); def != cal->compute_efficiency.end()) {
+      efficiency = def->second;
+    }
+    if (cal->memory_efficiency) memory_efficiency = *cal->memory_efficiency;
+    if (cal->launch_overhead) launch = *cal->launch_overhead;
+  }
+  const double compute = o.flops / (d.peak_flops.at(o.precision) * efficiency);
+  const double memory = o.bytes_moved() / (d.memory_bandwidth * memory_efficiency);
+  return launch + std::max(compute, memory);
+}
+
+double CostModel::op_time(OpId op, DeviceId dev, int pstate) const {
+  const double t = op_time(op, dev);
+  const auto& states = platform_->devices[static_cast<std::size_t>(dev)].pstates;
+  return t * states.front().speed / states.at(static_cast<std::size_t>(pstate)).speed;
+}
+
+double CostModel::transfer_time(TensorId t, DeviceId from, DeviceId to) const {
+  if (from == to) return 0.0;
+  const Tensor& tensor = graph_->tensor(t);
+  const Route* r = platform_->route(from, to);
+  // Textbook edges carry their own cost, as in the papers they come from: no route needed.
+  if (tensor.comm_time) return *tensor.comm_time;
+  return r ? r->time(tensor.bytes) : kInfeasible;
+}
+
+double CostModel::mean_op_time(OpId op) const {
+  double sum = 0;
+  int n = 0;
+  for (DeviceId d = 0; d < devices_; ++d)
+    if (feasible(op, d)) {
+      sum += op_time(op, d);
+      ++n;
+    }
+  return n ? sum / n : kInfeasible;
+}
+
+double CostModel::mean_transfer_time(TensorId t) const {
+  const Tensor& tensor = graph_->tensor(t);
+  if (tensor.comm_time) return *tensor.comm_time;
+  return mean_route_latency_ + tensor.bytes * mean_inverse_bandwidth_;
+}
+
+} // namespace hs

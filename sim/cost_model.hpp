@@ -1,0 +1,69 @@
+#pragma once
+// The one place that says how long an op takes on a device and a tensor takes on a route. Every policy
+// and both engines ask it, so a calibration changes all of them at once.
+#include "sim/graph.hpp"
+#include "sim/platform.hpp"
+
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace hs {
+
+constexpr double kInfeasible = std::numeric_limits<double>::infinity();
+
+// Fitted parameters that override the platform's defaults, per device name (or device kind).
+struct Calibration {
+  struct Entry {
+    std::map<std::string, double> compute_efficiency; // per op kind, "default" as fallback
+    std::optional<double> memory_efficiency;
+    std::optional<double> launch_overhead;
+  };
+  std::map<std::string, Entry> devices;
+  std::string source;
+
+  const Entry* find(const Device& d) const;
+};
+
+Calibration load_calibration(const std::string& path);
+
+class CostModel {
+public:
+  CostModel(const Graph& g, const Platform& p, Calibration c = {});
+
+  const Graph& graph() const { return *graph_; }
+  const Platform& platform() const { return *platform_; }
+
+  // Seconds at the nominal p-state; kInfeasible when the device cannot run the op.
+  double op_time(OpId op, DeviceId dev) const { return op_time_[index(op, dev)]; }
+  // Seconds at p-state `pstate` (execution stretches by nominal speed / state speed).
+  double op_time(OpId op, DeviceId dev, int pstate) const;
+  bool feasible(OpId op, DeviceId dev) const { return op_time(op, dev) < kInfeasible; }
+  // Why `dev` cannot run `op` (empty when it can).
+  std::string infeasibility_reason(OpId op, DeviceId dev) const;
+
+  // Seconds to move tensor `t` from one device to another without contention; 0 on the same device,
+  // kInfeasible without a route.
+  double transfer_time(TensorId t, DeviceId from, DeviceId to) const;
+
+  // Means used by list schedulers (HEFT's w-bar and c-bar): over feasible devices, over distinct routed pairs.
+  double mean_op_time(OpId op) const;
+  double mean_transfer_time(TensorId t) const;
+
+private:
+  std::size_t index(OpId op, DeviceId dev) const {
+    return static_cast<std::size_t>(op) * static_cast<std::size_t>(devices_) + static_cast<std::size_t>(dev);
+  }
+  double roofline(const Op& o, const Device& d) const;
+
+  const Graph* graph_;
+  const Platform* platform_;
+  Calibration calibration_;
+  int devices_;
+  std::vector<double> op_time_; // [op][device]
+  double mean_route_latency_ = 0.0;
+  double mean_inverse_bandwidth_ = 0.0;
+};
+
+} // namespace hs

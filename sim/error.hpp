@@ -1,0 +1,26 @@
+#pragma once
+// Errors about user input carry where the problem is, so the CLI can say "file: place: what".
+#include <stdexcept>
+#include <string>
+
+namespace hs {
+
+class InputError : public std::runtime_error {
+public:
+  InputError(std::string file, std::string place, const std::string& what)
+      : std::runtime_error(format(file, place, what)), file_(std::move(file)), place_(std::move(place)) {}
+
+  const std::string& file() const { return file_; }
+  const std::string& place() const { return place_; }
+
+private:
+  static std::string format(const std::string& file, const std::string& place, const std::string& what) {
+    std::string s = file.empty() ? std::string("<input>") : file;
+    if (!place.empty()) s += ": " + place;
+    return s + ": " + what;
+  }
+  std::string file_;
+  std::string place_;
+};
+
+} // namespace hs

@@ -1,0 +1,45 @@
+#pragma once
+// What an engine returns: when each op and transfer ran, and the energy it measured. Both engines fill
+// the same structure, so reports, memory accounting and cross-checks do not care which one ran.
+#include "sim/plan.hpp"
+
+#include <string>
+#include <vector>
+
+namespace hs {
+
+struct OpRun {
+  double start = 0.0;
+  double end = 0.0;
+};
+
+struct TransferRun {
+  TensorId tensor = -1;
+  DeviceId from = -1;
+  DeviceId to = -1;
+  double bytes = 0.0;
+  double start = 0.0;
+  double end = 0.0;
+};
+
+struct Execution {
+  std::string engine; // "analytic" or "simgrid"
+  double makespan = 0.0;
+  std::vector<OpRun> ops;             // per op id
+  std::vector<TransferRun> transfers; // sorted by (start, tensor, to)
+  std::vector<double> device_energy;  // joules per device, idle power included up to the makespan
+  std::vector<double> link_energy;    // joules per link
+};
+
+// Bytes that crossed each link, both directions together.
+std::vector<double> bytes_per_link(const Execution& e, const Platform& p);
+
+// Sorts transfers into the canonical order, so both engines print the same way.
+void sort_transfers(std::vector<TransferRun>& transfers);
+
+// The analytic model of energy for a given timeline: idle power over the makespan plus (busy - idle)
+// while busy; links draw (busy - idle) in proportion to their use, split evenly between the two
+// directions of a split-duplex link (as the SimGrid replay configures its link energy plugin).
+void fill_analytic_energy(Execution& e, const Plan& plan, const CostModel& cost);
+
+} // namespace hs

@@ -1,0 +1,155 @@
+#include "sim/graph.hpp"
+
+#include "sim/error.hpp"
+#include "sim/graph_builder.hpp"
+
+#include <algorithm>
+#include <queue>
+
+namespace hs {
+
+std::optional<OpId> Graph::find_op(const std::string& op_name) const {
+  for (std::size_t i = 0; i < ops.size(); ++i)
+    if (ops[i].name == op_name) return static_cast<OpId>(i);
+  return std::nullopt;
+}
+
+double Graph::total_flops() const {
+  double f = 0;
+  for (const auto& o : ops) f += o.flops;
+  return f;
+}
+
+bool Graph::uses_explicit_times() const {
+  return std::any_of(ops.begin(), ops.end(), [](const Op& o) { return o.has_explicit_times(); });
+}
+
+Op& OpHandle::op() { return b_->g_.ops[static_cast<std::size_t>(id_)]; }
+OpHandle& OpHandle::kind(std::string k) { op().kind = std::move(k); return *this; }
+OpHandle& OpHandle::precision(std::string p) { op().precision = std::move(p); return *this; }
+OpHandle& OpHandle::flops(double f) { op().flops = f; return *this; }
+OpHandle& OpHandle::reads(double b) { op().bytes_read = b; return *this; }
+OpHandle& OpHandle::writes(double b) { op().bytes_written = b; return *this; }
+OpHandle& OpHandle::params(double b) { op().param_bytes = b; return *this; }
+OpHandle& OpHandle::workspace(double b) { op().workspace_bytes = b; return *this; }
+OpHandle& OpHandle::sensitivity(double s) { op().sensitivity = s; return *this; }
+OpHandle& OpHandle::only_on(std::vector<std::string> kinds) { op().allowed_kinds = std::move(kinds); return *this; }
+OpHandle& OpHandle::time_on(const std::string& device, double s) { op().times[device] = s; return *this; }
+
+TensorId OpHandle::feeds(const OpHandle& consumer, double bytes, const std::string& tensor_name) {
+  const std::string name = tensor_name.empty() ? b_->g_.ops[static_cast<std::size_t>(id_)].name + "->" +
+                                                     b_->g_.ops[static_cast<std::size_t>(consumer.id())].name
+                                               : tensor_name;
+  return b_->tensor(name, bytes, id_, {consumer.id()});
+}
+
+TensorId OpHandle::feeds_in(const OpHandle& consumer, double comm_seconds, const std::string& tensor_name) {
+  const TensorId t = feeds(consumer, 0.0, tensor_name);
+  b_->set_comm_time(t, comm_seconds);
+  return t;
+}
+
+OpHandle GraphBuilder::op(const std::string& name) {
+  const auto id = static_cast<OpId>(g_.ops.size());
+  if (name.empty()) throw InputError(label_, "ops[" + std::to_string(id) + "]", "op name must not be empty");
+  if (!op_names_.emplace(name, id).second)
+    throw InputError(label_, "ops[" + std::to_string(id) + "]", "duplicate op name '" + name + "'");
+  Op o;
+  o.name = name;
+  g_.ops.push_back(std::move(o));
+  return OpHandle(this, id);
+}
+
+TensorId GraphBuilder::tensor(const std::string& name, double bytes, OpId producer, const std::vector<OpId>& consumers) {
+  const auto id = static_cast<TensorId>(g_.tensors.size());
+  const std::string place = "tensors[" + std::to_string(id) + "]";
+  if (!tensor_names_.emplace(name, id).second) throw InputError(label_, place, "duplicate tensor name '" + name + "'");
+  if (!(bytes >= 0)) throw InputError(label_, place, "tensor '" + name + "' has a negative size");
+  const auto n = static_cast<OpId>(g_.ops.size());
+  if (producer < 0 || producer >= n) throw InputError(label_, place, "tensor '" + name + "' has no valid producer");
+  Tensor t;
+  t.name = name;
+  t.bytes = bytes;
+  t.producer = producer;
+  for (OpId c : consumers) {
+    if (c < 0 || c >= n) throw InputError(label_, place, "tensor '" + name + "' names an unknown consumer");
+    if (c == producer) throw InputError(label_, place, "op '" + g_.ops[static_cast<std::size_t>(c)].name + "' consumes its own output '" + name + "'");
+    if (std::find(t.consumers.begin(), t.consumers.end(), c) == t.consumers.end()) t.consumers.push_back(c);
+  }
+  g_.ops[static_cast<std::size_t>(producer)].outputs.push_back(id);
+  for (OpId c : t.consumers) g_.ops[static_cast<std::size_t>(c)].inputs.push_back(id);
+  g_.tensors.push_back(std::move(t));
+  return id;
+}
+
+void GraphBuilder::set_comm_time(TensorId t, double seconds) {
+  if (!(seconds >= 0))
+    throw InputError(label_, "tensors[" + std::to_string(t) + "]", "communication time must not be negative");
+  g_.tensors[static_cast<std::size_t>(t)].comm_time = seconds;
+}
+
+Graph GraphBuilder::build() && { return build_impl(); }
+
+Graph GraphBuilder::build_impl() {
+  Graph& g = g_;
+  for (std::size_t i = 0; i < g.ops.size(); ++i) {
+    const Op& o = g.ops[i];
+    const std::string place = "ops[" + std::to_string(i) + "] ('" + o.name + "')";
+    for (double v : {o.flops, o.bytes_read, o.bytes_written, o.param_bytes, o.workspace_bytes})
+      if (!(v >= 0)) throw InputError(label_, place, "sizes and FLOPs must not be negative");
+    for (const auto& [dev, t] : o.times)
+      if (!(t >= 0)) throw InputError(label_, place + ".times." + dev, "time must not be negative");
+  }
+  const std::size_t n = g.ops.size();
+  g.preds_.assign(n, {});
+  g.succs_.assign(n, {});
+  for (const auto& t : g.tensors)
+    for (OpId c : t.consumers) {
+      auto& s = g.succs_[static_cast<std::size_t>(t.producer)];
+      if (std::find(s.begin(), s.end(), c) == s.end()) {
+        s.push_back(c);
+        g.preds_[static_cast<std::size_t>(c)].push_back(t.producer);
+      }
+    }
+  // Kahn's algorithm with a min-heap keeps the order stable (by id) and therefore deterministic.
+  std::vector<int> indegree(n);
+  for (std::size_t i = 0; i < n; ++i) indegree[i] = static_cast<int>(g.preds_[i].size());
+  std::priority_queue<OpId, std::vector<OpId>, std::greater<>> ready;
+  for (std::size_t i = 0; i < n; ++i)
+    if (indegree[i] == 0) ready.push(static_cast<OpId>(i));
+  g.topo_.clear();
+  g.topo_.reserve(n);
+  while (!ready.empty()) {
+    const OpId o = ready.top();
+    ready.pop();
+    g.topo_.push_back(o);
+    for (OpId s : g.succs_[static_cast<std::size_t>(o)])
+      if (--indegree[static_cast<std::size_t>(s)] == 0) ready.push(s);
+  }
+  if (g.topo_.size() != n) {
+    // Walk backwards through ops still blocked to print one concrete cycle.
+    OpId start = -1;
+    for (std::size_t i = 0; i < n && start < 0; ++i)
+      if (indegree[i] > 0) start = static_cast<OpId>(i);
+    std::vector<int> seen(n, -1);
+    std::vector<OpId> path;
+    OpId cur = start;
+    while (seen[static_cast<std::size_t>(cur)] < 0) {
+      seen[static_cast<std::size_t>(cur)] = static_cast<int>(path.size());
+      path.push_back(cur);
+      for (OpId p : g.preds_[static_cast<std::size_t>(cur)])
+        if (indegree[static_cast<std::size_t>(p)] > 0) {
+          cur = p;
+          break;
+        }
+    }
+    std::string cycle;
+    for (auto i = static_cast<std::size_t>(seen[static_cast<std::size_t>(cur)]); i < path.size(); ++i)
+      cycle = g.ops[static_cast<std::size_t>(path[i])].name + (cycle.empty() ? "" : " -> ") + cycle;
+    cycle += " -> " + g.ops[static_cast<std::size_t>(path.back())].name;
+    throw InputError(label_, "ops", "the graph has a cycle: " + cycle);
+  }
+  return std::move(g_);
+}
+
+} // namespace hs

@@ -1,0 +1,69 @@
+#pragma once
+// The workload: ops and the tensors between them. Immutable once built (see GraphBuilder); a rewrite
+// makes a new Graph.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hs {
+
+using OpId = int;
+using TensorId = int;
+
+struct Op {
+  std::string name;
+  std::string kind = "generic"; // op class: gemm, conv2d, elementwise, softmax, ... (cost model key)
+  std::string precision = "fp32";
+  double flops = 0.0;
+  double bytes_read = 0.0;
+  double bytes_written = 0.0;
+  double param_bytes = 0.0;     // resident on the op's device for the whole run
+  double workspace_bytes = 0.0; // allocated only while the op runs
+  double sensitivity = 0.0;     // numeric sensitivity, for precision-aware policies
+  std::vector<std::string> allowed_kinds; // empty: any device kind
+  std::map<std::string, double> times;    // textbook form: explicit seconds per device name
+  std::vector<TensorId> inputs;
+  std::vector<TensorId> outputs;
+
+  bool has_explicit_times() const { return !times.empty(); }
+  double bytes_moved() const { return bytes_read + bytes_written; }
+};
+
+struct Tensor {
+  std::string name;
+  double bytes = 0.0;
+  OpId producer = -1;
+  std::vector<OpId> consumers;
+  std::optional<double> comm_time; // textbook form: explicit transfer seconds between distinct devices
+};
+
+class Graph {
+public:
+  std::string name;
+  std::vector<Op> ops;
+  std::vector<Tensor> tensors;
+
+  int op_count() const { return static_cast<int>(ops.size()); }
+  int tensor_count() const { return static_cast<int>(tensors.size()); }
+  const Op& op(OpId id) const { return ops[static_cast<std::size_t>(id)]; }
+  const Tensor& tensor(TensorId id) const { return tensors[static_cast<std::size_t>(id)]; }
+  std::optional<OpId> find_op(const std::string& op_name) const;
+
+  // Ops in an order where every producer comes before its consumers (stable: ties by id).
+  const std::vector<OpId>& topological_order() const { return topo_; }
+  // Direct predecessor / successor ops (deduplicated), for schedulers.
+  const std::vector<OpId>& predecessors(OpId id) const { return preds_[static_cast<std::size_t>(id)]; }
+  const std::vector<OpId>& successors(OpId id) const { return succs_[static_cast<std::size_t>(id)]; }
+
+  double total_flops() const;
+  bool uses_explicit_times() const;
+
+private:
+  friend class GraphBuilder;
+  std::vector<OpId> topo_;
+  std::vector<std::vector<OpId>> preds_;
+  std::vector<std::vector<OpId>> succs_;
+};
+
+} // namespace hs

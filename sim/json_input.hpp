@@ -1,0 +1,60 @@
+#pragma once
+// Reads user JSON with a path for every value, so each error says "file: devices[2].memory.capacity: ...".
+#include "sim/error.hpp"
+#include "sim/units.hpp"
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hs {
+
+using Json = nlohmann::json;
+
+// Parses a whole file; syntax errors name the line and column.
+Json read_json_file(const std::string& path);
+
+class JsonNode {
+public:
+  JsonNode(const Json& value, std::string file, std::string path)
+      : value_(&value), file_(std::move(file)), path_(std::move(path)) {}
+
+  const Json& raw() const { return *value_; }
+  const std::string& file() const { return file_; }
+  const std::string& path() const { return path_; }
+
+  bool has(const std::string& key) const;
+  JsonNode at(const std::string& key) const; // required member
+  std::optional<JsonNode> find(const std::string& key) const;
+  std::vector<JsonNode> items() const; // array elements
+  std::vector<std::pair<std::string, JsonNode>> members() const;
+
+  std::string as_string() const;
+  double as_number() const;
+  // A number or a string with a unit; negative values are refused unless allow_negative.
+  double as_quantity(units::Quantity q, bool allow_negative = false) const;
+  long long as_integer(long long min, long long max) const;
+  bool as_bool() const;
+  std::vector<std::string> as_string_list() const;
+
+  std::string string_or(const std::string& key, const std::string& fallback) const;
+  double quantity_or(const std::string& key, units::Quantity q, double fallback) const;
+
+  // Refuses members not in `known`, catching typos such as "bandwith".
+  void expect_only(std::initializer_list<const char*> known) const;
+
+  [[noreturn]] void fail(const std::string& what) const;
+
+private:
+  void expect_object() const;
+  const Json* value_;
+  std::string file_;
+  std::string path_;
+};
+
+// Writes text to `path` atomically (temporary file then rename); refuses to replace an existing file
+// unless `overwrite`.
+void write_file_atomically(const std::string& path, const std::string& text, bool overwrite);
+
+} // namespace hs

@@ -1,0 +1,88 @@
+#include "sim/memory.hpp"
+
+#include "sim/units.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+namespace hs {
+
+MemoryUsage memory_usage(const Plan& plan, const CostModel& cost, const Execution& e) {
+  const Graph& g = cost.graph();
+  const auto devices = static_cast<std::size_t>(cost.platform().device_count());
+  struct Event {
+    double time;
+    double delta;
+  };
+  std::vector<std::vector<Event>> events(devices);
+  MemoryUsage m;
+  m.parameters.assign(devices, 0.0);
+  auto occupy = [&](DeviceId d, double from, double to, double bytes) {
+    if (bytes <= 0) return;
+    events[static_cast<std::size_t>(d)].push_back({from, bytes});
+    events[static_cast<std::size_t>(d)].push_back({to, -bytes});
+  };
+  for (OpId o = 0; o < g.op_count(); ++o) {
+    const auto oi = static_cast<std::size_t>(o);
+    m.parameters[static_cast<std::size_t>(plan.device[oi])] += g.ops[oi].param_bytes;
+    occupy(plan.device[oi], e.ops[oi].start, e.ops[oi].end, g.ops[oi].workspace_bytes);
+  }
+  // Where each tensor lives, and until when: (device, from, until) per copy.
+  std::vector<std::vector<std::tuple<DeviceId, double, double>>> copies(static_cast<std::size_t>(g.tensor_count()));
+  for (TensorId t = 0; t < g.tensor_count(); ++t) {
+    const Tensor& tensor = g.tensor(t);
+    const auto pi = static_cast<std::size_t>(tensor.producer);
+    const double until = tensor.consumers.empty() ? e.makespan : e.ops[pi].end;
+    copies[static_cast<std::size_t>(t)].emplace_back(plan.device[pi], e.ops[pi].start, until);
+  }
+  auto copy_on = [&](TensorId t, DeviceId d) -> std::tuple<DeviceId, double, double>& {
+    for (auto& c : copies[static_cast<std::size_t>(t)])
+      if (std::get<0>(c) == d) return c;
+    return copies[static_cast<std::size_t>(t)].emplace_back(d, 0.0, 0.0);
+  };
+  for (const auto& tr : e.transfers) {
+    auto& src = copy_on(tr.tensor, tr.from);
+    std::get<2>(src) = std::max(std::get<2>(src), tr.end);
+    auto& dst = copy_on(tr.tensor, tr.to);
+    std::get<1>(dst) = tr.start;
+    std::get<2>(dst) = std::max(std::get<2>(dst), tr.end);
+  }
+  for (TensorId t = 0; t < g.tensor_count(); ++t)
+    for (OpId c : g.tensor(t).consumers) {
+      auto& copy = copy_on(t, plan.device[static_cast<std::size_t>(c)]);
+      std::get<2>(copy) = std::max(std::get<2>(copy), e.ops[static_cast<std::size_t>(c)].end);
+    }
+  for (TensorId t = 0; t < g.tensor_count(); ++t)
+    for (const auto& [d, from, until] : copies[static_cast<std::size_t>(t)]) occupy(d, from, until, g.tensor(t).bytes);
+
+  m.peak.assign(devices, 0.0);
+  m.peak_time.assign(devices, 0.0);
+  for (std::size_t d = 0; d < devices; ++d) {
+    auto& ev = events[d];
+    // Frees before allocations at the same instant: a buffer released as another is created is not both live.
+    std::sort(ev.begin(), ev.end(), [](const Event& a, const Event& b) {
+      return std::tie(a.time, a.delta) < std::tie(b.time, b.delta);
+    });
+    double live = m.parameters[d];
+    m.peak[d] = live;
+    for (const auto& x : ev) {
+      live += x.delta;
+      if (live > m.peak[d] * (1 + 1e-12)) {
+        m.peak[d] = live;
+        m.peak_time[d] = x.time;
+      }
+    }
+  }
+  return m;
+}
+
+std::vector<std::string> capacity_violations(const MemoryUsage& m, const Platform& p) {
+  std::vector<std::string> out;
+  for (std::size_t d = 0; d < p.devices.size(); ++d)
+    if (m.peak[d] > p.devices[d].memory_capacity)
+      out.push_back(p.devices[d].name + ": peak " + units::format_bytes(m.peak[d]) + " exceeds its capacity of " +
+                    units::format_bytes(p.devices[d].memory_capacity));
+  return out;
+}
+
+} // namespace hs

@@ -1,0 +1,244 @@
+#include "sim/platform.hpp"
+
+#include "sim/error.hpp"
+#include "sim/json_input.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <set>
+
+#ifndef HS_PLATFORMS_DIR
+#define HS_PLATFORMS_DIR "platforms"
+#endif
+
+namespace hs {
+
+using units::Quantity;
+
+bool Device::supports_op(const std::string& op_kind) const {
+  return supported_ops.empty() || std::find(supported_ops.begin(), supported_ops.end(), op_kind) != supported_ops.end();
+}
+
+double Device::efficiency_for(const std::string& op_kind) const {
+  if (auto it = compute_efficiency.find(op_kind); it != compute_efficiency.end()) return it->second;
+  if (auto it = compute_efficiency.find("default"); it != compute_efficiency.end()) return it->second;
+  return 1.0;
+}
+
+std::optional<DeviceId> Platform::find_device(const std::string& n) const {
+  for (std::size_t i = 0; i < devices.size(); ++i)
+    if (devices[i].name == n) return static_cast<DeviceId>(i);
+  return std::nullopt;
+}
+
+std::optional<LinkId> Platform::find_link(const std::string& n) const {
+  for (std::size_t i = 0; i < links.size(); ++i)
+    if (links[i].name == n) return static_cast<LinkId>(i);
+  return std::nullopt;
+}
+
+const Route* Platform::route(DeviceId from, DeviceId to) const {
+  const auto n = static_cast<std::size_t>(device_count());
+  if (routes_.size() != n * n) return nullptr;
+  const auto& r = routes_[static_cast<std::size_t>(from) * n + static_cast<std::size_t>(to)];
+  return r ? &*r : nullptr;
+}
+
+void Platform::set_route(DeviceId from, DeviceId to, Route r) {
+  const auto n = static_cast<std::size_t>(device_count());
+  if (routes_.size() != n * n) routes_.assign(n * n, std::nullopt);
+  r.latency = 0;
+  r.bandwidth = std::numeric_limits<double>::infinity();
+  for (const auto& hop : r.hops) {
+    r.latency += links.at(static_cast<std::size_t>(hop.link)).latency;
+    r.bandwidth = std::min(r.bandwidth, links.at(static_cast<std::size_t>(hop.link)).bandwidth);
+  }
+  routes_[static_cast<std::size_t>(from) * n + static_cast<std::size_t>(to)] = std::move(r);
+}
+
+void Platform::validate() const {
+  if (devices.empty()) throw InputError(file, "devices", "a platform needs at least one device");
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const auto& d = devices[i];
+    const std::string place = "devices[" + std::to_string(i) + "]";
+    if (!names.insert(d.name).second) throw InputError(file, place, "duplicate device name '" + d.name + "'");
+    if (d.pstates.empty()) throw InputError(file, place, "device '" + d.name + "' has no power state");
+    if (d.peak_flops.empty() && d.kind != "textbook")
+      throw InputError(file, place, "device '" + d.name + "' declares no peak throughput");
+    for (const auto& [prec, f] : d.peak_flops)
+      if (f <= 0) throw InputError(file, place + ".peak." + prec, "peak throughput must be positive");
+    if (d.memory_bandwidth <= 0) throw InputError(file, place + ".memory.bandwidth", "must be positive");
+    if (d.memory_capacity <= 0) throw InputError(file, place + ".memory.capacity", "must be positive");
+    for (const auto& p : d.pstates)
+      if (p.speed <= 0 || p.busy_watts < p.idle_watts)
+        throw InputError(file, place + ".pstates",
+                         "each p-state needs a positive speed and busy power at least its idle power");
+  }
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    if (links[i].bandwidth <= 0)
+      throw InputError(file, "links[" + std::to_string(i) + "].bandwidth", "must be positive");
+    if (!names.insert(links[i].name).second)
+      throw InputError(file, "links[" + std::to_string(i) + "]", "name '" + links[i].name + "' is used twice");
+  }
+}
+
+namespace {
+
+PState parse_pstate(const JsonNode& n, double speed_default) {
+  n.expect_only({"speed", "idle", "busy"});
+  PState p;
+  p.speed = n.find("speed") ? n.at("speed").as_number() : speed_default;
+  p.idle_watts = n.at("idle").as_quantity(Quantity::Power);
+  p.busy_watts = n.at("busy").as_quantity(Quantity::Power);
+  if (p.speed <= 0) n.at("speed").fail("speed must be positive");
+  if (p.busy_watts < p.idle_watts) n.at("busy").fail("busy power must be at least the idle power");
+  return p;
+}
+
+Device parse_device(const JsonNode& n) {
+  n.expect_only({"name", "kind", "peak", "memory", "launch_overhead", "efficiency", "memory_efficiency",
+                 "supported_ops", "power", "pstates", "streams", "copy_engines", "source", "notes"});
+  Device d;
+  d.name = n.at("name").as_string();
+  d.kind = n.at("kind").as_string();
+  if (d.name.empty()) n.at("name").fail("device name must not be empty");
+  if (auto peak = n.find("peak"))
+    for (const auto& [prec, v] : peak->members()) d.peak_flops[prec] = v.as_quantity(Quantity::Flops);
+  const auto mem = n.at("memory");
+  mem.expect_only({"bandwidth", "capacity"});
+  d.memory_bandwidth = mem.at("bandwidth").as_quantity(Quantity::Bandwidth);
+  d.memory_capacity = mem.at("capacity").as_quantity(Quantity::Bytes);
+  d.launch_overhead = n.quantity_or("launch_overhead", Quantity::Time, 0.0);
+  if (auto eff = n.find("efficiency")) {
+    for (const auto& [kind, v] : eff->members()) {
+      const double e = v.as_number();
+      if (e <= 0 || e > 1) v.fail("efficiency must be in (0, 1]");
+      d.compute_efficiency[kind] = e;
+    }
+  }
+  if (auto me = n.find("memory_efficiency")) {
+    d.memory_efficiency = me->as_number();
+    if (d.memory_efficiency <= 0 || d.memory_efficiency > 1) me->fail("memory efficiency must be in (0, 1]");
+  }
+  if (auto ops = n.find("supported_ops")) d.supported_ops = ops->as_string_list();
+  if (auto ps = n.find("pstates")) {
+    for (const auto& p : ps->items()) d.pstates.push_back(parse_pstate(p, 1.0));
+    if (d.pstates.empty()) ps->fail("needs at least one p-state");
+  } else {
+    d.pstates.push_back(parse_pstate(n.at("power"), 1.0));
+  }
+  if (auto s = n.find("streams")) d.streams = static_cast<int>(s->as_integer(1, 1024));
+  if (auto c = n.find("copy_engines")) d.copy_engines = static_cast<int>(c->as_integer(1, 1024));
+  d.source = n.string_or("source", "");
+  return d;
+}
+
+Link parse_link(const JsonNode& n) {
+  n.expect_only({"name", "bandwidth", "latency", "sharing", "power", "source", "notes"});
+  Link l;
+  l.name = n.at("name").as_string();
+  l.bandwidth = n.at("bandwidth").as_quantity(Quantity::Bandwidth);
+  if (l.bandwidth <= 0) n.at("bandwidth").fail("bandwidth must be positive");
+  l.latency = n.quantity_or("latency", Quantity::Time, 0.0);
+  const std::string sharing = n.string_or("sharing", "split-duplex");
+  if (sharing == "split-duplex") {
+    l.sharing = Sharing::SplitDuplex;
+  } else if (sharing == "shared") {
+    l.sharing = Sharing::Shared;
+  } else {
+    n.at("sharing").fail("sharing must be \"split-duplex\" or \"shared\" (got \"" + sharing + "\")");
+  }
+  if (auto p = n.find("power")) {
+    p->expect_only({"idle", "busy"});
+    l.idle_watts = p->at("idle").as_quantity(Quantity::Power);
+    l.busy_watts = p->at("busy").as_quantity(Quantity::Power);
+    if (l.busy_watts < l.idle_watts) p->at("busy").fail("busy power must be at least the idle power");
+  }
+  l.source = n.string_or("source", "");
+  return l;
+}
+
+} // namespace
+
+Platform parse_platform_json(const Json& j, const std::string& file) {
+  const JsonNode root(j, file, "");
+  root.expect_only({"format", "version", "name", "description", "sources", "devices", "links", "routes",
+                    "notes"});
+  if (root.string_or("format", "heterosim-platform") != "heterosim-platform")
+    root.at("format").fail("expected format \"heterosim-platform\"");
+  if (root.at("version").as_integer(1, 1000) != 1) root.at("version").fail("unsupported version (this build reads 1)");
+  Platform p;
+  p.file = file;
+  p.name = root.at("name").as_string();
+  p.description = root.string_or("description", "");
+  for (const auto& d : root.at("devices").items()) p.devices.push_back(parse_device(d));
+  if (auto links = root.find("links"))
+    for (const auto& l : links->items()) p.links.push_back(parse_link(l));
+  p.validate();
+  if (auto routes = root.find("routes")) {
+    for (const auto& r : routes->items()) {
+      r.expect_only({"from", "to", "links", "symmetrical"});
+      const auto from_name = r.at("from").as_string();
+      const auto to_name = r.at("to").as_string();
+      const auto from = p.find_device(from_name);
+      const auto to = p.find_device(to_name);
+      if (!from) r.at("from").fail("unknown device '" + from_name + "'");
+      if (!to) r.at("to").fail("unknown device '" + to_name + "'");
+      if (*from == *to) r.fail("a route needs two different devices");
+      Route forward;
+      const auto link_nodes = r.at("links").items();
+      if (link_nodes.empty()) r.at("links").fail("a route needs at least one link");
+      for (const auto& ln : link_nodes) {
+        const auto name = ln.as_string();
+        const auto id = p.find_link(name);
+        if (!id) ln.fail("unknown link '" + name + "'");
+        forward.hops.push_back({*id, true});
+      }
+      if (p.route(*from, *to)) r.fail("a route from '" + from_name + "' to '" + to_name + "' is already defined");
+      Route backward;
+      for (auto it = forward.hops.rbegin(); it != forward.hops.rend(); ++it) backward.hops.push_back({it->link, false});
+      p.set_route(*from, *to, std::move(forward));
+      const bool symmetrical = r.find("symmetrical") ? r.at("symmetrical").as_bool() : true;
+      if (symmetrical) {
+        if (p.route(*to, *from)) r.fail("the reverse route from '" + to_name + "' is already defined");
+        p.set_route(*to, *from, std::move(backward));
+      }
+    }
+  }
+  return p;
+}
+
+Platform parse_platform(const std::string& json_text, const std::string& file_label) {
+  Json j;
+  try {
+    j = Json::parse(json_text);
+  } catch (const Json::parse_error& e) {
+    throw InputError(file_label, "", std::string("invalid JSON: ") + e.what());
+  }
+  return parse_platform_json(j, file_label);
+}
+
+std::string platforms_directory() {
+  if (const char* env = std::getenv("HETEROSIM_PLATFORMS"); env && *env) return env;
+  return HS_PLATFORMS_DIR;
+}
+
+Platform load_platform(const std::string& name_or_path) {
+  namespace fs = std::filesystem;
+  std::string path = name_or_path;
+  if (!fs::exists(path)) {
+    const auto preset = fs::path(platforms_directory()) / (name_or_path + ".json");
+    if (name_or_path.find('/') == std::string::npos && fs::exists(preset)) {
+      path = preset.string();
+    } else {
+      throw InputError(name_or_path, "", "no such file, and no preset of that name in " + platforms_directory() +
+                                             " (see `heterosim platforms`)");
+    }
+  }
+  return parse_platform_json(read_json_file(path), path);
+}
+
+} // namespace hs

@@ -1,0 +1,97 @@
+#pragma once
+// The hardware: devices (SimGrid hosts) and links; a route is the list of links a transfer crosses, so a
+// switch shared by several devices is one link on several routes and contention needs no special case.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hs {
+
+using DeviceId = int;
+using LinkId = int;
+
+// One DVFS operating point. `speed` is relative to the nominal (first) state.
+struct PState {
+  double speed = 1.0;
+  double idle_watts = 0.0;
+  double busy_watts = 0.0;
+};
+
+struct Device {
+  std::string name;
+  std::string kind;                              // cpu, gpu, npu, fpga, dsp, ...
+  std::map<std::string, double> peak_flops;      // per precision (fp32, fp16, ...), flop/s
+  double memory_bandwidth = 0.0;                 // bytes/s
+  double memory_capacity = 0.0;                  // bytes
+  double launch_overhead = 0.0;                  // seconds per kernel
+  std::map<std::string, double> compute_efficiency; // per op kind, "default" as fallback
+  double memory_efficiency = 1.0;
+  std::vector<std::string> supported_ops;        // empty: every op kind
+  std::vector<PState> pstates;                   // at least one
+  int streams = 1;
+  int copy_engines = 1;
+  std::string source;                            // where the numbers come from
+
+  bool supports_op(const std::string& op_kind) const;
+  bool supports_precision(const std::string& precision) const { return peak_flops.count(precision) > 0; }
+  double efficiency_for(const std::string& op_kind) const;
+  double idle_watts() const { return pstates.front().idle_watts; }
+};
+
+enum class Sharing { SplitDuplex, Shared };
+
+struct Link {
+  std::string name;
+  double bandwidth = 0.0; // bytes/s, per direction for split-duplex links
+  double latency = 0.0;   // seconds
+  Sharing sharing = Sharing::SplitDuplex;
+  double idle_watts = 0.0;
+  double busy_watts = 0.0;
+  std::string source;
+};
+
+struct RouteHop {
+  LinkId link;
+  bool forward; // false: the reverse direction of a split-duplex link
+};
+
+struct Route {
+  std::vector<RouteHop> hops;
+  double latency = 0.0;   // sum over hops
+  double bandwidth = 0.0; // bottleneck over hops
+  double time(double bytes) const { return latency + bytes / bandwidth; }
+};
+
+class Platform {
+public:
+  std::string name;
+  std::string description;
+  std::string file; // where it was loaded from, for messages
+  std::vector<Device> devices;
+  std::vector<Link> links;
+
+  int device_count() const { return static_cast<int>(devices.size()); }
+  std::optional<DeviceId> find_device(const std::string& name) const;
+  std::optional<LinkId> find_link(const std::string& name) const;
+
+  // nullptr when no route joins the two devices (a transfer between them is impossible).
+  const Route* route(DeviceId from, DeviceId to) const;
+  void set_route(DeviceId from, DeviceId to, Route r);
+
+  // Checks internal consistency; throws InputError naming `file`.
+  void validate() const;
+
+private:
+  std::vector<std::optional<Route>> routes_; // [from * n + to]
+};
+
+// Loads a platform description (format "heterosim-platform", version 1). `name_or_path` may also be the
+// name of a preset in the platforms directory (for example "workstation").
+Platform load_platform(const std::string& name_or_path);
+Platform parse_platform(const std::string& json_text, const std::string& file_label);
+
+// Directory holding the preset platform files (HETEROSIM_PLATFORMS overrides the built-in path).
+std::string platforms_directory();
+
+} // namespace hs

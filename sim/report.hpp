@@ -1,0 +1,38 @@
+#pragma once
+// Everything a run produced, and the ways it is written out: a JSON report, a CSV timeline, a
+// Chrome/Perfetto trace (open in ui.perfetto.dev) and a readable summary.
+#include "sim/memory.hpp"
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace hs {
+
+struct RunInfo {
+  std::string platform;
+  std::string workload;
+  std::string policy;
+  std::uint64_t seed = 0;
+};
+
+struct Report {
+  RunInfo info;
+  const Plan* plan = nullptr;
+  const CostModel* cost = nullptr;
+  Execution execution;
+  MemoryUsage memory;
+  std::optional<double> analytic_makespan; // cross-check when the main engine is SimGrid
+
+  double total_energy() const;
+};
+
+Report make_report(RunInfo info, const Plan& plan, const CostModel& cost, Execution e,
+                   std::optional<double> analytic_makespan = std::nullopt);
+
+nlohmann::ordered_json report_json(const Report& r);
+std::string timeline_csv(const Report& r);
+std::string chrome_trace(const Report& r);
+std::string summary_text(const Report& r);
+
+} // namespace hs

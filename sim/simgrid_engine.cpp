@@ -1,0 +1,296 @@
+#include "sim/simgrid_engine.hpp"
+
+#include "sim/simgrid_platform.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <simgrid/plugins/energy.h>
+#include <simgrid/s4u.hpp>
+#include <stdexcept>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <xbt/log.h>
+
+namespace sg4 = simgrid::s4u;
+
+namespace hs {
+namespace {
+
+// A stream (or copy engine) sleeps on its condition variable until what it waits for is ready.
+struct Waitable {
+  sg4::MutexPtr mutex = sg4::Mutex::create();
+  sg4::ConditionVariablePtr cv = sg4::ConditionVariable::create();
+  void notify() {
+    std::unique_lock lock(*mutex);
+    cv->notify_all();
+  }
+};
+
+struct PendingTransfer {
+  TensorId tensor;
+  DeviceId from;
+  DeviceId to;
+  std::vector<OpId> waiters; // consumers on `to`
+};
+
+struct CopyQueue {
+  Waitable signal;
+  std::deque<std::size_t> transfers; // indices into Replay::transfers
+  bool closed = false;               // every op has run: nothing more will be queued
+};
+
+// The replay keeps the DAG in HeteroSim's structures and creates each SimGrid activity only when it
+// starts (DESIGN.md: building the whole DAG as s4u activities is quadratic in 3.32).
+class Replay {
+public:
+  Replay(const Plan& plan, const CostModel& cost, SimgridPlatform sg)
+      : plan_(plan), cost_(cost), g_(cost.graph()), sg_(std::move(sg)) {
+    const auto n = static_cast<std::size_t>(g_.op_count());
+    missing_inputs_.resize(n);
+    ops_left_ = n;
+    for (std::size_t o = 0; o < n; ++o) missing_inputs_[o] = static_cast<int>(g_.ops[o].inputs.size());
+    result_.engine = "simgrid";
+    result_.ops.resize(n);
+    for (std::size_t d = 0; d < plan.queues.size(); ++d) {
+      stream_signal_.emplace_back();
+      for (std::size_t s = 0; s < plan.queues[d].size(); ++s) stream_signal_.back().push_back(std::make_unique<Waitable>());
+      copy_queues_.push_back(std::make_unique<CopyQueue>());
+    }
+  }
+
+  void start() {
+    const Platform& p = cost_.platform();
+    if (ops_left_ == 0) close_copy_queues();
+    for (std::size_t d = 0; d < plan_.queues.size(); ++d) {
+      sg4::Host* host = sg_.hosts[d];
+      for (std::size_t s = 0; s < plan_.queues[d].size(); ++s)
+        if (!plan_.queues[d][s].empty())
+          sg4::Actor::create(p.devices[d].name + "/stream" + std::to_string(s), host, [this, d, s] { run_stream(d, s); });
+      for (int c = 0; c < p.devices[d].copy_engines; ++c)
+        sg4::Actor::create(p.devices[d].name + "/copy" + std::to_string(c), host, [this, d] { run_copy_engine(d); });
+    }
+  }
+
+  Execution finish() {
+    const Platform& p = cost_.platform();
+    if (ops_left_ != 0)
+      throw std::runtime_error("the replay stopped with " + std::to_string(ops_left_) + " ops not run (deadlock)");
+    result_.makespan = sg4::Engine::get_clock();
+    for (const auto* h : sg_.hosts) result_.device_energy.push_back(sg_host_get_consumed_energy(h));
+    for (std::size_t l = 0; l < p.links.size(); ++l) {
+      double joules = 0;
+      for (const auto* half : sg_.links[l]) joules += sg_link_get_consumed_energy(half);
+      result_.link_energy.push_back(joules);
+    }
+    sort_transfers(result_.transfers);
+    return std::move(result_);
+  }
+
+private:
+  void run_stream(std::size_t d, std::size_t s) {
+    Waitable& me = *stream_signal_[d][s];
+    sg4::Host* host = sg_.hosts[d];
+    for (OpId o : plan_.queues[d][s]) {
+      const auto oi = static_cast<std::size_t>(o);
+      {
+        std::unique_lock lock(*me.mutex);
+        me.cv->wait(lock, [&] { return missing_inputs_[oi] == 0; });
+      }
+      const int pstate = plan_.pstate[oi];
+      if (static_cast<unsigned long>(pstate) != host->get_pstate()) host->set_pstate(pstate);
+      result_.ops[oi].start = sg4::Engine::get_clock();
+      sg4::this_actor::execute(cost_.op_time(o, static_cast<DeviceId>(d)) * kNominalSpeed);
+      result_.ops[oi].end = sg4::Engine::get_clock();
+      if (pstate != 0) host->set_pstate(0); // idle time is drawn at the nominal state, as the analytic model assumes
+      publish_outputs(o, static_cast<DeviceId>(d));
+      if (--ops_left_ == 0) close_copy_queues();
+    }
+  }
+
+  // Copy engines are ordinary actors that leave once all ops have run, rather than daemons: daemons are
+  // killed when the Engine is destroyed, after the Replay their stacks refer to.
+  void close_copy_queues() {
+    for (auto& q : copy_queues_) {
+      q->closed = true;
+      q->signal.notify();
+    }
+  }
+
+  void publish_outputs(OpId o, DeviceId dev) {
+    for (TensorId t : g_.op(o).outputs) {
+      std::size_t first_new = transfers_.size();
+      for (OpId c : g_.tensor(t).consumers) {
+        const DeviceId to = plan_.device[static_cast<std::size_t>(c)];
+        if (to == dev) {
+          input_arrived(c);
+          continue;
+        }
+        std::size_t i = first_new;
+        while (i < transfers_.size() && transfers_[i].to != to) ++i;
+        if (i == transfers_.size()) transfers_.push_back({t, dev, to, {}});
+        transfers_[i].waiters.push_back(c);
+      }
+      if (transfers_.size() == first_new) continue;
+      CopyQueue& q = *copy_queues_[static_cast<std::size_t>(dev)];
+      for (std::size_t i = first_new; i < transfers_.size(); ++i) q.transfers.push_back(i);
+      q.signal.notify();
+    }
+  }
+
+  void input_arrived(OpId c) {
+    const auto ci = static_cast<std::size_t>(c);
+    --missing_inputs_[ci];
+    if (missing_inputs_[ci] == 0)
+      stream_signal_[static_cast<std::size_t>(plan_.device[ci])][static_cast<std::size_t>(plan_.stream[ci])]->notify();
+  }
+
+  void run_copy_engine(std::size_t d) {
+    CopyQueue& q = *copy_queues_[d];
+    for (;;) {
+      {
+        std::unique_lock lock(*q.signal.mutex);
+        q.signal.cv->wait(lock, [&] { return !q.transfers.empty() || q.closed; });
+      }
+      if (q.transfers.empty()) return; // closed: every consumer has already received what it waited for
+      const std::size_t index = q.transfers.front();
+      q.transfers.pop_front();
+      const PendingTransfer& t = transfers_[index];
+      const Tensor& tensor = g_.tensor(t.tensor);
+      TransferRun run{t.tensor, t.from, t.to, tensor.bytes, sg4::Engine::get_clock(), 0.0};
+      if (tensor.comm_time) {
+        sg4::this_actor::sleep_for(*tensor.comm_time); // textbook edge: its stated cost, no route involved
+      } else {
+        sg4::Comm::sendto(sg_.hosts[static_cast<std::size_t>(t.from)], sg_.hosts[static_cast<std::size_t>(t.to)],
+                          static_cast<uint64_t>(tensor.bytes));
+      }
+      run.end = sg4::Engine::get_clock();
+      result_.transfers.push_back(run);
+      for (OpId c : transfers_[index].waiters) input_arrived(c);
+    }
+  }
+
+  const Plan& plan_;
+  const CostModel& cost_;
+  const Graph& g_;
+  SimgridPlatform sg_;
+  std::vector<int> missing_inputs_;
+  std::size_t ops_left_ = 0;
+  std::vector<std::vector<std::unique_ptr<Waitable>>> stream_signal_;
+  std::vector<std::unique_ptr<CopyQueue>> copy_queues_;
+  std::deque<PendingTransfer> transfers_; // deque: references stay valid while it grows
+  Execution result_;
+};
+
+// --- serialization across the fork -----------------------------------------------------------------
+
+template <class T> void put(std::string& out, const T& v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
+template <class T> void put_vector(std::string& out, const std::vector<T>& v) {
+  put(out, static_cast<uint64_t>(v.size()));
+  out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+}
+template <class T> T get(const std::string& in, std::size_t& pos) {
+  if (pos + sizeof(T) > in.size()) throw std::runtime_error("truncated replay result");
+  T v;
+  std::memcpy(&v, in.data() + pos, sizeof v);
+  pos += sizeof v;
+  return v;
+}
+template <class T> std::vector<T> get_vector(const std::string& in, std::size_t& pos) {
+  const auto n = get<uint64_t>(in, pos);
+  if (n > (in.size() - pos) / sizeof(T)) throw std::runtime_error("truncated replay result");
+  std::vector<T> v(n);
+  std::memcpy(v.data(), in.data() + pos, n * sizeof(T));
+  pos += n * sizeof(T);
+  return v;
+}
+
+void write_all(int fd, const std::string& data) {
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t w = ::write(fd, data.data() + done, data.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) _exit(3);
+    done += static_cast<std::size_t>(w);
+  }
+}
+
+} // namespace
+
+std::string serialize(const Execution& e) {
+  std::string out;
+  put(out, e.makespan);
+  put_vector(out, e.ops);
+  put_vector(out, e.transfers);
+  put_vector(out, e.device_energy);
+  put_vector(out, e.link_energy);
+  return out;
+}
+
+Execution deserialize(const std::string& bytes) {
+  Execution e;
+  e.engine = "simgrid";
+  std::size_t pos = 0;
+  e.makespan = get<double>(bytes, pos);
+  e.ops = get_vector<OpRun>(bytes, pos);
+  e.transfers = get_vector<TransferRun>(bytes, pos);
+  e.device_energy = get_vector<double>(bytes, pos);
+  e.link_energy = get_vector<double>(bytes, pos);
+  return e;
+}
+
+Execution run_simgrid_in_this_process(const Plan& plan, const CostModel& cost) {
+  int argc = 1;
+  char name[] = "heterosim";
+  char* argv[] = {name, nullptr};
+  sg4::Engine engine(&argc, argv);
+  xbt_log_control_set("root.thresh:warning");
+  configure_exact_network();
+  sg_host_energy_plugin_init();
+  sg_link_energy_plugin_init();
+  Replay replay(plan, cost, build_simgrid_platform(cost.platform()));
+  replay.start();
+  engine.run();
+  return replay.finish();
+}
+
+Execution run_simgrid(const Plan& plan, const CostModel& cost) {
+  validate_plan(plan, cost);
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  const pid_t child = ::fork();
+  if (child < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (child == 0) {
+    ::close(fds[0]);
+    try {
+      write_all(fds[1], serialize(run_simgrid_in_this_process(plan, cost)));
+    } catch (const std::exception& ex) {
+      std::fprintf(stderr, "heterosim: SimGrid replay failed: %s\n", ex.what());
+      _exit(2);
+    }
+    ::close(fds[1]);
+    _exit(0); // skip static destructors the parent still owns
+  }
+  ::close(fds[1]);
+  std::string data;
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t r = ::read(fds[0], buf, sizeof buf);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    data.append(buf, static_cast<std::size_t>(r));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error("the SimGrid replay process failed (" +
+                             (WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
+                                                  : "exit code " + std::to_string(WEXITSTATUS(status))) + ")");
+  return deserialize(data);
+}
+
+} // namespace hs

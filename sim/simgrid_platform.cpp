@@ -1,0 +1,88 @@
+#include "sim/simgrid_platform.hpp"
+
+#include <cstdio>
+#include <string>
+
+namespace sg4 = simgrid::s4u;
+
+namespace hs {
+
+void configure_exact_network() {
+  // CM02 without TCP window limits or cross-traffic: a transfer of B bytes on a route of bandwidth W and
+  // latency L takes L + B / W, and n transfers sharing a link get W / n each.
+  sg4::Engine::set_config("network/model:CM02");
+  sg4::Engine::set_config("network/crosstraffic:0");
+  sg4::Engine::set_config("network/TCP-gamma:1e30");
+}
+
+namespace {
+std::string watts(double idle, double busy) {
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "%.17g:%.17g", idle, busy);
+  return buf;
+}
+} // namespace
+
+SimgridPlatform build_simgrid_platform(const Platform& p) {
+  SimgridPlatform out;
+  auto* zone = sg4::create_full_zone("heterosim");
+  for (const auto& d : p.devices) {
+    std::vector<double> speeds;
+    std::string wattage;
+    for (const auto& st : d.pstates) {
+      speeds.push_back(kNominalSpeed * st.speed / d.pstates.front().speed);
+      char buf[160];
+      // Single-core host: Idle:Epsilon:AllCores with Epsilon = AllCores = busy.
+      std::snprintf(buf, sizeof buf, "%s%.17g:%.17g:%.17g", wattage.empty() ? "" : ",", st.idle_watts, st.busy_watts,
+                    st.busy_watts);
+      wattage += buf;
+    }
+    auto* host = zone->create_host(d.name, speeds);
+    host->set_core_count(1);
+    host->set_property("wattage_per_state", wattage);
+    host->set_property("wattage_off", "0");
+    host->seal();
+    out.hosts.push_back(host);
+  }
+  for (const auto& l : p.links) {
+    if (l.sharing == Sharing::SplitDuplex) {
+      auto* link = zone->create_split_duplex_link(l.name, l.bandwidth);
+      link->set_latency(l.latency);
+      // The link's power is split evenly between its two directions.
+      for (auto* half : {link->get_link_up(), link->get_link_down()})
+        half->set_property("wattage_range", watts(l.idle_watts / 2, l.busy_watts / 2));
+      link->seal();
+      out.links.push_back({link->get_link_up(), link->get_link_down()});
+      out.route_links.push_back(link);
+    } else {
+      auto* link = zone->create_link(l.name, l.bandwidth);
+      link->set_latency(l.latency);
+      link->set_sharing_policy(sg4::Link::SharingPolicy::SHARED);
+      link->set_property("wattage_range", watts(l.idle_watts, l.busy_watts));
+      link->seal();
+      out.links.push_back({link});
+      out.route_links.push_back(link);
+    }
+  }
+  for (DeviceId a = 0; a < p.device_count(); ++a)
+    for (DeviceId b = 0; b < p.device_count(); ++b) {
+      const Route* r = a != b ? p.route(a, b) : nullptr;
+      if (!r) continue;
+      std::vector<sg4::LinkInRoute> hops;
+      for (const auto& hop : r->hops) {
+        const auto& l = p.links[static_cast<std::size_t>(hop.link)];
+        auto* link = out.route_links[static_cast<std::size_t>(hop.link)];
+        if (l.sharing == Sharing::SplitDuplex)
+          hops.emplace_back(link, hop.forward ? sg4::LinkInRoute::Direction::UP : sg4::LinkInRoute::Direction::DOWN);
+        else
+          hops.emplace_back(link);
+      }
+      // Each direction is added on its own (the platform already holds both when symmetrical).
+      zone->add_route(out.hosts[static_cast<std::size_t>(a)]->get_netpoint(),
+                      out.hosts[static_cast<std::size_t>(b)]->get_netpoint(), nullptr, nullptr, hops, false);
+    }
+  zone->seal();
+  return out;
+}
+
+} // namespace hs

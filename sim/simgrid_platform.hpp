@@ -1,0 +1,27 @@
+#pragma once
+// Builds a HeteroSim Platform as a SimGrid platform: a device is a single-core host whose speed per
+// p-state is kNominalSpeed times the state's relative speed (ops arrive as durations from the CostModel);
+// a link is a split-duplex or shared SimGrid link; each route is added with its link directions.
+#include "sim/platform.hpp"
+
+#include <simgrid/s4u.hpp>
+#include <vector>
+
+namespace hs {
+
+// Work units per second of a device at its nominal p-state: an op of d seconds executes d * kNominalSpeed.
+constexpr double kNominalSpeed = 1e9;
+
+struct SimgridPlatform {
+  std::vector<simgrid::s4u::Host*> hosts;        // per device
+  std::vector<std::vector<simgrid::s4u::Link*>> links; // per link: [shared] or [up, down], for energy
+  std::vector<simgrid::s4u::Link*> route_links;         // per link: what routes name
+};
+
+// Must run after the Engine and the energy plugins are initialised and before the simulation starts.
+SimgridPlatform build_simgrid_platform(const Platform& p);
+
+// Configuration that makes SimGrid's network exact for HeteroSim (see DESIGN.md): call before any zone.
+void configure_exact_network();
+
+} // namespace hs

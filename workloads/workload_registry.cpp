@@ -1,0 +1,114 @@
+#include "workloads/workload_registry.hpp"
+
+#include "sim/error.hpp"
+#include "sim/graph_io.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <stdexcept>
+
+namespace hs {
+
+const std::string* WorkloadParams::take(const std::string& key) {
+  used_[key] = true;
+  auto it = values_.find(key);
+  return it == values_.end() ? nullptr : &it->second;
+}
+
+double WorkloadParams::number(const std::string& key, double fallback, double min, double max) {
+  const std::string* v = take(key);
+  if (!v) return fallback;
+  double x = 0;
+  auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), x);
+  if (ec != std::errc() || ptr != v->data() + v->size())
+    throw InputError(builder_, key, "'" + *v + "' is not a number");
+  if (x < min || x > max)
+    throw InputError(builder_, key, "must be between " + std::to_string(min) + " and " + std::to_string(max));
+  return x;
+}
+
+long long WorkloadParams::integer(const std::string& key, long long fallback, long long min, long long max) {
+  const std::string* v = take(key);
+  if (!v) return fallback;
+  long long x = 0;
+  auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), x);
+  if (ec != std::errc() || ptr != v->data() + v->size())
+    throw InputError(builder_, key, "'" + *v + "' is not an integer");
+  if (x < min || x > max)
+    throw InputError(builder_, key, "must be between " + std::to_string(min) + " and " + std::to_string(max));
+  return x;
+}
+
+std::string WorkloadParams::text(const std::string& key, const std::string& fallback,
+                                 const std::vector<std::string>& allowed) {
+  const std::string* v = take(key);
+  if (!v) return fallback;
+  if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), *v) == allowed.end()) {
+    std::string list;
+    for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+    throw InputError(builder_, key, "'" + *v + "' is not one of: " + list);
+  }
+  return *v;
+}
+
+void WorkloadParams::expect_all_used() const {
+  for (const auto& [k, v] : values_)
+    if (!used_.count(k)) throw InputError(builder_, k, "unknown parameter (see `heterosim workloads`)");
+}
+
+WorkloadRegistry& WorkloadRegistry::instance() {
+  static WorkloadRegistry r;
+  return r;
+}
+
+bool WorkloadRegistry::add(WorkloadBuilder b) {
+  if (find(b.name)) throw std::logic_error("workload builder '" + b.name + "' registered twice");
+  builders_.push_back(std::move(b));
+  return true;
+}
+
+const WorkloadBuilder* WorkloadRegistry::find(const std::string& name) const {
+  for (const auto& b : builders_)
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
+std::vector<WorkloadBuilder> WorkloadRegistry::all() const {
+  auto out = builders_;
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return out;
+}
+
+Graph load_workload(const std::string& spec, std::uint64_t seed) {
+  if (std::filesystem::exists(spec)) return load_graph(spec);
+  const auto colon = spec.find(':');
+  const std::string name = spec.substr(0, colon);
+  const WorkloadBuilder* b = WorkloadRegistry::instance().find(name);
+  if (!b) {
+    std::string known;
+    for (const auto& w : WorkloadRegistry::instance().all()) known += (known.empty() ? "" : ", ") + w.name;
+    throw InputError(spec, "", "no such file, and no workload builder '" + name + "' (builders: " + known + ")");
+  }
+  std::map<std::string, std::string> values;
+  if (colon != std::string::npos) {
+    std::string rest = spec.substr(colon + 1);
+    std::size_t pos = 0;
+    while (pos <= rest.size() && !rest.empty()) {
+      const auto comma = rest.find(',', pos);
+      const std::string item = rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      const auto eq = item.find('=');
+      if (eq == std::string::npos || eq == 0) throw InputError(spec, item, "expected key=value");
+      if (!values.emplace(item.substr(0, eq), item.substr(eq + 1)).second)
+        throw InputError(spec, item.substr(0, eq), "given twice");
+      if (comma == std::string::npos) break;
+      pos = comma + 1;
+    }
+  }
+  WorkloadParams params(name, std::move(values), seed);
+  Graph g = b->build(params);
+  params.expect_all_used();
+  return g;
+}
+
+} // namespace hs

@@ -1,0 +1,60 @@
+#pragma once
+// Workloads by name: `--workload FILE` loads a graph file, `--workload NAME:key=value,...` runs a builder.
+#include "sim/graph.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace hs {
+
+// Builder parameters as given on the command line, with typed accessors that name the bad key.
+class WorkloadParams {
+public:
+  WorkloadParams(std::string builder, std::map<std::string, std::string> values, std::uint64_t seed)
+      : builder_(std::move(builder)), values_(std::move(values)), seed_(seed) {}
+
+  double number(const std::string& key, double fallback, double min, double max);
+  long long integer(const std::string& key, long long fallback, long long min, long long max);
+  std::string text(const std::string& key, const std::string& fallback, const std::vector<std::string>& allowed);
+  std::uint64_t seed() { return static_cast<std::uint64_t>(integer("seed", static_cast<long long>(seed_), 0, (1LL << 62))); }
+  // Throws if any key was never read (a typo such as "bacth=8").
+  void expect_all_used() const;
+
+private:
+  const std::string* take(const std::string& key);
+  std::string builder_;
+  std::map<std::string, std::string> values_;
+  std::map<std::string, bool> used_;
+  std::uint64_t seed_;
+};
+
+struct WorkloadBuilder {
+  std::string name;
+  std::string description;
+  std::string parameters; // one line: "ops=1000 alpha=1.0 ..."
+  std::function<Graph(WorkloadParams&)> build;
+};
+
+class WorkloadRegistry {
+public:
+  static WorkloadRegistry& instance();
+  bool add(WorkloadBuilder b);
+  const WorkloadBuilder* find(const std::string& name) const;
+  std::vector<WorkloadBuilder> all() const;
+
+private:
+  std::vector<WorkloadBuilder> builders_;
+};
+
+// A file path or a builder spec ("random:ops=1000,seed=3"); `seed` is the default for builders' seed.
+Graph load_workload(const std::string& spec_or_path, std::uint64_t seed = 0);
+
+} // namespace hs
+
+#define HS_REGISTER_WORKLOAD(id, ...)                                                                   \
+  namespace {                                                                                           \
+  [[maybe_unused]] const bool hs_workload_##id = ::hs::WorkloadRegistry::instance().add(__VA_ARGS__); \
+  }
