@@ -1,15 +1,26 @@
 #pragma once
-// Each subcommand registers its options on the CLI11 app and returns what to run once parsed.
+// Subcommands register themselves (one file each under sim/cli/), so adding one touches no other file:
+//
+//   namespace hs::cli {
+//   static const bool registered = register_command({"info", [](CLI::App& app) -> Action { ... }});
+//   }
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
+#include <vector>
 
 namespace hs::cli {
 
+// What to run once the command line is parsed; returns the process exit code.
 using Action = std::function<int()>;
 
-Action add_run_command(CLI::App& app);
-Action add_policies_command(CLI::App& app);
-Action add_platforms_command(CLI::App& app);
-Action add_workloads_command(CLI::App& app);
+struct Command {
+  std::string name; // for ordering in --help
+  // Adds the subcommand and its options to `app`; returns what to run if it is chosen.
+  std::function<Action(CLI::App& app)> install;
+};
+
+bool register_command(Command c);
+std::vector<Command> registered_commands(); // sorted by name, "run" first
 
 } // namespace hs::cli

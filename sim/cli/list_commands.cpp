@@ -10,7 +10,9 @@
 
 namespace hs::cli {
 
-Action add_policies_command(CLI::App& app) {
+namespace {
+
+Action policies_command(CLI::App& app) {
   app.add_subcommand("policies", "List the scheduling policies, one line each");
   return [] {
     for (const auto& p : PolicyRegistry::instance().all()) std::cout << p.name() << "\t" << p.description() << "\n";
@@ -18,7 +20,7 @@ Action add_policies_command(CLI::App& app) {
   };
 }
 
-Action add_platforms_command(CLI::App& app) {
+Action platforms_command(CLI::App& app) {
   app.add_subcommand("platforms", "List the preset platforms, one line each");
   return [] {
     namespace fs = std::filesystem;
@@ -39,7 +41,7 @@ Action add_platforms_command(CLI::App& app) {
   };
 }
 
-Action add_workloads_command(CLI::App& app) {
+Action workloads_command(CLI::App& app) {
   app.add_subcommand("workloads", "List the workload builders and their parameters, one line each");
   return [] {
     for (const auto& w : WorkloadRegistry::instance().all())
@@ -48,4 +50,9 @@ Action add_workloads_command(CLI::App& app) {
   };
 }
 
+const bool registered = register_command({"policies", policies_command}) &&
+                        register_command({"platforms", platforms_command}) &&
+                        register_command({"workloads", workloads_command});
+
+} // namespace
 } // namespace hs::cli

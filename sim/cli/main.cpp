@@ -1,37 +1,52 @@
 // heterosim: what happens when this compute graph runs on that mix of devices under this policy?
 #include "sim/cli/commands.hpp"
-#include "sim/error.hpp"
-#include "sim/plan.hpp"
 
+#include <algorithm>
 #include <iostream>
+
+namespace hs::cli {
+
+namespace {
+std::vector<Command>& commands() {
+  static std::vector<Command> list;
+  return list;
+}
+} // namespace
+
+bool register_command(Command c) {
+  commands().push_back(std::move(c));
+  return true;
+}
+
+std::vector<Command> registered_commands() {
+  auto list = commands();
+  std::sort(list.begin(), list.end(), [](const Command& a, const Command& b) {
+    if ((a.name == "run") != (b.name == "run")) return a.name == "run";
+    return a.name < b.name;
+  });
+  return list;
+}
+
+} // namespace hs::cli
 
 int main(int argc, char** argv) {
   CLI::App app{"HeteroSim: a discrete-event simulator of ML graphs on heterogeneous hardware (SimGrid)"};
   app.require_subcommand(1);
-  std::vector<std::pair<CLI::App*, hs::cli::Action>> commands;
-  auto add = [&](hs::cli::Action (*make)(CLI::App&)) {
-    auto action = make(app);
-    commands.emplace_back(app.get_subcommands([](CLI::App*) { return true; }).back(), std::move(action));
-  };
-  add(hs::cli::add_run_command);
-  add(hs::cli::add_policies_command);
-  add(hs::cli::add_platforms_command);
-  add(hs::cli::add_workloads_command);
+  std::vector<std::pair<CLI::App*, hs::cli::Action>> actions;
+  for (const auto& c : hs::cli::registered_commands()) {
+    auto action = c.install(app);
+    actions.emplace_back(app.get_subcommands([](CLI::App*) { return true; }).back(), std::move(action));
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
   try {
-    for (auto& [sub, action] : commands)
+    for (auto& [sub, action] : actions)
       if (sub->parsed()) return action();
-  } catch (const hs::InputError& e) {
-    std::cerr << "heterosim: error: " << e.what() << "\n";
-    return 1;
-  } catch (const hs::PlanError& e) {
-    std::cerr << "heterosim: error: " << e.what() << "\n";
-    return 1;
   } catch (const std::exception& e) {
+    // Input errors already name the file and the place; everything else is reported the same way.
     std::cerr << "heterosim: error: " << e.what() << "\n";
     return 1;
   }

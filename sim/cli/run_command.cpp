@@ -71,9 +71,7 @@ int run(const RunOptions& o) {
   return 0;
 }
 
-} // namespace
-
-Action add_run_command(CLI::App& app) {
+Action run_command(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   auto* cmd = app.add_subcommand("run", "Plan a workload on a platform with a policy, replay it and report");
   cmd->add_option("--platform", o->platform, "Platform file or preset name (see `heterosim platforms`)")->required();
@@ -91,4 +89,7 @@ Action add_run_command(CLI::App& app) {
   return [o] { return run(*o); };
 }
 
+const bool registered = register_command({"run", run_command});
+
+} // namespace
 } // namespace hs::cli

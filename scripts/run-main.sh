@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The main job: HEFT on the heterogeneous server (CPU + GPU + NPU + FPGA behind one PCIe switch) with a
+# generated 2,000-op workload, replayed in SimGrid. Extra arguments go to `heterosim run`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/build.sh
+./build/heterosim run --platform hetero-server --workload random:ops=2000 --policy heft --seed 1 --out out/main --force "$@"
