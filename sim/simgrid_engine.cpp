@@ -4,7 +4,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <cstdio>
 #include <deque>
+#include <iostream>
 #include <memory>
 #include <mutex>
 #include <simgrid/plugins/energy.h>
@@ -258,6 +260,10 @@ Execution run_simgrid_in_this_process(const Plan& plan, const CostModel& cost) {
 
 Execution run_simgrid(const Plan& plan, const CostModel& cost) {
   validate_plan(plan, cost);
+  // Unflushed output would otherwise be written twice, once by the child.
+  std::fflush(nullptr);
+  std::cout.flush();
+  std::cerr.flush();
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   const pid_t child = ::fork();
