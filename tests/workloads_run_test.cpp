@@ -1,0 +1,34 @@
+// Every model builder, in both modes, plans with HEFT and replays through both engines on every preset
+// platform that is real hardware (small sizes: this checks the plumbing, not the numbers).
+#include "policies/policy.hpp"
+#include "sim/analytic_engine.hpp"
+#include "sim/plan.hpp"
+#include "sim/simgrid_engine.hpp"
+#include "workloads/workload_registry.hpp"
+
+#include <doctest/doctest.h>
+
+TEST_CASE("Model builders run through the analytic and SimGrid engines on the hardware presets") {
+  const std::vector<std::string> specs = {
+      "resnet18:image=64,mode=training", "resnet50:image=64",           "bert-base:seq=16,mode=training",
+      "bert-large:seq=8",                "gpt2-small:seq=8,decode=2",  "gpt2-medium:seq=8,mode=training",
+      "gcn:mode=training",               "graphsage"};
+  for (const std::string platform_name : {"workstation", "multi-gpu-node", "hetero-server"}) {
+    const hs::Platform platform = hs::load_platform(platform_name);
+    for (const auto& spec : specs) {
+      CAPTURE(platform_name);
+      CAPTURE(spec);
+      const hs::Graph graph = hs::load_workload(spec);
+      const hs::CostModel cost(graph, platform);
+      const hs::Plan plan = hs::policy_by_name("heft").plan(hs::PolicyContext{cost, 0});
+      hs::validate_plan(plan, cost);
+      const hs::Execution analytic = hs::run_analytic(plan, cost);
+      const hs::Execution replay = hs::run_simgrid(plan, cost);
+      CHECK(analytic.makespan > 0);
+      // Bandwidth sharing can only delay the replay relative to the contention-free timeline.
+      CHECK(replay.makespan >= analytic.makespan * (1 - 1e-9));
+      REQUIRE(replay.ops.size() == graph.ops.size());
+      for (std::size_t i = 0; i < graph.ops.size(); ++i) CHECK(replay.ops[i].end >= replay.ops[i].start);
+    }
+  }
+}
