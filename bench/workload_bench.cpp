@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
              "gcn:mode=training",
              "graphsage",
              "graphsage:mode=training"};
-  std::printf("%-46s %8s %8s %14s %14s %10s\n", "workload", "ops", "tensors", "GFLOP", "parameters", "build ms");
+  std::printf("%-46s %8s %8s %14s %14s %10s\n", "workload", "ops", "tensors", "GFLOP", "parameters",
+              "build ms");
   for (const auto& spec : specs) {
     std::vector<double> ms;
     hs::GraphSummary s;
@@ -42,7 +43,8 @@ int main(int argc, char** argv) {
       if (i == 0) s = hs::summarize(g);
     }
     std::sort(ms.begin(), ms.end());
-    std::printf("%-46s %8d %8d %14.3f %14.0f %10.1f\n", spec.c_str(), s.ops, s.tensors, s.flops / 1e9, s.parameters, ms[2]);
+    std::printf("%-46s %8d %8d %14.3f %14.0f %10.1f\n", spec.c_str(), s.ops, s.tensors, s.flops / 1e9,
+                s.parameters, ms[2]);
   }
   return 0;
 }

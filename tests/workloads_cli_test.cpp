@@ -23,7 +23,8 @@ Outcome heterosim(const std::string& args) {
   REQUIRE(pipe != nullptr);
   std::string out;
   char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe))
+    out.append(buf, n);
   const int status = ::pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : 128, out};
 }
@@ -40,7 +41,8 @@ fs::path scratch(const std::string& name) {
 
 TEST_CASE("build-workload writes the builder's graph and refuses to overwrite it without --force") {
   const fs::path out = scratch("bert.json");
-  const auto first = heterosim("build-workload bert-base --batch 2 --seq 16 --precision fp16 --mode training --out " + out.string());
+  const auto first = heterosim(
+      "build-workload bert-base --batch 2 --seq 16 --precision fp16 --mode training --out " + out.string());
   REQUIRE(first.exit_code == 0);
   const hs::Graph written = hs::load_graph(out.string());
   const hs::Graph direct = hs::load_workload("bert-base:batch=2,seq=16,precision=fp16,mode=training");
@@ -49,7 +51,8 @@ TEST_CASE("build-workload writes the builder's graph and refuses to overwrite it
   const auto again = heterosim("build-workload bert-base --batch 2 --seq 16 --out " + out.string());
   CHECK(again.exit_code != 0);
   CHECK(again.output.find("--force") != std::string::npos);
-  CHECK(heterosim("build-workload bert-base --batch 2 --seq 16 --force --out " + out.string()).exit_code == 0);
+  CHECK(heterosim("build-workload bert-base --batch 2 --seq 16 --force --out " + out.string()).exit_code ==
+        0);
   CHECK(hs::load_graph(out.string()).op_count() < written.op_count()); // now the inference graph
 
   const fs::path gpt = scratch("gpt.json");
@@ -79,8 +82,10 @@ TEST_CASE("info prints totals, parameters, intensity by op kind and the critical
   CHECK(r.output.find("parameters    25557032") != std::string::npos);
   CHECK(r.output.find("conv2d             53") != std::string::npos);
   CHECK(r.output.find("critical path 167 ops") != std::string::npos);
-  const auto t = heterosim("info --workload " + std::string(HS_SOURCE_DIR) + "/workloads/examples/topcuoglu2002.json");
+  const auto t =
+      heterosim("info --workload " + std::string(HS_SOURCE_DIR) + "/workloads/examples/topcuoglu2002.json");
   CHECK(t.output.find("108.000000 s") != std::string::npos);
   // Same input, same output.
-  CHECK(heterosim("info --workload topcuoglu:v=50,seed=9").output == heterosim("info --workload topcuoglu:v=50 --seed 9").output);
+  CHECK(heterosim("info --workload topcuoglu:v=50,seed=9").output ==
+        heterosim("info --workload topcuoglu:v=50 --seed 9").output);
 }

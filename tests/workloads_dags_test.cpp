@@ -6,8 +6,8 @@
 #include "workloads/graph_summary.hpp"
 #include "workloads/workload_registry.hpp"
 
-#include <doctest/doctest.h>
 #include <cmath>
+#include <doctest/doctest.h>
 
 using hs::Graph;
 
@@ -18,13 +18,15 @@ TEST_CASE("Topcuoglu random DAGs: size, determinism by seed, named processors") 
   CHECK(hs::graph_to_json(a).dump() != hs::graph_to_json(hs::load_workload("topcuoglu:v=60,seed=5")).dump());
   // The run seed is the default seed.
   CHECK(hs::graph_to_json(hs::load_workload("topcuoglu:v=60", 4)).dump() == hs::graph_to_json(a).dump());
-  for (const auto& op : a.ops) CHECK(op.times.size() == 3);
+  for (const auto& op : a.ops)
+    CHECK(op.times.size() == 3);
   const Graph named = hs::load_workload("topcuoglu:v=10,devices=cpu,gpu");
   CHECK(named.ops.front().times.count("gpu") == 1);
   CHECK(named.ops.front().times.size() == 2);
   // Every task but those of the first level has a parent.
   int roots = 0;
-  for (hs::OpId i = 0; i < a.op_count(); ++i) roots += a.predecessors(i).empty();
+  for (hs::OpId i = 0; i < a.op_count(); ++i)
+    roots += a.predecessors(i).empty();
   CHECK(roots < 60 / 2);
 }
 
@@ -43,7 +45,8 @@ TEST_CASE("Topcuoglu random DAGs: CCR, beta and alpha mean what the paper says")
     comp += mean;
     CHECK(hi <= lo * (1 + 0.2) / (1 - 0.2) + 1e-9);
   }
-  for (const auto& t : g.tensors) comm += *t.comm_time;
+  for (const auto& t : g.tensors)
+    comm += *t.comm_time;
   comp /= g.op_count();
   comm /= g.tensor_count();
   CHECK(comp == doctest::Approx(20).epsilon(0.05));
@@ -54,7 +57,8 @@ TEST_CASE("Topcuoglu random DAGs: CCR, beta and alpha mean what the paper says")
 }
 
 TEST_CASE("Topcuoglu 2002 example: critical path at mean costs is the paper's rank_u(n1) = 108") {
-  const auto s = hs::summarize(hs::load_graph(std::string(HS_SOURCE_DIR) + "/workloads/examples/topcuoglu2002.json"));
+  const auto s =
+      hs::summarize(hs::load_graph(std::string(HS_SOURCE_DIR) + "/workloads/examples/topcuoglu2002.json"));
   CHECK(s.critical_path_seconds == doctest::Approx(108.0));
 }
 
@@ -71,25 +75,34 @@ digraph G {
   b -> c [size="1"];
   # preprocessor line
 }
-)", "inline.dot");
+)",
+                                "inline.dot");
   CHECK(g.op_count() == 5);
   CHECK(g.op(*g.find_op("a")).flops == 1e9);
   CHECK(g.op(*g.find_op("a")).kind == "gemm");
   CHECK(g.op(*g.find_op("b")).kind == "conv2d");
   CHECK(g.op(*g.find_op("c")).flops == 0);
   double total = 0;
-  for (const auto& t : g.tensors) total += t.bytes;
+  for (const auto& t : g.tensors)
+    total += t.bytes;
   CHECK(total == 1000 + 0 + 4e6 + 4e6 + 8e6 + 1);
   CHECK(g.tensor_count() == 6);
   CHECK(g.predecessors(*g.find_op("c")).size() == 2);
 }
 
 TEST_CASE("DOT import errors name the file and the line") {
-  CHECK_THROWS_WITH_AS(hs::parse_dot("digraph G {\n a [size=1];\n b [size=-4];\n}\n", "x.dot"), "x.dot: line 3: size must be a non-negative number, not '-4'", hs::InputError);
-  CHECK_THROWS_WITH_AS(hs::parse_dot("digraph G {\n a -> b\n a -- c\n}", "x.dot"), doctest::Contains("x.dot: line 3"), hs::InputError);
-  CHECK_THROWS_WITH_AS(hs::parse_dot("graph G { a -- b }", "x.dot"), doctest::Contains("digraph"), hs::InputError);
-  CHECK_THROWS_WITH_AS(hs::parse_dot("digraph G {\n a -> b;\n", "x.dot"), doctest::Contains("never closed"), hs::InputError);
-  CHECK_THROWS_WITH_AS(hs::parse_dot("digraph G {\n a -> b;\n b -> a;\n}", "x.dot"), doctest::Contains("cycle"), hs::InputError);
-  CHECK_THROWS_WITH_AS(hs::parse_dot("digraph G {\n\n a [size=\"1e9]\n}", "x.dot"), doctest::Contains("x.dot: line 3: string is never closed"), hs::InputError);
-  CHECK_THROWS_WITH_AS(hs::parse_dot("digraph G { subgraph s { a } }", "x.dot"), doctest::Contains("subgraphs"), hs::InputError);
+  CHECK_THROWS_WITH_AS(hs::parse_dot("digraph G {\n a [size=1];\n b [size=-4];\n}\n", "x.dot"),
+                       "x.dot: line 3: size must be a non-negative number, not '-4'", hs::InputError);
+  CHECK_THROWS_WITH_AS(hs::parse_dot("digraph G {\n a -> b\n a -- c\n}", "x.dot"),
+                       doctest::Contains("x.dot: line 3"), hs::InputError);
+  CHECK_THROWS_WITH_AS(hs::parse_dot("graph G { a -- b }", "x.dot"), doctest::Contains("digraph"),
+                       hs::InputError);
+  CHECK_THROWS_WITH_AS(hs::parse_dot("digraph G {\n a -> b;\n", "x.dot"), doctest::Contains("never closed"),
+                       hs::InputError);
+  CHECK_THROWS_WITH_AS(hs::parse_dot("digraph G {\n a -> b;\n b -> a;\n}", "x.dot"),
+                       doctest::Contains("cycle"), hs::InputError);
+  CHECK_THROWS_WITH_AS(hs::parse_dot("digraph G {\n\n a [size=\"1e9]\n}", "x.dot"),
+                       doctest::Contains("x.dot: line 3: string is never closed"), hs::InputError);
+  CHECK_THROWS_WITH_AS(hs::parse_dot("digraph G { subgraph s { a } }", "x.dot"),
+                       doctest::Contains("subgraphs"), hs::InputError);
 }

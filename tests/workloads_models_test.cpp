@@ -125,11 +125,14 @@ TEST_CASE("Training doubles the matmul work in backward and keeps activations fo
 
   const Graph g = load_workload("resnet18:mode=training");
   for (const auto& op : g.ops) {
-    if (op.kind != "conv2d" || op.name.find('.') == std::string::npos || op.name.find("grad") != std::string::npos) continue;
+    if (op.kind != "conv2d" || op.name.find('.') == std::string::npos ||
+        op.name.find("grad") != std::string::npos)
+      continue;
     // The convolution's input must still be there when its weight gradient is computed.
     const auto& input = g.tensor(op.inputs.at(0));
     bool read_by_wgrad = false;
-    for (hs::OpId c : input.consumers) read_by_wgrad |= g.op(c).name == op.name + ".wgrad";
+    for (hs::OpId c : input.consumers)
+      read_by_wgrad |= g.op(c).name == op.name + ".wgrad";
     CHECK_MESSAGE(read_by_wgrad, op.name);
   }
 }
@@ -152,25 +155,31 @@ TEST_CASE("GCN and GraphSAGE on Cora: parameters and per-layer edge work") {
   CHECK(kind_flops(gcn, "gather") == 10556.0 * (16 + 7));
   const auto sage = summarize(load_workload("graphsage"));
   CHECK(sage.parameters == 2 * 1433 * 16 + 16 + 2 * 16 * 7 + 7);
-  const auto big = summarize(load_workload("gcn:nodes=100000,edges=2000000,features=128,hidden=64,classes=10,mode=training"));
+  const auto big = summarize(
+      load_workload("gcn:nodes=100000,edges=2000000,features=128,hidden=64,classes=10,mode=training"));
   CHECK(big.by_kind.at("optimizer").ops == 2);
 }
 
 TEST_CASE("Builders reject bad parameters by name") {
-  CHECK_THROWS_WITH_AS(load_workload("resnet50:precision=int8,mode=training"), doctest::Contains("precision"), hs::InputError);
+  CHECK_THROWS_WITH_AS(load_workload("resnet50:precision=int8,mode=training"), doctest::Contains("precision"),
+                       hs::InputError);
   CHECK_THROWS_WITH_AS(load_workload("bert-base:seq=513"), doctest::Contains("seq"), hs::InputError);
   CHECK_THROWS_WITH_AS(load_workload("bert-base:bacth=8"), doctest::Contains("bacth"), hs::InputError);
-  CHECK_THROWS_WITH_AS(load_workload("gpt2-small:seq=1000,decode=100"), doctest::Contains("decode"), hs::InputError);
-  CHECK_THROWS_WITH_AS(load_workload("gpt2-small:mode=training,decode=4"), doctest::Contains("decode"), hs::InputError);
+  CHECK_THROWS_WITH_AS(load_workload("gpt2-small:seq=1000,decode=100"), doctest::Contains("decode"),
+                       hs::InputError);
+  CHECK_THROWS_WITH_AS(load_workload("gpt2-small:mode=training,decode=4"), doctest::Contains("decode"),
+                       hs::InputError);
   CHECK_THROWS_WITH_AS(load_workload("gcn:batch=4"), doctest::Contains("batch"), hs::InputError);
 }
 
 TEST_CASE("Every model builds in both modes with unique op names, deterministically") {
-  for (const std::string spec : {"resnet18:image=64", "resnet50:image=64", "bert-base:seq=16", "bert-large:seq=8",
-                                 "gpt2-small:seq=8,decode=2", "gpt2-medium:seq=8,decode=1", "gcn", "graphsage"}) {
+  for (const std::string spec :
+       {"resnet18:image=64", "resnet50:image=64", "bert-base:seq=16", "bert-large:seq=8",
+        "gpt2-small:seq=8,decode=2", "gpt2-medium:seq=8,decode=1", "gcn", "graphsage"}) {
     for (const std::string mode : {"inference", "training"}) {
       std::string s = spec + ",mode=" + mode;
-      if (mode == "training" && spec.rfind("gpt2", 0) == 0) s = spec.substr(0, spec.find(",decode")) + ",mode=training";
+      if (mode == "training" && spec.rfind("gpt2", 0) == 0)
+        s = spec.substr(0, spec.find(",decode")) + ",mode=training";
       if (spec.find(':') == std::string::npos) s = spec + ":mode=" + mode;
       CAPTURE(s);
       const Graph a = load_workload(s);

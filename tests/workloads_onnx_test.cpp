@@ -12,7 +12,9 @@
 #include <onnx/onnx_pb.h>
 
 namespace {
-std::string fixture(const std::string& name) { return std::string(HS_SOURCE_DIR) + "/workloads/onnx/" + name; }
+std::string fixture(const std::string& name) {
+  return std::string(HS_SOURCE_DIR) + "/workloads/onnx/" + name;
+}
 double kind_flops(const hs::GraphSummary& s, const std::string& kind) {
   auto it = s.by_kind.find(kind);
   return it == s.by_kind.end() ? 0.0 : it->second.flops;
@@ -36,7 +38,8 @@ TEST_CASE("Imported small BERT-style encoder: parameters and matmul FLOPs from i
   const auto s = hs::summarize(hs::load_workload(fixture("tiny-bert.onnx")));
   // vocab 1000, 64 positions, hidden 128, FFN 512, 2 layers, 2 heads; batch 2, sequence 32.
   const double h = 128, inner = 512, layers = 2, rows = 2 * 32;
-  CHECK(s.parameters == 1000 * h + 64 * h + 2 * h + layers * (4 * (h * h + h) + (h * inner + inner) + (inner * h + h) + 4 * h));
+  CHECK(s.parameters == 1000 * h + 64 * h + 2 * h +
+                            layers * (4 * (h * h + h) + (h * inner + inner) + (inner * h + h) + 4 * h));
   CHECK(kind_flops(s, "gemm") == 2 * rows * layers * (4 * h * h + 2 * h * inner));
   // Scores and context per layer, each 2 FLOPs x batch 2 x heads 2 x 32 x 32 x head dimension 64.
   CHECK(kind_flops(s, "attention") == layers * 2 * (2 * 2 * 2 * 32 * 32 * 64.0));
@@ -54,12 +57,14 @@ TEST_CASE("ONNX import names unsupported node types and refuses to drop them") {
   in->set_name("x");
   auto* tt = in->mutable_type()->mutable_tensor_type();
   tt->set_elem_type(onnx::TensorProto::FLOAT);
-  for (int d : {4, 8}) tt->mutable_shape()->add_dim()->set_dim_value(d);
+  for (int d : {4, 8})
+    tt->mutable_shape()->add_dim()->set_dim_value(d);
   for (const char* op : {"Relu", "Einsum", "Einsum", "NonMaxSuppression"}) {
     auto* n = g->add_node();
     n->set_op_type(op);
     // std::string("y").append(...), not "y" + ...: GCC 12 -Wrestrict false positive (PR 105329)
-    n->add_input(g->node_size() == 1 ? std::string("x") : std::string("y").append(std::to_string(g->node_size() - 1)));
+    n->add_input(g->node_size() == 1 ? std::string("x")
+                                     : std::string("y").append(std::to_string(g->node_size() - 1)));
     n->add_output(std::string("y").append(std::to_string(g->node_size())));
   }
   const auto path = std::filesystem::temp_directory_path() / "heterosim-unsupported.onnx";
@@ -67,9 +72,10 @@ TEST_CASE("ONNX import names unsupported node types and refuses to drop them") {
     std::ofstream out(path, std::ios::binary);
     REQUIRE(m.SerializeToOstream(&out));
   }
-  CHECK_THROWS_WITH_AS(hs::load_workload(path.string()),
-                       doctest::Contains("unsupported ONNX node types: Einsum (2 nodes), NonMaxSuppression (1 node)"),
-                       hs::InputError);
+  CHECK_THROWS_WITH_AS(
+      hs::load_workload(path.string()),
+      doctest::Contains("unsupported ONNX node types: Einsum (2 nodes), NonMaxSuppression (1 node)"),
+      hs::InputError);
   std::filesystem::remove(path);
 
   const auto junk = std::filesystem::temp_directory_path() / "heterosim-junk.onnx";
@@ -79,6 +85,7 @@ TEST_CASE("ONNX import names unsupported node types and refuses to drop them") {
 }
 #else
 TEST_CASE("ONNX import is not built") {
-  MESSAGE("libonnx-dev/libprotobuf-dev missing at configure time: ONNX tests skipped (scripts/setup.sh installs them)");
+  MESSAGE("libonnx-dev/libprotobuf-dev missing at configure time: ONNX tests skipped (scripts/setup.sh "
+          "installs them)");
 }
 #endif

@@ -9,10 +9,14 @@
 #include <doctest/doctest.h>
 
 TEST_CASE("Model builders run through the analytic and SimGrid engines on the hardware presets") {
-  const std::vector<std::string> specs = {
-      "resnet18:image=64,mode=training", "resnet50:image=64",           "bert-base:seq=16,mode=training",
-      "bert-large:seq=8",                "gpt2-small:seq=8,decode=2",  "gpt2-medium:seq=8,mode=training",
-      "gcn:mode=training",               "graphsage"};
+  const std::vector<std::string> specs = {"resnet18:image=64,mode=training",
+                                          "resnet50:image=64",
+                                          "bert-base:seq=16,mode=training",
+                                          "bert-large:seq=8",
+                                          "gpt2-small:seq=8,decode=2",
+                                          "gpt2-medium:seq=8,mode=training",
+                                          "gcn:mode=training",
+                                          "graphsage"};
   for (const std::string platform_name : {"workstation", "multi-gpu-node", "hetero-server"}) {
     const hs::Platform platform = hs::load_platform(platform_name);
     for (const auto& spec : specs) {
@@ -28,7 +32,8 @@ TEST_CASE("Model builders run through the analytic and SimGrid engines on the ha
       // Bandwidth sharing can only delay the replay relative to the contention-free timeline.
       CHECK(replay.makespan >= analytic.makespan * (1 - 1e-9));
       REQUIRE(replay.ops.size() == graph.ops.size());
-      for (std::size_t i = 0; i < graph.ops.size(); ++i) CHECK(replay.ops[i].end >= replay.ops[i].start);
+      for (std::size_t i = 0; i < graph.ops.size(); ++i)
+        CHECK(replay.ops[i].end >= replay.ops[i].start);
     }
   }
 }
@@ -50,15 +55,18 @@ TEST_CASE("Training peak memory holds every activation that backward reads, plus
   for (const auto& t : graph.tensors) {
     if (is_backward(graph.op(t.producer).name)) continue;
     bool read_by_backward = false;
-    for (hs::OpId c : t.consumers) read_by_backward |= is_backward(graph.op(c).name);
+    for (hs::OpId c : t.consumers)
+      read_by_backward |= is_backward(graph.op(c).name);
     if (read_by_backward) saved += t.bytes;
   }
-  for (const auto& op : graph.ops) resident += op.param_bytes;
+  for (const auto& op : graph.ops)
+    resident += op.param_bytes;
   const hs::CostModel cost(graph, platform);
   const hs::Plan plan = hs::policy_by_name("heft").plan(hs::PolicyContext{cost, 0});
   const hs::MemoryUsage m = hs::memory_usage(plan, cost, hs::run_analytic(plan, cost));
   double peaks = 0;
-  for (double p : m.peak) peaks += p;
+  for (double p : m.peak)
+    peaks += p;
   // When the loss runs, no backward op has started, so every saved activation is still allocated.
   CHECK(saved > 0.5 * resident); // activations matter at this size: the check below has teeth
   CHECK(peaks >= resident + saved);
@@ -68,6 +76,7 @@ TEST_CASE("Training peak memory holds every activation that backward reads, plus
   const hs::Plan iplan = hs::policy_by_name("heft").plan(hs::PolicyContext{icost, 0});
   const hs::MemoryUsage im = hs::memory_usage(iplan, icost, hs::run_analytic(iplan, icost));
   double ipeaks = 0;
-  for (double p : im.peak) ipeaks += p;
+  for (double p : im.peak)
+    ipeaks += p;
   CHECK(ipeaks < resident / 3 + saved / 4); // inference frees activations as it goes and holds no Adam state
 }

@@ -17,7 +17,8 @@ Graph bert(const BertOptions& o) {
   const double rows = batch * seq, hidden = static_cast<double>(o.dims.hidden);
   const ValueId ids = g.input("input_ids", rows * 8 * 2); // token and segment ids, int64
   const ValueId word = g.embedding("embeddings.word", ids, rows, static_cast<double>(o.vocab), hidden);
-  const ValueId position = g.embedding("embeddings.position", ids, rows, static_cast<double>(o.max_positions), hidden);
+  const ValueId position =
+      g.embedding("embeddings.position", ids, rows, static_cast<double>(o.max_positions), hidden);
   const ValueId segment = g.embedding("embeddings.token_type", ids, rows, 2, hidden);
   ValueId x = g.add("embeddings.add", {word, position, segment}, rows * hidden);
   x = g.layernorm("embeddings.norm", x, rows, hidden);
@@ -40,7 +41,9 @@ Graph bert(const BertOptions& o) {
   return std::move(g).finish();
 }
 
-BertOptions bert_base() { return BertOptions{}; }
+BertOptions bert_base() {
+  return BertOptions{};
+}
 
 BertOptions bert_large() {
   BertOptions o;
@@ -59,7 +62,8 @@ namespace {
 hs::WorkloadBuilder bert_builder(const hs::BertOptions& preset, const std::string& what) {
   return hs::WorkloadBuilder{
       preset.name, what,
-      std::string("batch=1 seq=128 heads=branches|fused classes=2 (training head) ") + hs::layers::kCommonModelParameters,
+      std::string("batch=1 seq=128 heads=branches|fused classes=2 (training head) ") +
+          hs::layers::kCommonModelParameters,
       [preset](hs::WorkloadParams& p) {
         hs::BertOptions o = preset;
         o.model = hs::layers::read_model_options(p, o.name, 1);
@@ -72,5 +76,9 @@ hs::WorkloadBuilder bert_builder(const hs::BertOptions& preset, const std::strin
 
 } // namespace
 
-HS_REGISTER_WORKLOAD(bert_base, bert_builder(hs::bert_base(), "BERT-base encoder (Devlin et al. 2019): 12 layers, hidden 768, 12 heads"))
-HS_REGISTER_WORKLOAD(bert_large, bert_builder(hs::bert_large(), "BERT-large encoder (Devlin et al. 2019): 24 layers, hidden 1024, 16 heads"))
+HS_REGISTER_WORKLOAD(bert_base,
+                     bert_builder(hs::bert_base(),
+                                  "BERT-base encoder (Devlin et al. 2019): 12 layers, hidden 768, 12 heads"))
+HS_REGISTER_WORKLOAD(
+    bert_large, bert_builder(hs::bert_large(),
+                             "BERT-large encoder (Devlin et al. 2019): 24 layers, hidden 1024, 16 heads"))

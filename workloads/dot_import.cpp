@@ -35,7 +35,8 @@ public:
       pos_ += 2;
       return {Token::Punct, s_.substr(pos_ - 2, 2), line_};
     }
-    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' || static_cast<unsigned char>(c) >= 0x80) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' ||
+        static_cast<unsigned char>(c) >= 0x80) {
       const std::size_t start = pos_;
       while (pos_ < s_.size()) {
         const auto d = static_cast<unsigned char>(s_[pos_]);
@@ -51,7 +52,9 @@ public:
     fail(std::string("unexpected character '") + c + "'");
   }
 
-  [[noreturn]] void fail(const std::string& what) const { throw InputError(file_, "line " + std::to_string(line_), what); }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InputError(file_, "line " + std::to_string(line_), what);
+  }
 
 private:
   void skip_space_and_comments() {
@@ -63,9 +66,11 @@ private:
       } else if (std::isspace(static_cast<unsigned char>(c))) {
         ++pos_;
       } else if (c == '#' && only_space_before_on_line()) { // C preprocessor output lines
-        while (pos_ < s_.size() && s_[pos_] != '\n') ++pos_;
+        while (pos_ < s_.size() && s_[pos_] != '\n')
+          ++pos_;
       } else if (s_.compare(pos_, 2, "//") == 0) {
-        while (pos_ < s_.size() && s_[pos_] != '\n') ++pos_;
+        while (pos_ < s_.size() && s_[pos_] != '\n')
+          ++pos_;
       } else if (s_.compare(pos_, 2, "/*") == 0) {
         const int start_line = line_;
         const std::size_t end = s_.find("*/", pos_ + 2);
@@ -73,7 +78,8 @@ private:
           line_ = start_line;
           fail("comment is never closed");
         }
-        for (std::size_t i = pos_; i < end; ++i) line_ += s_[i] == '\n';
+        for (std::size_t i = pos_; i < end; ++i)
+          line_ += s_[i] == '\n';
         pos_ = end + 2;
       } else {
         break;
@@ -155,11 +161,14 @@ public:
     if (tok_.kind != Token::End) lex_.fail("unexpected text after the graph's closing '}'");
     // Repeated edges between the same two nodes are separate transfers, named a->b#1, a->b#2, ...
     std::map<std::pair<OpId, OpId>, int> count, seen;
-    for (const Edge& e : edges_) ++count[{e.from, e.to}];
+    for (const Edge& e : edges_)
+      ++count[{e.from, e.to}];
     for (const Edge& e : edges_) {
-      const std::string edge_name = builder_->mutable_op(e.from).name + "->" + builder_->mutable_op(e.to).name;
+      const std::string edge_name =
+          builder_->mutable_op(e.from).name + "->" + builder_->mutable_op(e.to).name;
       const int n = ++seen[{e.from, e.to}];
-      builder_->tensor(count[{e.from, e.to}] > 1 ? edge_name + "#" + std::to_string(n) : edge_name, e.bytes, e.from, {e.to});
+      builder_->tensor(count[{e.from, e.to}] > 1 ? edge_name + "#" + std::to_string(n) : edge_name, e.bytes,
+                       e.from, {e.to});
     }
     return std::move(*builder_).build(); // its errors (a cycle) already name the file
   }
@@ -174,11 +183,15 @@ private:
   bool is_id(const char* s) const { return tok_.kind == Token::Id && tok_.text == s; }
   bool is_punct(const char* s) const { return tok_.kind == Token::Punct && tok_.text == s; }
   void expect(const char* s) {
-    if (!is_punct(s)) lex_.fail(std::string("expected '") + s + "'" + (tok_.kind == Token::End ? " before the end" : ", found '" + tok_.text + "'"));
+    if (!is_punct(s))
+      lex_.fail(std::string("expected '") + s + "'" +
+                (tok_.kind == Token::End ? " before the end" : ", found '" + tok_.text + "'"));
     advance();
   }
   std::string id() {
-    if (tok_.kind != Token::Id) lex_.fail("expected a name" + (tok_.kind == Token::End ? std::string(" before the end") : ", found '" + tok_.text + "'"));
+    if (tok_.kind != Token::Id)
+      lex_.fail("expected a name" +
+                (tok_.kind == Token::End ? std::string(" before the end") : ", found '" + tok_.text + "'"));
     std::string s = tok_.text;
     advance();
     return s;
@@ -211,7 +224,8 @@ private:
     double x = 0;
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
     if (ec != std::errc() || ptr != text.data() + text.size() || !(x >= 0))
-      throw InputError(file_, "line " + std::to_string(line), std::string(key) + " must be a non-negative number, not '" + text + "'");
+      throw InputError(file_, "line " + std::to_string(line),
+                       std::string(key) + " must be a non-negative number, not '" + text + "'");
     return x;
   }
 
@@ -229,8 +243,10 @@ private:
     Op& o = builder_->mutable_op(id);
     if (a.count("size") || defaults.count("size")) o.flops = number(a, "size", 0, defaults);
     auto text = [&](const char* key, std::string& field) {
-      if (auto it = a.find(key); it != a.end()) field = it->second.first;
-      else if (auto d = defaults.find(key); d != defaults.end()) field = d->second.first;
+      if (auto it = a.find(key); it != a.end())
+        field = it->second.first;
+      else if (auto d = defaults.find(key); d != defaults.end())
+        field = d->second.first;
     };
     text("kind", o.kind);
     text("precision", o.precision);
@@ -241,8 +257,11 @@ private:
     if (is_id("node") || is_id("edge") || is_id("graph")) {
       const std::string which = id();
       Attributes a = attributes();
-      Attributes& target = which == "node" ? node_defaults_ : which == "edge" ? edge_defaults_ : graph_attributes_;
-      for (auto& [k, v] : a) target[k] = v;
+      Attributes& target = which == "node"   ? node_defaults_
+                           : which == "edge" ? edge_defaults_
+                                             : graph_attributes_;
+      for (auto& [k, v] : a)
+        target[k] = v;
       return;
     }
     const int line = tok_.line;
@@ -267,8 +286,11 @@ private:
     }
     const double bytes = number(a, "size", 0, edge_defaults_);
     for (std::size_t i = 0; i + 1 < chain.size(); ++i) {
-      const OpId from = node(chain[i].first, chain[i].second), to = node(chain[i + 1].first, chain[i + 1].second);
-      if (from == to) throw InputError(file_, "line " + std::to_string(chain[i + 1].second), "edge from '" + chain[i].first + "' to itself");
+      const OpId from = node(chain[i].first, chain[i].second),
+                 to = node(chain[i + 1].first, chain[i + 1].second);
+      if (from == to)
+        throw InputError(file_, "line " + std::to_string(chain[i + 1].second),
+                         "edge from '" + chain[i].first + "' to itself");
       edges_.push_back(Edge{from, to, bytes});
     }
   }
@@ -284,7 +306,9 @@ private:
 
 } // namespace
 
-Graph parse_dot(const std::string& text, const std::string& file_label) { return DotParser(text, file_label).parse(); }
+Graph parse_dot(const std::string& text, const std::string& file_label) {
+  return DotParser(text, file_label).parse();
+}
 
 Graph load_dot(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -296,4 +320,7 @@ Graph load_dot(const std::string& path) {
 
 } // namespace hs
 
-HS_REGISTER_WORKLOAD_FILE_FORMAT(dot, hs::WorkloadFileFormat{".dot", "Graphviz DOT, SimGrid DAG convention (node size = FLOPs, edge size = bytes)", hs::load_dot})
+HS_REGISTER_WORKLOAD_FILE_FORMAT(
+    dot, hs::WorkloadFileFormat{".dot",
+                                "Graphviz DOT, SimGrid DAG convention (node size = FLOPs, edge size = bytes)",
+                                hs::load_dot})

@@ -25,7 +25,8 @@ Graph gnn(const GnnOptions& o) {
       const ValueId messages = g.gather(p + ".gather", h, edge_index, edges, out);
       x = g.scatter(p + ".aggregate", messages, edge_index, edges, nodes, out);
     } else {
-      // h' = W_self h + W_neigh mean(h_neighbours) + b (lin_l with bias, lin_r without, as in PyG's SAGEConv).
+      // h' = W_self h + W_neigh mean(h_neighbours) + b (lin_l with bias, lin_r without, as in PyG's
+      // SAGEConv).
       const ValueId messages = g.gather(p + ".gather", x, edge_index, edges, width);
       const ValueId mean = g.scatter(p + ".aggregate", messages, edge_index, edges, nodes, width);
       const ValueId neighbours = g.linear(p + ".linear_neighbours", mean, nodes, width, out, true);
@@ -55,7 +56,9 @@ hs::WorkloadBuilder gnn_builder(const std::string& variant, const std::string& w
         const auto common = hs::layers::read_model_options(p, variant, 1);
         o.model.precision = common.precision;
         o.model.training = common.training;
-        if (common.batch != 1) throw hs::InputError(variant, "batch", "full-graph training has no batch; size the graph with nodes= and edges=");
+        if (common.batch != 1)
+          throw hs::InputError(variant, "batch",
+                               "full-graph training has no batch; size the graph with nodes= and edges=");
         o.nodes = p.integer("nodes", o.nodes, 1, 1'000'000'000);
         o.edges = p.integer("edges", o.edges, 1, 100'000'000'000);
         o.features = p.integer("features", o.features, 1, 1'000'000);
@@ -68,5 +71,9 @@ hs::WorkloadBuilder gnn_builder(const std::string& variant, const std::string& w
 
 } // namespace
 
-HS_REGISTER_WORKLOAD(gcn, gnn_builder("gcn", "GCN (Kipf & Welling 2017): per layer a GEMM, a gather over the edge list and a scatter-add to the nodes"))
-HS_REGISTER_WORKLOAD(graphsage, gnn_builder("graphsage", "GraphSAGE, mean aggregator (Hamilton et al. 2017): gather, scatter-mean, two GEMMs"))
+HS_REGISTER_WORKLOAD(gcn, gnn_builder("gcn", "GCN (Kipf & Welling 2017): per layer a GEMM, a gather over the "
+                                             "edge list and a scatter-add to the nodes"))
+HS_REGISTER_WORKLOAD(
+    graphsage,
+    gnn_builder("graphsage",
+                "GraphSAGE, mean aggregator (Hamilton et al. 2017): gather, scatter-mean, two GEMMs"))

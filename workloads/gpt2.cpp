@@ -21,24 +21,33 @@ struct Cache {
 
 class Gpt2Builder {
 public:
-  Gpt2Builder(layers::LayerGraph& g, const Gpt2Options& o) : g_(g), o_(o), hidden_(static_cast<double>(o.dims.hidden)) {}
+  Gpt2Builder(layers::LayerGraph& g, const Gpt2Options& o)
+      : g_(g), o_(o), hidden_(static_cast<double>(o.dims.hidden)) {}
 
   // One pass over `tokens` new tokens per sequence at positions [start, start + tokens). `step` is empty
   // for the prefill or training pass (which owns the weights) and "stepN" for decode steps.
-  ValueId pass(const std::string& step, ValueId ids, double tokens, double start, std::vector<Cache>& caches) {
+  ValueId pass(const std::string& step, ValueId ids, double tokens, double start,
+               std::vector<Cache>& caches) {
     const double batch = static_cast<double>(g_.batch()), rows = batch * tokens;
     const bool owner = step.empty();
     auto name = [&](const std::string& n) { return owner ? n : step + "." + n; };
     auto from = [&](const std::string& n) { return owner ? std::string() : n; };
-    const ValueId tok = g_.embedding(name("wte"), ids, rows, static_cast<double>(o_.vocab), hidden_, from("wte"));
-    const ValueId pos = g_.embedding(name("wpe"), ids, rows, static_cast<double>(o_.context), hidden_, from("wpe"));
+    const ValueId tok =
+        g_.embedding(name("wte"), ids, rows, static_cast<double>(o_.vocab), hidden_, from("wte"));
+    const ValueId pos =
+        g_.embedding(name("wpe"), ids, rows, static_cast<double>(o_.context), hidden_, from("wpe"));
     ValueId x = g_.add(name("embeddings.add"), {tok, pos}, rows * hidden_);
     for (long long l = 0; l < o_.layers; ++l) {
-      const std::string p = std::string("h").append(std::to_string(l)); // not "h" + ...: GCC 12 -Wrestrict false positive (PR 105329)
+      const std::string p = std::string("h").append(
+          std::to_string(l)); // not "h" + ...: GCC 12 -Wrestrict false positive (PR 105329)
       ValueId h = g_.layernorm(name(p + ".ln1"), x, rows, hidden_, from(p + ".ln1"));
-      transformer::Projections proj = transformer::qkv(g_, name(p + ".attn"), h, rows, o_.dims, from(p + ".attn"));
-      if (!g_.training()) append_to_cache(name(p + ".attn.kv_cache"), proj, caches[static_cast<std::size_t>(l)], batch, start + tokens, owner);
-      const auto context = transformer::attend(g_, name(p + ".attn"), proj, batch, tokens, start + tokens, o_.dims);
+      transformer::Projections proj =
+          transformer::qkv(g_, name(p + ".attn"), h, rows, o_.dims, from(p + ".attn"));
+      if (!g_.training())
+        append_to_cache(name(p + ".attn.kv_cache"), proj, caches[static_cast<std::size_t>(l)], batch,
+                        start + tokens, owner);
+      const auto context =
+          transformer::attend(g_, name(p + ".attn"), proj, batch, tokens, start + tokens, o_.dims);
       h = transformer::attention_output(g_, name(p + ".attn"), context, rows, o_.dims, from(p + ".attn"));
       x = g_.add(name(p + ".attn.residual"), {x, h}, rows * hidden_);
       h = g_.layernorm(name(p + ".ln2"), x, rows, hidden_, from(p + ".ln2"));
@@ -117,7 +126,8 @@ Graph gpt2(const Gpt2Options& o) {
   const double batch = static_cast<double>(o.model.batch);
   Gpt2Builder b(g, o);
   std::vector<Cache> caches(static_cast<std::size_t>(o.layers));
-  ValueId next = b.pass("", g.input("input_ids", batch * static_cast<double>(o.seq) * 8), static_cast<double>(o.seq), 0, caches);
+  ValueId next = b.pass("", g.input("input_ids", batch * static_cast<double>(o.seq) * 8),
+                        static_cast<double>(o.seq), 0, caches);
   if (!training)
     for (long long t = 0; t < o.decode; ++t)
       next = b.pass("step" + std::to_string(t + 1), next, 1, static_cast<double>(o.seq + t), caches);
@@ -140,9 +150,11 @@ hs::WorkloadBuilder gpt2_builder(const std::string& size, const std::string& wha
         o.seq = p.integer("seq", 128, 1, o.context);
         o.decode = p.integer("decode", o.model.training ? 0 : 8, 0, o.context);
         if (o.model.training && o.decode > 0)
-          throw hs::InputError(o.name, "decode", "decode steps are for inference; training runs one pass over seq tokens");
+          throw hs::InputError(o.name, "decode",
+                               "decode steps are for inference; training runs one pass over seq tokens");
         if (o.seq + o.decode > o.context)
-          throw hs::InputError(o.name, "decode", "seq + decode must not exceed the context of " + std::to_string(o.context));
+          throw hs::InputError(o.name, "decode",
+                               "seq + decode must not exceed the context of " + std::to_string(o.context));
         o.dims.head_branches = p.text("heads", "branches", {"branches", "fused"}) == "branches";
         return hs::gpt2(o);
       }};
@@ -150,6 +162,14 @@ hs::WorkloadBuilder gpt2_builder(const std::string& size, const std::string& wha
 
 } // namespace
 
-HS_REGISTER_WORKLOAD(gpt2_small, gpt2_builder("small", "GPT-2 small decoder (Radford et al. 2019): 12 layers, hidden 768, 12 heads; prefill + decode with KV cache"))
-HS_REGISTER_WORKLOAD(gpt2_medium, gpt2_builder("medium", "GPT-2 medium decoder: 24 layers, hidden 1024, 16 heads; prefill + decode with KV cache"))
-HS_REGISTER_WORKLOAD(gpt2_large, gpt2_builder("large", "GPT-2 large decoder: 36 layers, hidden 1280, 20 heads; prefill + decode with KV cache"))
+HS_REGISTER_WORKLOAD(gpt2_small,
+                     gpt2_builder("small", "GPT-2 small decoder (Radford et al. 2019): 12 layers, hidden "
+                                           "768, 12 heads; prefill + decode with KV cache"))
+HS_REGISTER_WORKLOAD(
+    gpt2_medium,
+    gpt2_builder("medium",
+                 "GPT-2 medium decoder: 24 layers, hidden 1024, 16 heads; prefill + decode with KV cache"))
+HS_REGISTER_WORKLOAD(
+    gpt2_large,
+    gpt2_builder("large",
+                 "GPT-2 large decoder: 36 layers, hidden 1280, 20 heads; prefill + decode with KV cache"))

@@ -25,7 +25,8 @@ GraphSummary summarize(const Graph& g) {
     k.flops += o.flops;
     k.bytes += o.bytes_moved();
   }
-  for (const Tensor& t : g.tensors) s.tensor_bytes += t.bytes;
+  for (const Tensor& t : g.tensors)
+    s.tensor_bytes += t.bytes;
 
   // Longest paths in topological order: by op count, by FLOPs, and by mean explicit time.
   const auto n = static_cast<std::size_t>(g.op_count());
@@ -34,7 +35,8 @@ GraphSummary summarize(const Graph& g) {
   std::vector<double> mean_time(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
     const Op& o = g.ops[i];
-    for (const auto& [dev, t] : o.times) mean_time[i] += t / static_cast<double>(o.times.size());
+    for (const auto& [dev, t] : o.times)
+      mean_time[i] += t / static_cast<double>(o.times.size());
   }
   for (OpId id : g.topological_order()) {
     const auto i = static_cast<std::size_t>(id);

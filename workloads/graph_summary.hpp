@@ -11,7 +11,7 @@ namespace hs {
 struct KindTotals {
   int ops = 0;
   double flops = 0;
-  double bytes = 0; // read + written
+  double bytes = 0;                                                  // read + written
   double intensity() const { return bytes > 0 ? flops / bytes : 0; } // FLOPs per byte moved
 };
 

@@ -19,10 +19,10 @@ constexpr double batchnorm_data_grad = 8; // dx from dy, x-hat and the two batch
 constexpr double norm_weight_grad = 3;    // dgamma += dy * x-hat, dbeta += dy
 constexpr double layernorm_forward = 8;   // mean, centre, square-sum, normalise, scale, shift
 constexpr double layernorm_data_grad = 10;
-constexpr double softmax_forward = 5;     // max, subtract, exp, sum, divide
-constexpr double softmax_data_grad = 4;   // y * (dy - sum(dy * y))
-constexpr double loss_forward = 6;        // log-softmax and the picked log-probability
-constexpr double loss_grad = 2;           // softmax - one_hot, scaled by 1/rows
+constexpr double softmax_forward = 5;   // max, subtract, exp, sum, divide
+constexpr double softmax_data_grad = 4; // y * (dy - sum(dy * y))
+constexpr double loss_forward = 6;      // log-softmax and the picked log-probability
+constexpr double loss_grad = 2;         // softmax - one_hot, scaled by 1/rows
 // Adam (Kingma & Ba 2015, Alg. 1, as PyTorch implements it): m = b1*m + (1-b1)*g (3), v = b2*v + (1-b2)*g*g
 // (4), denom = sqrt(v)/sqrt(bc2) + eps (3), p -= step * m / denom (3).
 constexpr double adam = 13;
@@ -42,18 +42,22 @@ void LayerGraph::use(ValueId v, OpId consumer) {
 }
 
 bool LayerGraph::any_requires_grad(const std::vector<ValueId>& x) const {
-  return std::any_of(x.begin(), x.end(), [&](ValueId v) { return values_[static_cast<std::size_t>(v)].requires_grad; });
+  return std::any_of(x.begin(), x.end(),
+                     [&](ValueId v) { return values_[static_cast<std::size_t>(v)].requires_grad; });
 }
 
 double LayerGraph::bytes_of(const std::vector<ValueId>& x) const {
   double s = 0;
-  for (ValueId v : x) s += bytes(v);
+  for (ValueId v : x)
+    s += bytes(v);
   return s;
 }
 
-LayerGraph::Layer& LayerGraph::add_layer(OpHandle h, std::string kind, std::vector<ValueId> inputs, double flops) {
+LayerGraph::Layer& LayerGraph::add_layer(OpHandle h, std::string kind, std::vector<ValueId> inputs,
+                                         double flops) {
   h.kind(kind).precision(options_.precision).flops(flops).reads(bytes_of(inputs));
-  for (ValueId v : inputs) use(v, h.id());
+  for (ValueId v : inputs)
+    use(v, h.id());
   Layer l;
   l.op = h.id();
   l.name = b_.mutable_op(h.id()).name;
@@ -90,14 +94,16 @@ void LayerGraph::attach_weights(Layer& l, double weights, const std::string& wei
     return;
   }
   auto it = op_by_name_.find(weights_from);
-  if (it == op_by_name_.end()) throw std::logic_error(l.name + ": no layer '" + weights_from + "' to share weights with");
+  if (it == op_by_name_.end())
+    throw std::logic_error(l.name + ": no layer '" + weights_from + "' to share weights with");
   const Layer& owner = layers_[layer_of_op_.at(it->second)];
-  if (owner.weights != weights) throw std::logic_error(l.name + ": shares weights of a different size with " + weights_from);
+  if (owner.weights != weights)
+    throw std::logic_error(l.name + ": shares weights of a different size with " + weights_from);
   l.weight_owner = owner.op;
 }
 
-std::vector<ValueId> LayerGraph::linear_parts(const std::string& name, const std::vector<ValueId>& x, double rows,
-                                              double in, double out, bool bias, int parts,
+std::vector<ValueId> LayerGraph::linear_parts(const std::string& name, const std::vector<ValueId>& x,
+                                              double rows, double in, double out, bool bias, int parts,
                                               const std::string& weights_from) {
   const double flops = 2 * rows * in * out + (bias ? rows * out : 0);
   Layer& l = add_layer(b_.op(name), "gemm", x, flops);
@@ -109,7 +115,8 @@ std::vector<ValueId> LayerGraph::linear_parts(const std::string& name, const std
   b_.mutable_op(l.op).bytes_written = rows * out * elem_;
   std::vector<ValueId> outs;
   for (int p = 0; p < parts; ++p)
-    outs.push_back(new_value(l.op, rows * out * elem_ / parts, parts == 1 ? name : name + ":part" + std::to_string(p), true));
+    outs.push_back(new_value(l.op, rows * out * elem_ / parts,
+                             parts == 1 ? name : name + ":part" + std::to_string(p), true));
   l.outputs = outs;
   return outs;
 }
@@ -173,8 +180,8 @@ ValueId LayerGraph::softmax(const std::string& name, ValueId x, double rows, dou
   return single_output(l, rows * width * elem_, any_requires_grad({x}));
 }
 
-ValueId LayerGraph::matmul(const std::string& name, ValueId a, ValueId b, double count, double m, double n, double k,
-                           const std::string& kind) {
+ValueId LayerGraph::matmul(const std::string& name, ValueId a, ValueId b, double count, double m, double n,
+                           double k, const std::string& kind) {
   const double flops = 2 * count * m * n * k;
   Layer& l = add_layer(b_.op(name), kind, {a, b}, flops);
   l.data_grad_kind = kind;
@@ -182,8 +189,8 @@ ValueId LayerGraph::matmul(const std::string& name, ValueId a, ValueId b, double
   return single_output(l, count * m * n * elem_, any_requires_grad({a, b}));
 }
 
-ValueId LayerGraph::pooling(const std::string& name, ValueId x, double in_elements, double out_elements, double window,
-                            bool max_pool) {
+ValueId LayerGraph::pooling(const std::string& name, ValueId x, double in_elements, double out_elements,
+                            double window, bool max_pool) {
   Layer& l = add_layer(b_.op(name), "pooling", {x}, out_elements * window);
   l.saved = max_pool ? Saved::Inputs : Saved::Nothing; // max pooling routes the gradient to the argmax
   l.data_grad_kind = "pooling";
@@ -202,7 +209,8 @@ ValueId LayerGraph::embedding(const std::string& name, ValueId ids, double rows,
   return single_output(l, rows * width * elem_, true);
 }
 
-ValueId LayerGraph::gather(const std::string& name, ValueId features, ValueId index, double edges, double width) {
+ValueId LayerGraph::gather(const std::string& name, ValueId features, ValueId index, double edges,
+                           double width) {
   Layer& l = add_layer(b_.op(name), "gather", {features, index}, edges * width);
   l.differentiable = {true, false};
   l.data_grad_kind = "scatter";
@@ -211,8 +219,8 @@ ValueId LayerGraph::gather(const std::string& name, ValueId features, ValueId in
   return single_output(l, edges * width * elem_, any_requires_grad({features}));
 }
 
-ValueId LayerGraph::scatter(const std::string& name, ValueId messages, ValueId index, double edges, double nodes,
-                            double width) {
+ValueId LayerGraph::scatter(const std::string& name, ValueId messages, ValueId index, double edges,
+                            double nodes, double width) {
   Layer& l = add_layer(b_.op(name), "scatter", {messages, index}, 2 * edges * width); // normalise and add
   l.differentiable = {true, false};
   l.saved = Saved::Nothing; // d(messages) is d(out) gathered by the index, which is a graph input
@@ -221,7 +229,8 @@ ValueId LayerGraph::scatter(const std::string& name, ValueId messages, ValueId i
   return single_output(l, nodes * width * elem_, any_requires_grad({messages}));
 }
 
-ValueId LayerGraph::reduce(const std::string& name, const std::vector<ValueId>& x, double elements, double out_elements) {
+ValueId LayerGraph::reduce(const std::string& name, const std::vector<ValueId>& x, double elements,
+                           double out_elements) {
   Layer& l = add_layer(b_.op(name), "reduce", x, elements);
   l.saved = Saved::Nothing;
   l.data_grad_kind = "elementwise";
@@ -229,9 +238,9 @@ ValueId LayerGraph::reduce(const std::string& name, const std::vector<ValueId>& 
   return single_output(l, out_elements * elem_, any_requires_grad(x));
 }
 
-std::vector<ValueId> LayerGraph::custom(const std::string& name, const std::string& kind, const std::vector<ValueId>& x,
-                                        double flops, double bytes_read, double bytes_written,
-                                        const std::vector<double>& outputs) {
+std::vector<ValueId> LayerGraph::custom(const std::string& name, const std::string& kind,
+                                        const std::vector<ValueId>& x, double flops, double bytes_read,
+                                        double bytes_written, const std::vector<double>& outputs) {
   Layer& l = add_layer(b_.op(name), kind, x, flops);
   l.differentiable.assign(x.size(), false);
   l.saved = Saved::Nothing;
@@ -254,14 +263,17 @@ ValueId LayerGraph::loss(const std::string& name, ValueId logits, double rows, d
 void LayerGraph::emit_backward() {
   if (std::none_of(layers_.begin(), layers_.end(), [](const Layer& l) { return l.is_loss; }))
     throw std::logic_error(b_.op_count() ? "training graph without a loss layer" : "empty model");
-  // For each forward value, the backward ops that produce (a part of) its gradient; their sum is the gradient.
+  // For each forward value, the backward ops that produce (a part of) its gradient; their sum is the
+  // gradient.
   std::vector<std::vector<OpId>> grad_sources(values_.size());
   std::map<std::pair<OpId, ValueId>, ValueId> grad_values;
   auto gradient_values = [&](ValueId v) {
     std::vector<ValueId> out;
     for (OpId s : grad_sources[static_cast<std::size_t>(v)]) {
       auto [it, fresh] = grad_values.try_emplace({s, v}, -1);
-      if (fresh) it->second = new_value(s, bytes(v), b_.mutable_op(s).name + ":d" + values_[static_cast<std::size_t>(v)].name, true);
+      if (fresh)
+        it->second = new_value(
+            s, bytes(v), b_.mutable_op(s).name + ":d" + values_[static_cast<std::size_t>(v)].name, true);
       out.push_back(it->second);
     }
     return out;
@@ -272,41 +284,56 @@ void LayerGraph::emit_backward() {
     const Layer& l = layers_[i]; // layers_ does not grow during the backward pass
     std::vector<ValueId> upstream;
     for (ValueId o : l.outputs)
-      for (ValueId g : gradient_values(o)) upstream.push_back(g);
+      for (ValueId g : gradient_values(o))
+        upstream.push_back(g);
     if (upstream.empty() && !l.is_loss) continue; // does not contribute to the loss
     if (l.pass_through) {
       for (std::size_t k = 0; k < l.inputs.size(); ++k)
         if (l.differentiable[k] && values_[static_cast<std::size_t>(l.inputs[k])].requires_grad)
           for (ValueId o : l.outputs)
-            for (OpId s : grad_sources[static_cast<std::size_t>(o)]) grad_sources[static_cast<std::size_t>(l.inputs[k])].push_back(s);
+            for (OpId s : grad_sources[static_cast<std::size_t>(o)])
+              grad_sources[static_cast<std::size_t>(l.inputs[k])].push_back(s);
       continue;
     }
-    const std::vector<ValueId> saved = l.saved == Saved::Inputs ? l.inputs : l.saved == Saved::Output ? l.outputs : std::vector<ValueId>{};
+    const std::vector<ValueId> saved = l.saved == Saved::Inputs   ? l.inputs
+                                       : l.saved == Saved::Output ? l.outputs
+                                                                  : std::vector<ValueId>{};
     const double upstream_bytes = bytes_of(upstream);
-    const double own_weight_bytes =
-        (l.weights > 0 ? l.weights : l.weight_owner >= 0 ? layers_[layer_of_op_[l.weight_owner]].weights : 0) * elem_;
+    const double own_weight_bytes = (l.weights > 0         ? l.weights
+                                     : l.weight_owner >= 0 ? layers_[layer_of_op_[l.weight_owner]].weights
+                                                           : 0) *
+                                    elem_;
     // Several consumers' gradients are summed on the way in (one add per extra contribution).
-    const double accumulate = upstream.size() > 1 ? (upstream_bytes - bytes_of({upstream.front()})) / elem_ : 0;
+    const double accumulate =
+        upstream.size() > 1 ? (upstream_bytes - bytes_of({upstream.front()})) / elem_ : 0;
 
     std::vector<ValueId> grad_inputs;
     for (std::size_t k = 0; k < l.inputs.size(); ++k)
-      if (l.differentiable[k] && values_[static_cast<std::size_t>(l.inputs[k])].requires_grad) grad_inputs.push_back(l.inputs[k]);
+      if (l.differentiable[k] && values_[static_cast<std::size_t>(l.inputs[k])].requires_grad)
+        grad_inputs.push_back(l.inputs[k]);
     if (!grad_inputs.empty()) {
       auto h = b_.op(l.name + (l.weights > 0 || l.weight_owner >= 0 ? ".dgrad" : ".bwd"));
       const std::vector<ValueId> reads = l.data_grad_reads_saved ? saved : std::vector<ValueId>{};
       h.kind(l.data_grad_kind).precision(options_.precision).flops(l.data_grad_flops + accumulate);
       h.reads(upstream_bytes + bytes_of(reads) + own_weight_bytes).writes(bytes_of(grad_inputs));
-      for (ValueId g : upstream) use(g, h.id());
-      for (ValueId s : reads) use(s, h.id());
-      for (ValueId v : grad_inputs) grad_sources[static_cast<std::size_t>(v)].push_back(h.id());
+      for (ValueId g : upstream)
+        use(g, h.id());
+      for (ValueId s : reads)
+        use(s, h.id());
+      for (ValueId v : grad_inputs)
+        grad_sources[static_cast<std::size_t>(v)].push_back(h.id());
     }
     if (l.weights > 0 || l.weight_owner >= 0) {
       auto h = b_.op(l.name + ".wgrad");
       const double grad_bytes = own_weight_bytes;
-      h.kind(l.weight_grad_kind).precision(options_.precision).flops(l.weight_grad_flops + (grad_inputs.empty() ? accumulate : 0));
+      h.kind(l.weight_grad_kind)
+          .precision(options_.precision)
+          .flops(l.weight_grad_flops + (grad_inputs.empty() ? accumulate : 0));
       h.reads(upstream_bytes + bytes_of(saved)).writes(grad_bytes);
-      for (ValueId g : upstream) use(g, h.id());
-      for (ValueId s : saved) use(s, h.id());
+      for (ValueId g : upstream)
+        use(g, h.id());
+      for (ValueId s : saved)
+        use(s, h.id());
       const OpId owner = l.weight_owner >= 0 ? l.weight_owner : l.op;
       weight_grads[owner].push_back(new_value(h.id(), grad_bytes, l.name + ":dW", true));
     }
@@ -323,7 +350,8 @@ void LayerGraph::emit_backward() {
     h.params(state_per_param * l.weights);
     h.reads(l.weights * elem_ + bytes_of(it->second) + state_per_param * l.weights);
     h.writes(l.weights * elem_ + state_per_param * l.weights);
-    for (ValueId g : it->second) use(g, h.id());
+    for (ValueId g : it->second)
+      use(g, h.id());
   }
 }
 

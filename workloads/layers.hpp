@@ -47,8 +47,9 @@ public:
 
   // y[rows, out] = x[rows, in] W[in, out] (+ b), x given as column blocks (concatenated heads). `parts` > 1
   // splits the output by columns into that many values (attention heads) so each consumer reads its slice.
-  std::vector<ValueId> linear_parts(const std::string& name, const std::vector<ValueId>& x, double rows, double in,
-                                    double out, bool bias, int parts, const std::string& weights_from = "");
+  std::vector<ValueId> linear_parts(const std::string& name, const std::vector<ValueId>& x, double rows,
+                                    double in, double out, bool bias, int parts,
+                                    const std::string& weights_from = "");
   ValueId linear(const std::string& name, ValueId x, double rows, double in, double out, bool bias = true,
                  const std::string& weights_from = "") {
     return linear_parts(name, {x}, rows, in, out, bias, 1, weights_from)[0];
@@ -63,7 +64,8 @@ public:
 
   // Normalisations with a learned scale and shift of `channels` (BatchNorm) or `width` (LayerNorm).
   ValueId batchnorm(const std::string& name, ValueId x, double elements, double channels);
-  ValueId layernorm(const std::string& name, ValueId x, double rows, double width, const std::string& weights_from = "");
+  ValueId layernorm(const std::string& name, ValueId x, double rows, double width,
+                    const std::string& weights_from = "");
 
   // Pointwise ops. `flops_per_element` counts one output element; `saved` says what backward reads.
   ValueId elementwise(const std::string& name, const std::vector<ValueId>& x, double elements,
@@ -86,10 +88,12 @@ public:
   ValueId scatter(const std::string& name, ValueId messages, ValueId index, double edges, double nodes,
                   double width);
   // A reduction over `elements` to `out_elements` (argmax for sampling, pooler CLS slice...).
-  ValueId reduce(const std::string& name, const std::vector<ValueId>& x, double elements, double out_elements);
+  ValueId reduce(const std::string& name, const std::vector<ValueId>& x, double elements,
+                 double out_elements);
   // An inference-only op with several outputs and no gradient (KV-cache append): explicit costs.
   std::vector<ValueId> custom(const std::string& name, const std::string& kind, const std::vector<ValueId>& x,
-                              double flops, double bytes_read, double bytes_written, const std::vector<double>& outputs);
+                              double flops, double bytes_read, double bytes_written,
+                              const std::vector<double>& outputs);
   // Softmax cross-entropy over [rows, classes]; the start of the backward pass in training.
   ValueId loss(const std::string& name, ValueId logits, double rows, double classes);
 
@@ -117,13 +121,13 @@ private:
     std::vector<ValueId> inputs;
     std::vector<ValueId> outputs;
     double flops = 0;
-    double weights = 0;          // weight elements owned (0: none)
-    OpId weight_owner = -1;      // tied weights: the layer op that owns and updates them
-    bool pass_through = false;   // gradient goes to the inputs unchanged (residual add)
+    double weights = 0;        // weight elements owned (0: none)
+    OpId weight_owner = -1;    // tied weights: the layer op that owns and updates them
+    bool pass_through = false; // gradient goes to the inputs unchanged (residual add)
     bool is_loss = false;
     Saved saved = Saved::Inputs;
     bool data_grad_reads_saved = true; // false for linear/conv: dX needs only dY and the weights
-    double data_grad_flops = 0;  // backward FLOPs for the input gradients
+    double data_grad_flops = 0;        // backward FLOPs for the input gradients
     double weight_grad_flops = 0;
     std::string data_grad_kind, weight_grad_kind;
     std::vector<bool> differentiable; // per input: does the gradient flow into it (index tensors: no)

@@ -12,13 +12,12 @@
 #include "sim/graph_builder.hpp"
 #include "workloads/workload_registry.hpp"
 
-#include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
-
 #include <fstream>
 #include <functional>
 #include <map>
 #include <numeric>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
 #include <set>
 #include <unordered_map>
 
@@ -30,28 +29,46 @@ struct TensorInfo {
   std::vector<long long> dims;
   bool known = false;
   double elements() const {
-    return std::accumulate(dims.begin(), dims.end(), 1.0, [](double a, long long d) { return a * static_cast<double>(d); });
+    return std::accumulate(dims.begin(), dims.end(), 1.0,
+                           [](double a, long long d) { return a * static_cast<double>(d); });
   }
 };
 
 double element_size(int t) {
   using onnx::TensorProto;
   switch (t) {
-  case TensorProto::DOUBLE: case TensorProto::INT64: case TensorProto::UINT64: return 8;
-  case TensorProto::FLOAT: case TensorProto::INT32: case TensorProto::UINT32: return 4;
-  case TensorProto::FLOAT16: case TensorProto::BFLOAT16: case TensorProto::INT16: case TensorProto::UINT16: return 2;
-  default: return 1;
+  case TensorProto::DOUBLE:
+  case TensorProto::INT64:
+  case TensorProto::UINT64:
+    return 8;
+  case TensorProto::FLOAT:
+  case TensorProto::INT32:
+  case TensorProto::UINT32:
+    return 4;
+  case TensorProto::FLOAT16:
+  case TensorProto::BFLOAT16:
+  case TensorProto::INT16:
+  case TensorProto::UINT16:
+    return 2;
+  default:
+    return 1;
   }
 }
 
 std::string precision_of(int t) {
   using onnx::TensorProto;
   switch (t) {
-  case TensorProto::DOUBLE: return "fp64";
-  case TensorProto::FLOAT16: return "fp16";
-  case TensorProto::BFLOAT16: return "bf16";
-  case TensorProto::INT8: case TensorProto::UINT8: return "int8";
-  default: return "fp32";
+  case TensorProto::DOUBLE:
+    return "fp64";
+  case TensorProto::FLOAT16:
+    return "fp16";
+  case TensorProto::BFLOAT16:
+    return "bf16";
+  case TensorProto::INT8:
+  case TensorProto::UINT8:
+    return "int8";
+  default:
+    return "fp32";
   }
 }
 
@@ -75,16 +92,21 @@ TensorInfo info_of(const onnx::ValueInfoProto& v) {
 const std::set<std::string> kViews = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Dropout"};
 const std::set<std::string> kConstants = {"Constant", "Shape", "ConstantOfShape", "Size", "Range"};
 const std::set<std::string> kElementwise = {
-    "Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Relu", "LeakyRelu", "PRelu", "Sigmoid", "Tanh", "Erf", "Exp", "Log",
-    "Neg", "Abs", "Clip", "Max", "Min", "Reciprocal", "HardSigmoid", "HardSwish", "Gelu", "Where", "Cast", "Equal",
-    "Less", "Greater", "Not", "And", "Or", "Floor", "Ceil", "Round", "Sign", "Softplus", "Elu", "Selu", "Mish"};
+    "Add",   "Sub",     "Mul",  "Div",        "Pow",         "Sqrt",      "Relu", "LeakyRelu",
+    "PRelu", "Sigmoid", "Tanh", "Erf",        "Exp",         "Log",       "Neg",  "Abs",
+    "Clip",  "Max",     "Min",  "Reciprocal", "HardSigmoid", "HardSwish", "Gelu", "Where",
+    "Cast",  "Equal",   "Less", "Greater",    "Not",         "And",       "Or",   "Floor",
+    "Ceil",  "Round",   "Sign", "Softplus",   "Elu",         "Selu",      "Mish"};
 // Pure data movement: a copy, no arithmetic.
-const std::set<std::string> kCopies = {"Transpose", "Concat", "Split", "Slice", "Expand", "Tile", "Pad", "Resize"};
-const std::set<std::string> kReductions = {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
-                                           "ReduceL2", "ReduceL1", "ReduceSumSquare", "ArgMax", "ArgMin"};
+const std::set<std::string> kCopies = {"Transpose", "Concat", "Split", "Slice",
+                                       "Expand",    "Tile",   "Pad",   "Resize"};
+const std::set<std::string> kReductions = {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin",
+                                           "ReduceProd", "ReduceL2",  "ReduceL1",  "ReduceSumSquare",
+                                           "ArgMax",     "ArgMin"};
 // Slots that hold weights, by op type (input index).
 bool is_weight_slot(const std::string& op, int slot) {
-  if (op == "Conv" || op == "ConvTranspose" || op == "Gemm" || op == "LayerNormalization" || op == "InstanceNormalization")
+  if (op == "Conv" || op == "ConvTranspose" || op == "Gemm" || op == "LayerNormalization" ||
+      op == "InstanceNormalization")
     return slot >= 1;
   if (op == "BatchNormalization") return slot >= 1;
   if (op == "Add" || op == "Mul") return slot <= 1; // commutative: exporters put a bias on either side
@@ -124,9 +146,12 @@ public:
       info_[t.name()] = i;
       weights_.insert(t.name());
     }
-    for (const auto& v : g.input()) if (!info_.count(v.name())) info_[v.name()] = info_of(v);
-    for (const auto& v : g.value_info()) info_[v.name()] = info_of(v);
-    for (const auto& v : g.output()) info_[v.name()] = info_of(v);
+    for (const auto& v : g.input())
+      if (!info_.count(v.name())) info_[v.name()] = info_of(v);
+    for (const auto& v : g.value_info())
+      info_[v.name()] = info_of(v);
+    for (const auto& v : g.output())
+      info_[v.name()] = info_of(v);
     classify_graph_inputs(g);
     check_supported(g);
 
@@ -135,10 +160,13 @@ public:
     for (const auto& v : g.input())
       if (!weights_.count(v.name())) {
         auto h = b.op(unique_name("input:" + v.name()));
-        h.kind("input").precision(precision_of(info_[v.name()].elem_type)).writes(bytes(v.name(), "graph input"));
+        h.kind("input")
+            .precision(precision_of(info_[v.name()].elem_type))
+            .writes(bytes(v.name(), "graph input"));
         producer_[v.name()] = h.id();
       }
-    for (int i = 0; i < g.node_size(); ++i) node(g.node(i), i);
+    for (int i = 0; i < g.node_size(); ++i)
+      node(g.node(i), i);
     for (const auto& [name, consumers] : consumers_) {
       auto p = producer_.find(name);
       if (p == producer_.end()) continue;
@@ -154,7 +182,8 @@ private:
   void classify_graph_inputs(const onnx::GraphProto& g) {
     std::unordered_map<std::string, std::vector<std::pair<const onnx::NodeProto*, int>>> uses;
     for (const auto& n : g.node())
-      for (int s = 0; s < n.input_size(); ++s) uses[n.input(s)].emplace_back(&n, s);
+      for (int s = 0; s < n.input_size(); ++s)
+        uses[n.input(s)].emplace_back(&n, s);
     std::unordered_map<std::string, bool> memo;
     std::function<bool(const std::string&)> weight_only = [&](const std::string& name) {
       if (auto m = memo.find(name); m != memo.end()) return m->second;
@@ -165,7 +194,8 @@ private:
         for (const auto& [node, slot] : it->second) {
           if (is_weight_slot(node->op_type(), slot)) continue;
           if (is_weight_passthrough(node->op_type()) && slot == 0) {
-            for (const auto& o : node->output()) ok = ok && weight_only(o);
+            for (const auto& o : node->output())
+              ok = ok && weight_only(o);
             continue;
           }
           ok = false;
@@ -176,45 +206,65 @@ private:
       if (!weights_.count(v.name()) && weight_only(v.name())) weights_.insert(v.name());
   }
 
-  static bool is_weight_passthrough(const std::string& op) { return kViews.count(op) || op == "Transpose" || op == "Cast"; }
+  static bool is_weight_passthrough(const std::string& op) {
+    return kViews.count(op) || op == "Transpose" || op == "Cast";
+  }
 
   void check_supported(const onnx::GraphProto& g) {
     std::map<std::string, int> unsupported;
     for (const auto& n : g.node())
-      if (!known(n.op_type()) || !n.domain().empty()) ++unsupported[(n.domain().empty() ? "" : n.domain() + ":") + n.op_type()];
+      if (!known(n.op_type()) || !n.domain().empty())
+        ++unsupported[(n.domain().empty() ? "" : n.domain() + ":") + n.op_type()];
     if (unsupported.empty()) return;
     std::string list;
-    for (const auto& [op, count] : unsupported) list += (list.empty() ? "" : ", ") + op + " (" + std::to_string(count) + " node" + (count > 1 ? "s" : "") + ")";
+    for (const auto& [op, count] : unsupported)
+      list += (list.empty() ? "" : ", ") + op + " (" + std::to_string(count) + " node" +
+              (count > 1 ? "s" : "") + ")";
     throw InputError(file_, "", "unsupported ONNX node types: " + list + "; nothing was imported");
   }
 
   static bool known(const std::string& op) {
-    static const std::set<std::string> others = {"Conv", "Gemm", "MatMul", "Softmax", "LogSoftmax", "LayerNormalization",
-                                                 "BatchNormalization", "MaxPool", "AveragePool", "GlobalAveragePool",
-                                                 "GlobalMaxPool", "Gather"};
-    return kViews.count(op) || kConstants.count(op) || kElementwise.count(op) || kCopies.count(op) || kReductions.count(op) ||
-           others.count(op);
+    static const std::set<std::string> others = {"Conv",
+                                                 "Gemm",
+                                                 "MatMul",
+                                                 "Softmax",
+                                                 "LogSoftmax",
+                                                 "LayerNormalization",
+                                                 "BatchNormalization",
+                                                 "MaxPool",
+                                                 "AveragePool",
+                                                 "GlobalAveragePool",
+                                                 "GlobalMaxPool",
+                                                 "Gather"};
+    return kViews.count(op) || kConstants.count(op) || kElementwise.count(op) || kCopies.count(op) ||
+           kReductions.count(op) || others.count(op);
   }
 
   const TensorInfo& shape(const std::string& name, const onnx::NodeProto& n) {
     auto it = info_.find(name);
     if (it == info_.end() || !it->second.known)
-      throw InputError(file_, "node '" + node_label(n) + "'", "the shape of '" + name + "' is unknown after shape inference (give the model's inputs fixed shapes)");
+      throw InputError(file_, "node '" + node_label(n) + "'",
+                       "the shape of '" + name +
+                           "' is unknown after shape inference (give the model's inputs fixed shapes)");
     return it->second;
   }
 
   double bytes(const std::string& name, const char* what) {
     auto it = info_.find(name);
     if (it == info_.end() || !it->second.known)
-      throw InputError(file_, std::string(what) + " '" + name + "'", "shape unknown after shape inference (give the model's inputs fixed shapes)");
+      throw InputError(file_, std::string(what) + " '" + name + "'",
+                       "shape unknown after shape inference (give the model's inputs fixed shapes)");
     return it->second.elements() * element_size(it->second.elem_type);
   }
 
-  static std::string node_label(const onnx::NodeProto& n) { return n.name().empty() ? n.op_type() : n.name(); }
+  static std::string node_label(const onnx::NodeProto& n) {
+    return n.name().empty() ? n.op_type() : n.name();
+  }
 
   std::string unique_name(const std::string& base) {
     std::string name = base;
-    for (int k = 2; used_names_.count(name); ++k) name = base + "#" + std::to_string(k);
+    for (int k = 2; used_names_.count(name); ++k)
+      name = base + "#" + std::to_string(k);
     used_names_.insert(name);
     return name;
   }
@@ -222,19 +272,24 @@ private:
   void node(const onnx::NodeProto& n, int index) {
     const std::string& op = n.op_type();
     if (kConstants.count(op)) {
-      for (const auto& o : n.output()) constants_.insert(o);
+      for (const auto& o : n.output())
+        constants_.insert(o);
       return;
     }
-    if (weights_.count(resolve_name(n.input(0))) && is_weight_passthrough(op)) { // weight layout, done once offline
-      for (const auto& o : n.output()) weights_.insert(o);
+    if (weights_.count(resolve_name(n.input(0))) &&
+        is_weight_passthrough(op)) { // weight layout, done once offline
+      for (const auto& o : n.output())
+        weights_.insert(o);
       return;
     }
     if (kViews.count(op)) { // the output is the input, seen differently
       const std::string& src = n.input(0);
       if (constants_.count(src) || weights_.count(src)) {
-        for (const auto& o : n.output()) (weights_.count(src) ? weights_ : constants_).insert(o);
+        for (const auto& o : n.output())
+          (weights_.count(src) ? weights_ : constants_).insert(o);
       } else {
-        for (const auto& o : n.output()) alias_[o] = resolve_name(src);
+        for (const auto& o : n.output())
+          alias_[o] = resolve_name(src);
       }
       return;
     }
@@ -246,7 +301,8 @@ private:
     if (op == "Conv") {
       const auto& w = input_shape(1).dims; // [Cout, Cin/group, k...]
       double per_output = 1;
-      for (std::size_t d = 1; d < w.size(); ++d) per_output *= static_cast<double>(w[d]);
+      for (std::size_t d = 1; d < w.size(); ++d)
+        per_output *= static_cast<double>(w[d]);
       flops = 2 * out_elements * per_output + (n.input_size() > 2 && !n.input(2).empty() ? out_elements : 0);
       kind = "conv2d";
     } else if (op == "Gemm") {
@@ -269,7 +325,9 @@ private:
       kind = "batchnorm";
     } else if (op == "MaxPool" || op == "AveragePool") {
       const auto k = attribute_ints(n, "kernel_shape");
-      flops = out_elements * std::accumulate(k.begin(), k.end(), 1.0, [](double a, long long d) { return a * static_cast<double>(d); });
+      flops = out_elements * std::accumulate(k.begin(), k.end(), 1.0, [](double a, long long d) {
+                return a * static_cast<double>(d);
+              });
       kind = "pooling";
     } else if (op == "GlobalAveragePool" || op == "GlobalMaxPool") {
       flops = input_shape(0).elements();
@@ -294,14 +352,16 @@ private:
       const std::string src = resolve_name(name);
       if (constants_.count(src)) continue;
       double in_bytes = bytes(src, "tensor");
-      if (kind == "embedding" && i == 0) in_bytes = out_elements * element_size(out.elem_type); // rows looked up
+      if (kind == "embedding" && i == 0)
+        in_bytes = out_elements * element_size(out.elem_type); // rows looked up
       read += in_bytes;
       if (weights_.count(src)) {
         if (owned_.insert(src).second) params += bytes(src, "weight");
         continue;
       }
       auto p = producer_.find(src);
-      if (p == producer_.end()) throw InputError(file_, "node '" + node_label(n) + "'", "input '" + name + "' has no producer");
+      if (p == producer_.end())
+        throw InputError(file_, "node '" + node_label(n) + "'", "input '" + name + "' has no producer");
       consumers_[src].insert(h.id());
     }
     for (const auto& o : n.output()) {
@@ -339,4 +399,5 @@ Graph load_onnx(const std::string& path) {
 
 } // namespace hs
 
-HS_REGISTER_WORKLOAD_FILE_FORMAT(onnx, hs::WorkloadFileFormat{".onnx", "ONNX model (shape inference by libonnx)", hs::load_onnx})
+HS_REGISTER_WORKLOAD_FILE_FORMAT(onnx, hs::WorkloadFileFormat{
+                                           ".onnx", "ONNX model (shape inference by libonnx)", hs::load_onnx})

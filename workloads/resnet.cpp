@@ -19,8 +19,8 @@ class ResNetBuilder {
 public:
   explicit ResNetBuilder(LayerGraph& g) : g_(g), n_(static_cast<double>(g.batch())) {}
 
-  Activation conv_bn(const std::string& name, Activation x, long long out_channels, long long kernel, long long stride,
-                     bool relu) {
+  Activation conv_bn(const std::string& name, Activation x, long long out_channels, long long kernel,
+                     long long stride, bool relu) {
     const LayerGraph::Conv c{x.channels, x.height, x.width, out_channels, kernel, stride, kernel / 2};
     Activation y{g_.conv2d(name + ".conv", x.value, c), out_channels, c.out_height(), c.out_width()};
     const double elements = n_ * static_cast<double>(out_channels * y.height * y.width);
@@ -39,7 +39,8 @@ public:
   Activation basic_block(const std::string& name, Activation x, long long width, long long stride) {
     Activation y = conv_bn(name + ".1", x, width, 3, stride, true);
     y = conv_bn(name + ".2", y, width, 3, 1, false);
-    const Activation shortcut = (stride != 1 || x.channels != width) ? conv_bn(name + ".down", x, width, 1, stride, false) : x;
+    const Activation shortcut =
+        (stride != 1 || x.channels != width) ? conv_bn(name + ".down", x, width, 1, stride, false) : x;
     return residual(name, y, shortcut);
   }
 
@@ -48,7 +49,8 @@ public:
     Activation y = conv_bn(name + ".1", x, width, 1, 1, true);
     y = conv_bn(name + ".2", y, width, 3, stride, true);
     y = conv_bn(name + ".3", y, out, 1, 1, false);
-    const Activation shortcut = (stride != 1 || x.channels != out) ? conv_bn(name + ".down", x, out, 1, stride, false) : x;
+    const Activation shortcut =
+        (stride != 1 || x.channels != out) ? conv_bn(name + ".down", x, out, 1, stride, false) : x;
     return residual(name, y, shortcut);
   }
 
@@ -67,7 +69,8 @@ Graph resnet(const ResNetOptions& o) {
                        o.model);
   const double n = static_cast<double>(o.model.batch);
   ResNetBuilder r(g);
-  Activation x{g.input("image", n * 3 * static_cast<double>(o.image * o.image) * g.elem()), 3, o.image, o.image};
+  Activation x{g.input("image", n * 3 * static_cast<double>(o.image * o.image) * g.elem()), 3, o.image,
+               o.image};
   x = r.conv_bn("stem", x, 64, 7, 2, true);
   const long long pooled = (x.height + 2 - 3) / 2 + 1;
   x.value = g.pooling("stem.maxpool", x.value, n * static_cast<double>(64 * x.height * x.width),
@@ -84,8 +87,9 @@ Graph resnet(const ResNetOptions& o) {
     }
   }
   const double features = static_cast<double>(x.channels);
-  const ValueId pooled_features = g.pooling("avgpool", x.value, n * features * static_cast<double>(x.height * x.width),
-                                            n * features, static_cast<double>(x.height * x.width), false);
+  const ValueId pooled_features =
+      g.pooling("avgpool", x.value, n * features * static_cast<double>(x.height * x.width), n * features,
+                static_cast<double>(x.height * x.width), false);
   const ValueId logits = g.linear("fc", pooled_features, n, features, static_cast<double>(o.classes));
   if (o.model.training) g.loss("loss", logits, n, static_cast<double>(o.classes));
   return std::move(g).finish();
@@ -99,7 +103,8 @@ hs::WorkloadBuilder resnet_builder(int depth) {
   const std::string name = "resnet" + std::to_string(depth);
   return hs::WorkloadBuilder{
       name,
-      "ResNet-" + std::to_string(depth) + " (He et al. 2016; torchvision layout): conv, batch-norm, ReLU, pooling, residual adds, FC",
+      "ResNet-" + std::to_string(depth) +
+          " (He et al. 2016; torchvision layout): conv, batch-norm, ReLU, pooling, residual adds, FC",
       std::string("batch=1 image=224 classes=1000 ") + hs::layers::kCommonModelParameters,
       [name, depth](hs::WorkloadParams& p) {
         hs::ResNetOptions o;

@@ -40,19 +40,23 @@ Graph topcuoglu_dag(const TopcuogluOptions& o) {
     for (int i = 0; i < width; ++i) {
       auto h = b.op(std::string("n").append(std::to_string(++made)));
       const double w = rng.uniform(0, 2 * o.mean_cost);
-      for (const auto& d : o.devices) h.time_on(d, w * rng.uniform(1 - o.beta / 2, 1 + o.beta / 2));
+      for (const auto& d : o.devices)
+        h.time_on(d, w * rng.uniform(1 - o.beta / 2, 1 + o.beta / 2));
       current.push_back(h.id());
     }
     if (!previous.empty()) {
       // Every task has a parent in the level above; every parent gets about out_degree children.
       std::vector<std::vector<OpId>> children(previous.size());
       for (OpId c : current)
-        children[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(previous.size()) - 1))].push_back(c);
+        children[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(previous.size()) - 1))]
+            .push_back(c);
       for (auto& kids : children) {
         const double want = std::min(o.out_degree, static_cast<double>(current.size()));
-        const int extra = static_cast<int>(std::floor(want - static_cast<double>(kids.size()) + rng.uniform()));
+        const int extra =
+            static_cast<int>(std::floor(want - static_cast<double>(kids.size()) + rng.uniform()));
         for (int k = 0; k < extra; ++k) {
-          const OpId c = current[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(current.size()) - 1))];
+          const OpId c = current[static_cast<std::size_t>(
+              rng.integer(0, static_cast<std::int64_t>(current.size()) - 1))];
           if (std::find(kids.begin(), kids.end(), c) == kids.end()) kids.push_back(c);
         }
         std::sort(kids.begin(), kids.end());
@@ -75,7 +79,8 @@ std::vector<std::string> device_list(const std::string& text) {
     const auto comma = text.find(',', pos);
     const std::string name = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     if (name.empty()) throw InputError("topcuoglu", "devices", "empty device name in '" + text + "'");
-    if (std::find(out.begin(), out.end(), name) != out.end()) throw InputError("topcuoglu", "devices", "device '" + name + "' listed twice");
+    if (std::find(out.begin(), out.end(), name) != out.end())
+      throw InputError("topcuoglu", "devices", "device '" + name + "' listed twice");
     out.push_back(name);
     if (comma == std::string::npos) break;
     pos = comma + 1;
@@ -86,19 +91,22 @@ std::vector<std::string> device_list(const std::string& text) {
 } // namespace
 } // namespace hs
 
-HS_REGISTER_WORKLOAD(topcuoglu, hs::WorkloadBuilder{
-    "topcuoglu",
-    "random DAG with explicit costs per processor, generator of Topcuoglu et al. 2002 (for textbook platforms)",
-    "v=100 alpha=1.0 out_degree=2 ccr=1.0 beta=0.5 wdag=50 (mean cost, s) devices=P1,P2,P3 seed=<--seed>",
-    [](hs::WorkloadParams& p) {
-      hs::TopcuogluOptions o;
-      o.tasks = static_cast<int>(p.integer("v", 100, 1, 10'000'000));
-      o.alpha = p.number("alpha", 1.0, 0.01, 100.0);
-      o.out_degree = p.number("out_degree", 2.0, 1.0, 1e7);
-      o.ccr = p.number("ccr", 1.0, 0.0, 1e6);
-      o.beta = p.number("beta", 0.5, 0.0, 2.0);
-      o.mean_cost = p.number("wdag", 50.0, 1e-12, 1e12);
-      o.devices = hs::device_list(p.text("devices", "P1,P2,P3", {}));
-      o.seed = p.seed();
-      return hs::topcuoglu_dag(o);
-    }})
+HS_REGISTER_WORKLOAD(
+    topcuoglu,
+    hs::WorkloadBuilder{
+        "topcuoglu",
+        "random DAG with explicit costs per processor, generator of Topcuoglu et al. 2002 (for textbook "
+        "platforms)",
+        "v=100 alpha=1.0 out_degree=2 ccr=1.0 beta=0.5 wdag=50 (mean cost, s) devices=P1,P2,P3 seed=<--seed>",
+        [](hs::WorkloadParams& p) {
+          hs::TopcuogluOptions o;
+          o.tasks = static_cast<int>(p.integer("v", 100, 1, 10'000'000));
+          o.alpha = p.number("alpha", 1.0, 0.01, 100.0);
+          o.out_degree = p.number("out_degree", 2.0, 1.0, 1e7);
+          o.ccr = p.number("ccr", 1.0, 0.0, 1e6);
+          o.beta = p.number("beta", 0.5, 0.0, 2.0);
+          o.mean_cost = p.number("wdag", 50.0, 1e-12, 1e12);
+          o.devices = hs::device_list(p.text("devices", "P1,P2,P3", {}));
+          o.seed = p.seed();
+          return hs::topcuoglu_dag(o);
+        }})

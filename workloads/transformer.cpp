@@ -21,8 +21,8 @@ Projections qkv(layers::LayerGraph& g, const std::string& prefix, ValueId x, dou
   return p;
 }
 
-std::vector<ValueId> attend(layers::LayerGraph& g, const std::string& prefix, const Projections& p, double batch,
-                            double query_len, double key_len, const Dimensions& d) {
+std::vector<ValueId> attend(layers::LayerGraph& g, const std::string& prefix, const Projections& p,
+                            double batch, double query_len, double key_len, const Dimensions& d) {
   const double dh = static_cast<double>(d.head_dim());
   // One branch per head, or one op over batch x heads.
   const double count = d.head_branches ? batch : batch * static_cast<double>(d.heads);
@@ -37,14 +37,15 @@ std::vector<ValueId> attend(layers::LayerGraph& g, const std::string& prefix, co
   return context;
 }
 
-ValueId attention_output(layers::LayerGraph& g, const std::string& prefix, const std::vector<ValueId>& context, double rows,
-                         const Dimensions& d, const std::string& weights_prefix) {
+ValueId attention_output(layers::LayerGraph& g, const std::string& prefix,
+                         const std::vector<ValueId>& context, double rows, const Dimensions& d,
+                         const std::string& weights_prefix) {
   const auto h = static_cast<double>(d.hidden);
   return g.linear_parts(prefix + ".out", context, rows, h, h, true, 1, shared(weights_prefix, ".out"))[0];
 }
 
-ValueId feed_forward(layers::LayerGraph& g, const std::string& prefix, ValueId x, double rows, const Dimensions& d,
-                     const std::string& weights_prefix) {
+ValueId feed_forward(layers::LayerGraph& g, const std::string& prefix, ValueId x, double rows,
+                     const Dimensions& d, const std::string& weights_prefix) {
   const auto h = static_cast<double>(d.hidden), inner = static_cast<double>(d.inner);
   ValueId y = g.linear(prefix + ".fc1", x, rows, h, inner, true, shared(weights_prefix, ".fc1"));
   y = g.elementwise(prefix + ".gelu", {y}, rows * inner, kGeluFlops, layers::Saved::Inputs);

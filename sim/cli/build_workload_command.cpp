@@ -38,7 +38,8 @@ std::string spec_of(const BuildOptions& o) {
     items.push_back(s);
   }
   std::string spec = o.builder;
-  for (std::size_t i = 0; i < items.size(); ++i) spec += (i == 0 ? ":" : ",") + items[i];
+  for (std::size_t i = 0; i < items.size(); ++i)
+    spec += (i == 0 ? ":" : ",") + items[i];
   return spec;
 }
 
@@ -48,7 +49,8 @@ int build(const BuildOptions& o) {
   const Graph g = load_workload(spec_of(o), o.seed);
   const std::string out = o.out.empty() ? g.name + ".json" : o.out;
   write_file_atomically(out, graph_to_json(g).dump(1) + "\n", o.force);
-  std::cout << "wrote " << out << ": " << g.op_count() << " ops, " << units::format_flops(g.total_flops()) << "\n";
+  std::cout << "wrote " << out << ": " << g.op_count() << " ops, " << units::format_flops(g.total_flops())
+            << "\n";
   return 0;
 }
 
@@ -61,7 +63,8 @@ Action build_workload_command(CLI::App& app) {
   cmd->add_option("--image", o->image, "Image height and width (ResNet)");
   cmd->add_option("--precision", o->precision, "fp32, fp16, bf16 or int8 (inference)");
   cmd->add_option("--mode", o->mode, "inference or training");
-  cmd->add_option("--set", o->settings, "Any other builder parameter as key=value (repeatable), e.g. --set decode=16");
+  cmd->add_option("--set", o->settings,
+                  "Any other builder parameter as key=value (repeatable), e.g. --set decode=16");
   cmd->add_option("--seed", o->seed, "Seed for random builders")->capture_default_str();
   cmd->add_option("--out", o->out, "Graph file to write (default: <graph name>.json)");
   cmd->add_flag("--force", o->force, "Overwrite an existing file");
