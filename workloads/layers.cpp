@@ -283,9 +283,12 @@ void LayerGraph::emit_backward() {
   for (std::size_t i = forward_layers; i-- > 0;) {
     const Layer& l = layers_[i]; // layers_ does not grow during the backward pass
     std::vector<ValueId> upstream;
-    for (ValueId o : l.outputs)
-      for (ValueId g : gradient_values(o))
-        upstream.push_back(g);
+    double accumulate = 0; // several consumers' gradients of one output are summed on the way in
+    for (ValueId o : l.outputs) {
+      const auto grads = gradient_values(o);
+      upstream.insert(upstream.end(), grads.begin(), grads.end());
+      if (grads.size() > 1) accumulate += static_cast<double>(grads.size() - 1) * bytes(o) / elem_;
+    }
     if (upstream.empty() && !l.is_loss) continue; // does not contribute to the loss
     if (l.pass_through) {
       for (std::size_t k = 0; k < l.inputs.size(); ++k)
@@ -303,9 +306,6 @@ void LayerGraph::emit_backward() {
                                      : l.weight_owner >= 0 ? layers_[layer_of_op_[l.weight_owner]].weights
                                                            : 0) *
                                     elem_;
-    // Several consumers' gradients are summed on the way in (one add per extra contribution).
-    const double accumulate =
-        upstream.size() > 1 ? (upstream_bytes - bytes_of({upstream.front()})) / elem_ : 0;
 
     std::vector<ValueId> grad_inputs;
     for (std::size_t k = 0; k < l.inputs.size(); ++k)
