@@ -1,5 +1,7 @@
 #include "sim/simgrid_platform.hpp"
 
+#include <simgrid/kernel/ProfileBuilder.hpp>
+
 #include <cstdio>
 #include <string>
 
@@ -21,9 +23,25 @@ std::string watts(double idle, double busy) {
   std::snprintf(buf, sizeof buf, "%.17g:%.17g", idle, busy);
   return buf;
 }
+
+// A SimGrid availability profile ("date value" lines, value a fraction of the nominal speed), or null.
+simgrid::kernel::profile::Profile* profile_for(const std::vector<ResourceProfile>& profiles, int index,
+                                               const std::string& name) {
+  for (const auto& r : profiles) {
+    if (r.index != index) continue;
+    std::string text = r.steps.front().at > 0 ? "0 1\n" : "";
+    for (const auto& st : r.steps) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "%.17g %.17g\n", st.at, st.availability);
+      text += buf;
+    }
+    return simgrid::kernel::profile::ProfileBuilder::from_string(name, text, -1);
+  }
+  return nullptr;
+}
 } // namespace
 
-SimgridPlatform build_simgrid_platform(const Platform& p) {
+SimgridPlatform build_simgrid_platform(const Platform& p, const Scenario& scenario) {
   SimgridPlatform out;
   auto* zone = sg4::create_full_zone("heterosim");
   for (const auto& d : p.devices) {
@@ -41,6 +59,8 @@ SimgridPlatform build_simgrid_platform(const Platform& p) {
     host->set_core_count(1);
     host->set_property("wattage_per_state", wattage);
     host->set_property("wattage_off", "0");
+    if (auto* profile = profile_for(scenario.devices, static_cast<int>(out.hosts.size()), d.name + "/availability"))
+      host->set_speed_profile(profile);
     host->seal();
     out.hosts.push_back(host);
   }
@@ -48,6 +68,12 @@ SimgridPlatform build_simgrid_platform(const Platform& p) {
     if (l.sharing == Sharing::SplitDuplex) {
       auto* link = zone->create_split_duplex_link(l.name, l.bandwidth);
       link->set_latency(l.latency);
+      const int index = static_cast<int>(out.links.size());
+      // One profile per direction: a profile drives a single resource.
+      if (auto* up = profile_for(scenario.links, index, l.name + "/up")) {
+        link->get_link_up()->set_bandwidth_profile(up);
+        link->get_link_down()->set_bandwidth_profile(profile_for(scenario.links, index, l.name + "/down"));
+      }
       // The link's power is split evenly between its two directions.
       for (auto* half : {link->get_link_up(), link->get_link_down()})
         half->set_property("wattage_range", watts(l.idle_watts / 2, l.busy_watts / 2));
@@ -58,6 +84,8 @@ SimgridPlatform build_simgrid_platform(const Platform& p) {
       auto* link = zone->create_link(l.name, l.bandwidth);
       link->set_latency(l.latency);
       link->set_sharing_policy(sg4::Link::SharingPolicy::SHARED);
+      if (auto* profile = profile_for(scenario.links, static_cast<int>(out.links.size()), l.name + "/bandwidth"))
+        link->set_bandwidth_profile(profile);
       link->set_property("wattage_range", watts(l.idle_watts, l.busy_watts));
       link->seal();
       out.links.push_back({link});
