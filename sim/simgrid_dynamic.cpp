@@ -112,7 +112,7 @@ private:
   void fail(const std::string& what) {
     if (error_.empty()) error_ = what;
     ops_left_ = 0; // every actor leaves
-    idle_.notify();
+    wake_idle_streams();
     close_copy_queues();
   }
 
@@ -145,11 +145,12 @@ private:
   }
 
   std::optional<OpId> next_op(DeviceId d) {
-    std::unique_lock lock(*idle_.mutex);
     for (;;) {
       if (ops_left_ == 0) return std::nullopt;
+      const auto seen = wake_generation_;
       if (auto op = scheduler_->on_idle(d, *this)) return op;
-      idle_.cv->wait(lock);
+      // Anything that happened since `seen` may have made work for this device: then ask again.
+      idle_.wait_for([&] { return wake_generation_ != seen; });
     }
   }
 
@@ -171,10 +172,7 @@ private:
       running_[di].push_back(o);
       input_signal_[oi] = &me;
       request_inputs(o, d, true);
-      {
-        std::unique_lock lock(*me.mutex);
-        me.cv->wait(lock, [&] { return missing_inputs_[oi] == 0; });
-      }
+      me.wait_for([&] { return missing_inputs_[oi] == 0; });
       started_[oi] = now();
       result_.ops[oi].start = now();
       sg4::this_actor::execute(cost_.op_time(o, d) * time_factor_[oi] * kNominalSpeed);
@@ -186,8 +184,13 @@ private:
       for (OpId c : g_.successors(o))
         if (--preds_left_[static_cast<std::size_t>(c)] == 0) became_ready(c);
       if (--ops_left_ == 0) close_copy_queues();
-      idle_.notify(); // new ready ops, or a device whose load changed
+      wake_idle_streams(); // new ready ops, or a device whose load changed
     }
+  }
+
+  void wake_idle_streams() {
+    ++wake_generation_;
+    idle_.notify();
   }
 
   void close_copy_queues() {
@@ -203,8 +206,10 @@ private:
       PendingTransfer t;
       {
         // Taken under the lock: unlocking is a simcall that lets the other copy engines of this device run.
+        ++q.signal.waiting;
         std::unique_lock lock(*q.signal.mutex);
         q.signal.cv->wait(lock, [&] { return !q.transfers.empty() || q.closed; });
+        --q.signal.waiting;
         if (q.closed) return; // every op has run: what is still queued is an unused prefetch
         t = q.transfers.front();
         q.transfers.pop_front();
@@ -246,6 +251,7 @@ private:
   std::size_t ops_left_ = 0;
   std::string error_;
   Waitable idle_; // idle streams wait here for new ready ops
+  std::uint64_t wake_generation_ = 0; // bumped by every event that may give an idle stream work
   std::vector<std::vector<std::unique_ptr<Waitable>>> stream_signal_;
   std::vector<std::unique_ptr<CopyQueue>> copy_queues_;
   Execution result_;

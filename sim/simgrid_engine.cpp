@@ -3,8 +3,10 @@
 #include "sim/simgrid_replay_support.hpp"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <deque>
+#include <iostream>
 #include <memory>
 #include <mutex>
 #include <simgrid/plugins/energy.h>
@@ -81,10 +83,7 @@ private:
     sg4::Host* host = sg_.hosts[d];
     for (OpId o : plan_.queues[d][s]) {
       const auto oi = static_cast<std::size_t>(o);
-      {
-        std::unique_lock lock(*me.mutex);
-        me.cv->wait(lock, [&] { return missing_inputs_[oi] == 0; });
-      }
+      me.wait_for([&] { return missing_inputs_[oi] == 0; });
       const int pstate = plan_.pstate[oi];
       if (static_cast<unsigned long>(pstate) != host->get_pstate()) host->set_pstate(pstate);
       result_.ops[oi].start = sg4::Engine::get_clock();
@@ -139,8 +138,10 @@ private:
       std::size_t index = 0;
       {
         // Taken under the lock: unlocking is a simcall that lets the other copy engines of this device run.
+        ++q.signal.waiting;
         std::unique_lock lock(*q.signal.mutex);
         q.signal.cv->wait(lock, [&] { return !q.transfers.empty() || q.closed; });
+        --q.signal.waiting;
         if (q.transfers.empty()) return; // closed: every consumer has already received what it waited for
         index = q.transfers.front();
         q.transfers.pop_front();
@@ -247,6 +248,10 @@ void collect_energy(const SimgridPlatform& sg, Execution& e) {
 }
 
 std::string run_in_child(const std::function<std::string()>& body) {
+  // Unflushed output would otherwise be written twice, once by the child.
+  std::fflush(nullptr);
+  std::cout.flush();
+  std::cerr.flush();
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   const pid_t child = ::fork();

@@ -15,10 +15,22 @@
 namespace hs::replay {
 
 // A stream (or copy engine) sleeps on its condition variable until what it waits for is ready.
+// Most of the time it is ready already, so both sides skip the mutex then: a waiter re-checks the condition
+// under the mutex before blocking and a notifier notifies under it, so no wake-up is lost.
 struct Waitable {
   simgrid::s4u::MutexPtr mutex = simgrid::s4u::Mutex::create();
   simgrid::s4u::ConditionVariablePtr cv = simgrid::s4u::ConditionVariable::create();
+  int waiting = 0;
+
+  template <class Ready> void wait_for(Ready ready) {
+    if (ready()) return;
+    ++waiting;
+    std::unique_lock lock(*mutex);
+    cv->wait(lock, ready);
+    --waiting;
+  }
   void notify() {
+    if (waiting == 0) return;
     std::unique_lock lock(*mutex);
     cv->notify_all();
   }

@@ -80,7 +80,7 @@ Action run_command(CLI::App& app) {
   cmd->add_option("--policy-config", o->policy_config, "JSON file of policy parameters, keyed by policy name (see docs/policies.md)");
   cmd->add_flag("--force", o->force, "Overwrite existing output files");
   cmd->add_flag("--allow-over-capacity", o->allow_over_capacity, "Keep a plan whose peak memory exceeds a device's capacity (exit 0, with a warning)");
-  cmd->add_flag("--quiet", o->quiet, "Print nothing but errors");
+  cmd->add_flag("-q,--quiet", o->quiet, "Print nothing but errors");
   return [o] { return run(*o); };
 }
 
