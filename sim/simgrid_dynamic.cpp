@@ -126,6 +126,7 @@ private:
 
   // Makes sure each input of `o` is on `dev` or on its way; registers `o` as waiting when `wait`.
   void request_inputs(OpId o, DeviceId dev, bool wait) {
+    std::vector<CopyQueue*> to_wake;
     for (TensorId t : g_.op(o).inputs) {
       auto& copies = copies_[static_cast<std::size_t>(t)];
       auto it = std::find_if(copies.begin(), copies.end(), [&](const Copy& c) { return c.device == dev; });
@@ -135,13 +136,15 @@ private:
         it = std::prev(copies.end());
         CopyQueue& q = *copy_queues_[static_cast<std::size_t>(from)];
         q.transfers.push_back({t, from, dev});
-        q.signal.notify();
+        to_wake.push_back(&q);
       }
       if (wait && !it->arrived) {
         it->waiters.push_back(o);
         ++missing_inputs_[static_cast<std::size_t>(o)];
       }
     }
+    // Only now: notifying may let other actors run, and they may change `copies_`.
+    for (CopyQueue* q : to_wake) q->signal.notify();
   }
 
   std::optional<OpId> next_op(DeviceId d) {
@@ -291,3 +294,4 @@ DynamicRun run_simgrid_dynamic(const DynamicPolicy& policy, const PolicyContext&
 }
 
 } // namespace hs
+
