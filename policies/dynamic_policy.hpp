@@ -48,6 +48,11 @@ public:
   virtual std::optional<DeviceId> on_ready(OpId op, const ReplayView& view) = 0;
   // A stream of `device` is idle: return the op it should run now (ready, and runnable there), if any.
   virtual std::optional<OpId> on_idle(DeviceId device, const ReplayView& view) = 0;
+  // `op` has finished on `device` after `seconds` of execution (what actually happened, interference and
+  // noise included): policies that learn device speeds, as StarPU's history-based models do, listen here.
+  virtual void on_finished(OpId op, DeviceId device, double seconds, const ReplayView& view) {
+    (void)op, (void)device, (void)seconds, (void)view;
+  }
 };
 
 class DynamicPolicy {

@@ -160,7 +160,6 @@ private:
   void run_stream(DeviceId d, int s) {
     const auto di = static_cast<std::size_t>(d);
     Waitable& me = *stream_signal_[di][static_cast<std::size_t>(s)];
-    sg4::Host* host = sg_.hosts[di];
     while (auto next = next_op(d)) {
       const OpId o = *next;
       const auto oi = static_cast<std::size_t>(o);
@@ -180,9 +179,9 @@ private:
       result_.ops[oi].start = now();
       sg4::this_actor::execute(cost_.op_time(o, d) * time_factor_[oi] * kNominalSpeed);
       result_.ops[oi].end = now();
-      (void)host;
       auto& run = running_[di];
       run.erase(std::find(run.begin(), run.end(), o));
+      scheduler_->on_finished(o, d, result_.ops[oi].end - result_.ops[oi].start, *this);
       for (TensorId t : g_.op(o).outputs) copies_[static_cast<std::size_t>(t)].push_back({d, true, {}});
       for (OpId c : g_.successors(o))
         if (--preds_left_[static_cast<std::size_t>(c)] == 0) became_ready(c);
