@@ -105,7 +105,8 @@ TEST_CASE("memory-aware never exceeds capacity, spreads a graph that fits no sin
     GraphBuilder b("big-chain");
     OpHandle prev = b.op("l0").kind("gemm").flops(1e10).reads(1e6).writes(1e6).params(6e8);
     for (int k = 1; k < n; ++k) {
-      const std::string name = "l" + std::to_string(k);
+      std::string name = "l";
+      name += std::to_string(k);
       auto op = b.op(name).kind("gemm").flops(1e10).reads(1e6).writes(1e6).params(6e8);
       prev.feeds(op, 1e7);
       prev = op;
