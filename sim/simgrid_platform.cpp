@@ -24,15 +24,20 @@ std::string watts(double idle, double busy) {
   return buf;
 }
 
-// A SimGrid availability profile ("date value" lines, value a fraction of the nominal speed), or null.
+// A SimGrid profile ("date value" lines), or null. Host speed profiles take a fraction of the peak speed;
+// link bandwidth profiles take bytes per second (measured in 3.32), so links pass their bandwidth as `unit`.
 simgrid::kernel::profile::Profile* profile_for(const std::vector<ResourceProfile>& profiles, int index,
-                                               const std::string& name) {
+                                               const std::string& name, double unit = 1.0) {
   for (const auto& r : profiles) {
     if (r.index != index) continue;
-    std::string text = r.steps.front().at > 0 ? "0 1\n" : "";
+    std::string text;
+    char buf[96];
+    if (r.steps.front().at > 0) {
+      std::snprintf(buf, sizeof buf, "0 %.17g\n", unit);
+      text += buf;
+    }
     for (const auto& st : r.steps) {
-      char buf[96];
-      std::snprintf(buf, sizeof buf, "%.17g %.17g\n", st.at, st.availability);
+      std::snprintf(buf, sizeof buf, "%.17g %.17g\n", st.at, st.availability * unit);
       text += buf;
     }
     return simgrid::kernel::profile::ProfileBuilder::from_string(name, text, -1);
@@ -70,9 +75,9 @@ SimgridPlatform build_simgrid_platform(const Platform& p, const Scenario& scenar
       link->set_latency(l.latency);
       const int index = static_cast<int>(out.links.size());
       // One profile per direction: a profile drives a single resource.
-      if (auto* up = profile_for(scenario.links, index, l.name + "/up")) {
+      if (auto* up = profile_for(scenario.links, index, l.name + "/up", l.bandwidth)) {
         link->get_link_up()->set_bandwidth_profile(up);
-        link->get_link_down()->set_bandwidth_profile(profile_for(scenario.links, index, l.name + "/down"));
+        link->get_link_down()->set_bandwidth_profile(profile_for(scenario.links, index, l.name + "/down", l.bandwidth));
       }
       // The link's power is split evenly between its two directions.
       for (auto* half : {link->get_link_up(), link->get_link_down()})
@@ -84,7 +89,7 @@ SimgridPlatform build_simgrid_platform(const Platform& p, const Scenario& scenar
       auto* link = zone->create_link(l.name, l.bandwidth);
       link->set_latency(l.latency);
       link->set_sharing_policy(sg4::Link::SharingPolicy::SHARED);
-      if (auto* profile = profile_for(scenario.links, static_cast<int>(out.links.size()), l.name + "/bandwidth"))
+      if (auto* profile = profile_for(scenario.links, static_cast<int>(out.links.size()), l.name + "/bandwidth", l.bandwidth))
         link->set_bandwidth_profile(profile);
       link->set_property("wattage_range", watts(l.idle_watts, l.busy_watts));
       link->seal();

@@ -39,7 +39,11 @@ inline Graph chains(int width, int length) {
     OpHandle prev = src;
     for (int k = 0; k < length; ++k) {
       // 1e10 flops at 10 Tflop/s = 1 ms; 10 MB moved is far below the ridge point, so compute-bound.
-      auto op = b.op("c" + std::to_string(c) + "_" + std::to_string(k)).kind("gemm").flops(1e10).reads(5e6).writes(5e6);
+      std::string name = "c";
+      name += std::to_string(c);
+      name += '_';
+      name += std::to_string(k);
+      auto op = b.op(name).kind("gemm").flops(1e10).reads(5e6).writes(5e6);
       prev.feeds(op, 1e5);
       prev = op;
     }
