@@ -7,7 +7,7 @@
 //   SLR        = makespan / sum over the critical path (by minimum costs) of each op's minimum cost
 //   speedup    = best single-processor sequential time / makespan
 //   efficiency = speedup / processors
-// Usage: random_dag_study OUT.csv   (writes one row per graph and policy; summarise.py averages them)
+// Usage: random_dag_study OUT.csv SUMMARY.md   (one CSV row per graph and policy; the summary averages them)
 #include "policies/dynamic_policy.hpp"
 #include "sim/analytic_engine.hpp"
 #include "sim/graph_builder.hpp"
@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -117,13 +118,22 @@ double best_sequential(const CostModel& cost) {
 } // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: random_dag_study OUT.csv\n";
+  if (argc != 3) {
+    std::cerr << "usage: random_dag_study OUT.csv SUMMARY.md\n";
     return 2;
   }
   const int processors_count = 4;
   const Platform p = processors(processors_count);
   std::ostringstream csv;
+  // Sums per (policy, engine): SLR overall and per CCR, speedup, efficiency; policies in registry order.
+  struct Sums {
+    std::string engine;
+    std::map<double, std::pair<double, int>> slr_by_ccr;
+    double slr = 0, speedup = 0, efficiency = 0;
+    int n = 0;
+  };
+  std::map<std::string, Sums> sums;
+  int graphs = 0;
   csv << "graph,ops,ccr,seed,policy,engine,makespan,slr,speedup,efficiency\n";
   for (int ops : {20, 50, 100})
     for (double ccr : {0.1, 1.0, 5.0})
@@ -131,12 +141,21 @@ int main(int argc, char** argv) {
         const Graph g = textbook_dag({ops, ccr, 1.0, 3.0, 0.5, seed * 1000 + static_cast<std::uint64_t>(ops)}, processors_count);
         const CostModel cost(g, p);
         const double cp = critical_path_of_minimum_costs(cost), seq = best_sequential(cost);
+        ++graphs;
         const auto row = [&](const std::string& policy, const std::string& engine, double makespan) {
           char buf[256];
           std::snprintf(buf, sizeof buf, "%s,%d,%g,%llu,%s,%s,%.9g,%.9g,%.9g,%.9g\n", g.name.c_str(), ops, ccr,
                         static_cast<unsigned long long>(seed), policy.c_str(), engine.c_str(), makespan, makespan / cp,
                         seq / makespan, seq / makespan / processors_count);
           csv << buf;
+          Sums& m = sums[policy];
+          m.engine = engine;
+          m.slr += makespan / cp;
+          m.speedup += seq / makespan;
+          m.efficiency += seq / makespan / processors_count;
+          ++m.n;
+          m.slr_by_ccr[ccr].first += makespan / cp;
+          ++m.slr_by_ccr[ccr].second;
         };
         for (const auto& policy : PolicyRegistry::instance().all())
           row(policy.name(), "analytic", run_analytic(policy.plan({cost, seed}), cost).makespan);
@@ -144,5 +163,28 @@ int main(int argc, char** argv) {
           row(policy.name(), "simgrid", run_simgrid_dynamic(policy, {cost, seed}).execution.makespan);
       }
   write_file_atomically(argv[1], csv.str(), true);
+
+  std::vector<std::pair<double, std::string>> ranked; // by mean SLR
+  for (const auto& [name, m] : sums) ranked.push_back({m.slr / m.n, name});
+  std::sort(ranked.begin(), ranked.end());
+  std::ostringstream md;
+  md << graphs << " explicit-cost random DAGs (20, 50, 100 ops; CCR 0.1, 1, 5; 10 seeds each) on " << processors_count
+     << " processors; means over the suite, best SLR first (generator and metrics: study.cpp).\n\n";
+  md << "| policy | engine | SLR | SLR, CCR 0.1 | SLR, CCR 1 | SLR, CCR 5 | speedup | efficiency |\n";
+  md << "|---|---|---|---|---|---|---|---|\n";
+  for (const auto& [slr, name] : ranked) {
+    const Sums& m = sums[name];
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "| %s | %s | %.3f |", name.c_str(), m.engine.c_str(), slr);
+    md << buf;
+    for (const auto& [ccr, v] : m.slr_by_ccr) {
+      std::snprintf(buf, sizeof buf, " %.3f |", v.first / v.second);
+      md << buf;
+    }
+    std::snprintf(buf, sizeof buf, " %.3f | %.3f |\n", m.speedup / m.n, m.efficiency / m.n);
+    md << buf;
+  }
+  write_file_atomically(argv[2], md.str(), true);
+  std::cout << md.str();
   return 0;
 }
