@@ -25,8 +25,8 @@ public:
     for (DeviceId d = 0; d < p.device_count(); ++d) {
       if (!cost.feasible(op, d)) continue;
       const auto di = static_cast<std::size_t>(d);
-      const double available =
-          view.now() + slowdown_[di] * (view.expected_remaining(d) + queued_work_[di]) / p.devices[di].streams;
+      const double available = view.now() + slowdown_[di] * (view.expected_remaining(d) + queued_work_[di]) /
+                                                p.devices[di].streams;
       const double inputs = view.now() + view.input_transfer_time(op, d);
       const double finish = std::max(available, inputs) + slowdown_[di] * cost.op_time(op, d);
       if (finish < best_finish) {
@@ -66,9 +66,12 @@ private:
 struct Dmda {
   std::string name() const { return "dmda"; }
   std::string description() const {
-    return "run-time: each ready op to the device with the earliest expected finish incl. input transfers (StarPU dmda)";
+    return "run-time: each ready op to the device with the earliest expected finish incl. input transfers "
+           "(StarPU dmda)";
   }
-  std::unique_ptr<DynamicScheduler> start(const PolicyContext& ctx) const { return std::make_unique<DmdaScheduler>(ctx.cost); }
+  std::unique_ptr<DynamicScheduler> start(const PolicyContext& ctx) const {
+    return std::make_unique<DmdaScheduler>(ctx.cost);
+  }
 };
 
 } // namespace

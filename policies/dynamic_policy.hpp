@@ -58,7 +58,8 @@ public:
 class DynamicPolicy {
 public:
   template <class T>
-  DynamicPolicy(T impl) : self_(std::make_shared<Model<T>>(std::move(impl))) {} // NOLINT: implicit, like pagmo
+  DynamicPolicy(T impl)
+      : self_(std::make_shared<Model<T>>(std::move(impl))) {} // NOLINT: implicit, like pagmo
 
   std::string name() const { return self_->name(); }
   std::string description() const { return self_->description(); }
@@ -75,7 +76,9 @@ private:
     explicit Model(T x) : impl(std::move(x)) {}
     std::string name() const override { return impl.name(); }
     std::string description() const override { return impl.description(); }
-    std::unique_ptr<DynamicScheduler> start(const PolicyContext& ctx) const override { return impl.start(ctx); }
+    std::unique_ptr<DynamicScheduler> start(const PolicyContext& ctx) const override {
+      return impl.start(ctx);
+    }
     T impl;
   };
   std::shared_ptr<const Concept> self_;
@@ -97,8 +100,8 @@ std::vector<std::string> all_policy_names();
 
 } // namespace hs
 
-#define HS_REGISTER_DYNAMIC_POLICY(Type)                                                                  \
-  namespace {                                                                                             \
-  [[maybe_unused]] const bool hs_dynamic_registered_##Type =                                              \
-      ::hs::DynamicPolicyRegistry::instance().add(::hs::DynamicPolicy(Type{}));                           \
+#define HS_REGISTER_DYNAMIC_POLICY(Type)                                                                     \
+  namespace {                                                                                                \
+  [[maybe_unused]] const bool hs_dynamic_registered_##Type =                                                 \
+      ::hs::DynamicPolicyRegistry::instance().add(::hs::DynamicPolicy(Type{}));                              \
   }

@@ -36,13 +36,15 @@ const DynamicPolicy* DynamicPolicyRegistry::find(const std::string& name) const 
 
 std::vector<DynamicPolicy> DynamicPolicyRegistry::all() const {
   auto out = policies_;
-  std::sort(out.begin(), out.end(), [](const DynamicPolicy& a, const DynamicPolicy& b) { return a.name() < b.name(); });
+  std::sort(out.begin(), out.end(),
+            [](const DynamicPolicy& a, const DynamicPolicy& b) { return a.name() < b.name(); });
   return out;
 }
 
 std::vector<std::string> all_policy_names() {
   auto names = PolicyRegistry::instance().names();
-  for (const auto& p : DynamicPolicyRegistry::instance().all()) names.push_back(p.name());
+  for (const auto& p : DynamicPolicyRegistry::instance().all())
+    names.push_back(p.name());
   std::sort(names.begin(), names.end());
   return names;
 }

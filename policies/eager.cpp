@@ -26,9 +26,12 @@ private:
 struct Eager {
   std::string name() const { return "eager"; }
   std::string description() const {
-    return "run-time: shared ready queue by upward rank, any idle device that can run the op takes it (StarPU eager/prio)";
+    return "run-time: shared ready queue by upward rank, any idle device that can run the op takes it "
+           "(StarPU eager/prio)";
   }
-  std::unique_ptr<DynamicScheduler> start(const PolicyContext& ctx) const { return std::make_unique<EagerScheduler>(ctx.cost); }
+  std::unique_ptr<DynamicScheduler> start(const PolicyContext& ctx) const {
+    return std::make_unique<EagerScheduler>(ctx.cost);
+  }
 };
 
 } // namespace

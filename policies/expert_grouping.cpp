@@ -4,7 +4,8 @@
 // run the op, the op goes to the device of that kind where it finishes earliest (HEFT's order and
 // insertion), so several GPUs share the GPU ops. Kinds missing from the platform are skipped; an op whose
 // kinds are all missing may go anywhere. The table is the "expert-grouping" section of --policy-config:
-//   { "expert-grouping": { "table": { "conv2d": ["gpu"], "attention": ["npu", "gpu"], "default": ["cpu"] } } }
+//   { "expert-grouping": { "table": { "conv2d": ["gpu"], "attention": ["npu", "gpu"], "default": ["cpu"] } }
+//   }
 // Entries given replace the default entries of the same op kind; "default" covers unlisted kinds.
 #include "policies/heft.hpp"
 #include "policies/policy.hpp"
@@ -22,14 +23,19 @@ using Table = std::map<std::string, std::vector<std::string>>;
 // on the CPU. A starting point in the spirit of device-placement baselines (Mirhoseini et al., "Device
 // placement optimization with reinforcement learning", ICML 2017, compare against such hand placements).
 Table default_table() {
-  return {{"gemm", {"gpu", "npu", "fpga"}},     {"matmul", {"gpu", "npu", "fpga"}}, {"conv2d", {"gpu", "npu", "fpga"}},
-          {"attention", {"npu", "gpu"}},        {"embedding", {"cpu"}},             {"default", {"cpu"}}};
+  return {{"gemm", {"gpu", "npu", "fpga"}},
+          {"matmul", {"gpu", "npu", "fpga"}},
+          {"conv2d", {"gpu", "npu", "fpga"}},
+          {"attention", {"npu", "gpu"}},
+          {"embedding", {"cpu"}},
+          {"default", {"cpu"}}};
 }
 
 struct ExpertGrouping {
   std::string name() const { return "expert-grouping"; }
   std::string description() const {
-    return "ops to device kinds by op kind from an editable table (--policy-config), earliest finish within the kind";
+    return "ops to device kinds by op kind from an editable table (--policy-config), earliest finish within "
+           "the kind";
   }
 
   Plan plan(const PolicyContext& ctx) const {
@@ -47,7 +53,8 @@ struct ExpertGrouping {
       return std::string(); // any kind
     };
     std::vector<std::string> group(static_cast<std::size_t>(ctx.graph().op_count()));
-    for (OpId o = 0; o < ctx.graph().op_count(); ++o) group[static_cast<std::size_t>(o)] = preferred(o);
+    for (OpId o = 0; o < ctx.graph().op_count(); ++o)
+      group[static_cast<std::size_t>(o)] = preferred(o);
     const auto order = order_by_decreasing(ctx.graph(), upward_ranks(cost));
     const auto s = schedule_in_order(order, cost, [&](OpId o, DeviceId d, double eft) {
       const auto& want = group[static_cast<std::size_t>(o)];

@@ -14,7 +14,8 @@ namespace {
 struct Greedy {
   std::string name() const { return "greedy"; }
   std::string description() const {
-    return "rule of thumb: compute-bound ops (intensity >= ridge point) to the best accelerator, memory-bound and "
+    return "rule of thumb: compute-bound ops (intensity >= ridge point) to the best accelerator, "
+           "memory-bound and "
            "launch-dominated ops to the CPU (roofline, Williams et al. 2009)";
   }
 
@@ -55,7 +56,8 @@ struct Greedy {
     const Device& a = cost.platform().devices[static_cast<std::size_t>(accelerator)];
     const double launch = a.launch_overhead;
     const bool launch_dominated = launch >= 0.5 * cost.op_time(o, accelerator);
-    const double ridge = a.peak_flops.at(op.precision) * a.efficiency_for(op.kind) / (a.memory_bandwidth * a.memory_efficiency);
+    const double ridge = a.peak_flops.at(op.precision) * a.efficiency_for(op.kind) /
+                         (a.memory_bandwidth * a.memory_efficiency);
     const double intensity = op.bytes_moved() > 0 ? op.flops / op.bytes_moved() : kInfeasible;
     const bool compute_bound = intensity >= ridge;
     return compute_bound && !launch_dominated ? accelerator : cpu;

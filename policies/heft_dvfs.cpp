@@ -46,7 +46,8 @@ struct HeftDvfs {
     std::vector<OpId> next_on_stream(n, -1);
     for (const auto& streams : plan.queues)
       for (const auto& queue : streams)
-        for (std::size_t k = 0; k + 1 < queue.size(); ++k) next_on_stream[static_cast<std::size_t>(queue[k])] = queue[k + 1];
+        for (std::size_t k = 0; k + 1 < queue.size(); ++k)
+          next_on_stream[static_cast<std::size_t>(queue[k])] = queue[k + 1];
 
     std::vector<double> latest_start(n, deadline);
     const auto order = plan_execution_order(plan, g);
@@ -58,9 +59,11 @@ struct HeftDvfs {
       for (TensorId t : g.op(o).outputs)
         for (OpId c : g.tensor(t).consumers) {
           const DeviceId to = plan.device[static_cast<std::size_t>(c)];
-          latest_finish = std::min(latest_finish, latest_start[static_cast<std::size_t>(c)] - cost.transfer_time(t, d, to));
+          latest_finish = std::min(latest_finish,
+                                   latest_start[static_cast<std::size_t>(c)] - cost.transfer_time(t, d, to));
         }
-      if (next_on_stream[oi] >= 0) latest_finish = std::min(latest_finish, latest_start[static_cast<std::size_t>(next_on_stream[oi])]);
+      if (next_on_stream[oi] >= 0)
+        latest_finish = std::min(latest_finish, latest_start[static_cast<std::size_t>(next_on_stream[oi])]);
       const auto& states = p.devices[static_cast<std::size_t>(d)].pstates;
       int chosen = 0;
       double chosen_energy = kInfeasible;
@@ -68,7 +71,8 @@ struct HeftDvfs {
         const double duration = cost.op_time(o, d, s);
         // A small relative tolerance keeps the nominal state feasible despite rounding.
         if (nominal.ops[oi].start + duration > latest_finish * (1 + 1e-12) && s != 0) continue;
-        const double energy = (states[static_cast<std::size_t>(s)].busy_watts - states.front().idle_watts) * duration;
+        const double energy =
+            (states[static_cast<std::size_t>(s)].busy_watts - states.front().idle_watts) * duration;
         if (energy < chosen_energy) {
           chosen = s;
           chosen_energy = energy;

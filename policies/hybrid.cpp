@@ -25,7 +25,8 @@ public:
         group_of_kind_[d.kind] = queues_.size();
         queues_.emplace_back(rank);
       }
-    for (DeviceId d : heft.device) group_.push_back(group_of_kind_.at(p.devices[static_cast<std::size_t>(d)].kind));
+    for (DeviceId d : heft.device)
+      group_.push_back(group_of_kind_.at(p.devices[static_cast<std::size_t>(d)].kind));
   }
 
   std::optional<DeviceId> on_ready(OpId op, const ReplayView&) override {
@@ -49,7 +50,9 @@ struct Hybrid {
   std::string description() const {
     return "static partition to device kinds (HEFT's choice), run-time choice among the devices of each kind";
   }
-  std::unique_ptr<DynamicScheduler> start(const PolicyContext& ctx) const { return std::make_unique<HybridScheduler>(ctx.cost); }
+  std::unique_ptr<DynamicScheduler> start(const PolicyContext& ctx) const {
+    return std::make_unique<HybridScheduler>(ctx.cost);
+  }
 };
 
 } // namespace

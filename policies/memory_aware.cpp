@@ -19,7 +19,8 @@ namespace {
 struct MemoryAware {
   std::string name() const { return "memory-aware"; }
   std::string description() const {
-    return "HEFT with device memory capacity as a hard constraint, conservative account (Baechi m-ETF, SoCC 2020)";
+    return "HEFT with device memory capacity as a hard constraint, conservative account (Baechi m-ETF, SoCC "
+           "2020)";
   }
 
   Plan plan(const PolicyContext& ctx) const {
@@ -43,12 +44,15 @@ struct MemoryAware {
         const double w = cost.op_time(o, d);
         if (w == kInfeasible) continue;
         double added = op.param_bytes;
-        for (TensorId t : op.outputs) added += g.tensor(t).bytes;
+        for (TensorId t : op.outputs)
+          added += g.tensor(t).bytes;
         for (TensorId t : op.inputs)
           if (!held[di].count(t)) added += g.tensor(t).bytes;
-        const double need = resident[di] + added + std::max(workspace[di], op.workspace_bytes) * p.devices[di].streams;
+        const double need =
+            resident[di] + added + std::max(workspace[di], op.workspace_bytes) * p.devices[di].streams;
         if (need > p.devices[di].memory_capacity) {
-          fullest += (fullest.empty() ? "" : ", ") + p.devices[di].name + " would need " + units::format_bytes(need);
+          fullest +=
+              (fullest.empty() ? "" : ", ") + p.devices[di].name + " would need " + units::format_bytes(need);
           continue;
         }
         const double ready = data_ready_time(o, d, cost, device, finish);
@@ -72,8 +76,10 @@ struct MemoryAware {
       table.reserve(best, best_start, best_finish);
       resident[bi] += best_added;
       workspace[bi] = std::max(workspace[bi], op.workspace_bytes);
-      for (TensorId t : op.outputs) held[bi].insert(t);
-      for (TensorId t : op.inputs) held[bi].insert(t);
+      for (TensorId t : op.outputs)
+        held[bi].insert(t);
+      for (TensorId t : op.inputs)
+        held[bi].insert(t);
     }
     return plan_from_assignment(g, p, device, start, name());
   }

@@ -1,6 +1,7 @@
 // PEFT: Predict Earliest Finish Time (Arabnejad and Barbosa, "List scheduling algorithm for heterogeneous
 // systems by an optimistic cost table", IEEE TPDS 25(3), 2014). The optimistic cost table
-//   OCT(i, p) = max over successors j of min over devices q of [OCT(j, q) + w(j, q) + (q != p ? c-bar(i, j) : 0)]
+//   OCT(i, p) = max over successors j of min over devices q of [OCT(j, q) + w(j, q) + (q != p ? c-bar(i, j) :
+//   0)]
 // looks one whole path ahead; ops are taken from the ready list by decreasing rank_oct (the mean of their
 // OCT row), and each goes to the device minimising O_EFT = EFT + OCT, which may not be the device where it
 // finishes first if that device makes its descendants slower.
@@ -18,7 +19,8 @@ namespace {
 struct Peft {
   std::string name() const { return "peft"; }
   std::string description() const {
-    return "PEFT: optimistic cost table look-ahead, rank_oct order, O_EFT = EFT + OCT (Arabnejad & Barbosa, TPDS 2014)";
+    return "PEFT: optimistic cost table look-ahead, rank_oct order, O_EFT = EFT + OCT (Arabnejad & Barbosa, "
+           "TPDS 2014)";
   }
 
   Plan plan(const PolicyContext& ctx) const {
@@ -38,9 +40,8 @@ struct Peft {
       rank[static_cast<std::size_t>(o)] = n ? sum / n : 0.0;
     }
     const auto order = ready_list_order(g, rank);
-    const auto s = schedule_in_order(order, cost, [&](OpId o, DeviceId d, double eft) {
-      return eft + oct[idx(o, d, devices)];
-    });
+    const auto s = schedule_in_order(
+        order, cost, [&](OpId o, DeviceId d, double eft) { return eft + oct[idx(o, d, devices)]; });
     return plan_from_assignment(g, ctx.platform(), s.device, s.start, name());
   }
 
@@ -57,7 +58,8 @@ struct Peft {
       const OpId i = *it;
       std::map<OpId, double> cbar; // mean cost of everything i sends to each successor
       for (TensorId t : g.op(i).outputs)
-        for (OpId c : g.tensor(t).consumers) cbar[c] += cost.mean_transfer_time(t);
+        for (OpId c : g.tensor(t).consumers)
+          cbar[c] += cost.mean_transfer_time(t);
       for (DeviceId p = 0; p < devices; ++p) {
         double worst = 0.0;
         for (const auto& [j, c] : cbar) {

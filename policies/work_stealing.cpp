@@ -19,7 +19,8 @@ public:
     const Platform& p = cost.platform();
     DeviceId fastest = -1;
     for (DeviceId d = 0; d < p.device_count(); ++d)
-      if (cost.feasible(op, d) && (fastest < 0 || cost.op_time(op, d) < cost.op_time(op, fastest))) fastest = d;
+      if (cost.feasible(op, d) && (fastest < 0 || cost.op_time(op, d) < cost.op_time(op, fastest)))
+        fastest = d;
     if (fastest < 0) return std::nullopt;
     const std::string& kind = p.devices[static_cast<std::size_t>(fastest)].kind;
     DeviceId home = -1;
@@ -49,7 +50,8 @@ public:
     const Platform& p = view.cost().platform();
     DeviceId victim = -1;
     for (DeviceId d = 0; d < p.device_count(); ++d)
-      if (d != device && p.devices[static_cast<std::size_t>(d)].kind == p.devices[static_cast<std::size_t>(device)].kind &&
+      if (d != device &&
+          p.devices[static_cast<std::size_t>(d)].kind == p.devices[static_cast<std::size_t>(device)].kind &&
           !deques_[static_cast<std::size_t>(d)].empty() && (victim < 0 || load(d, view) > load(victim, view)))
         victim = d;
     if (victim < 0) return std::nullopt;
@@ -66,7 +68,8 @@ public:
 private:
   double load(DeviceId d, const ReplayView& view) const {
     double queued = 0;
-    for (OpId o : deques_[static_cast<std::size_t>(d)]) queued += view.cost().op_time(o, d);
+    for (OpId o : deques_[static_cast<std::size_t>(d)])
+      queued += view.cost().op_time(o, d);
     return queued + view.expected_remaining(d);
   }
   std::vector<std::deque<OpId>> deques_;
@@ -75,7 +78,8 @@ private:
 struct WorkStealing {
   std::string name() const { return "work-stealing"; }
   std::string description() const {
-    return "run-time: per-device deques, idle devices steal from the most loaded device of the same kind (Blumofe & Leiserson 1999)";
+    return "run-time: per-device deques, idle devices steal from the most loaded device of the same kind "
+           "(Blumofe & Leiserson 1999)";
   }
   std::unique_ptr<DynamicScheduler> start(const PolicyContext& ctx) const {
     return std::make_unique<StealingScheduler>(ctx.cost);

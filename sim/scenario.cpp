@@ -9,7 +9,8 @@ std::vector<double> Scenario::op_time_factors(int ops) const {
   std::vector<double> f(static_cast<std::size_t>(ops), 1.0);
   if (noise_cv <= 0) return f;
   Rng rng(noise_seed);
-  for (auto& x : f) x = rng.lognormal_unit_mean(noise_cv);
+  for (auto& x : f)
+    x = rng.lognormal_unit_mean(noise_cv);
   return f;
 }
 
@@ -40,7 +41,8 @@ Scenario parse_scenario_json(const Json& j, const std::string& file, const Platf
   root.expect_only({"format", "version", "description", "devices", "links", "noise", "notes"});
   if (root.string_or("format", "heterosim-scenario") != "heterosim-scenario")
     root.at("format").fail("expected format \"heterosim-scenario\"");
-  if (root.at("version").as_integer(1, 1000) != 1) root.at("version").fail("unsupported version (this build reads 1)");
+  if (root.at("version").as_integer(1, 1000) != 1)
+    root.at("version").fail("unsupported version (this build reads 1)");
   Scenario s;
   s.file = file;
   if (auto devices = root.find("devices"))
@@ -60,8 +62,10 @@ Scenario parse_scenario_json(const Json& j, const std::string& file, const Platf
   if (auto noise = root.find("noise")) {
     noise->expect_only({"cv", "seed", "notes"});
     s.noise_cv = noise->at("cv").as_number();
-    if (s.noise_cv < 0 || s.noise_cv > 10) noise->at("cv").fail("coefficient of variation must be in [0, 10]");
-    if (auto seed = noise->find("seed")) s.noise_seed = static_cast<std::uint64_t>(seed->as_integer(0, 1LL << 62));
+    if (s.noise_cv < 0 || s.noise_cv > 10)
+      noise->at("cv").fail("coefficient of variation must be in [0, 10]");
+    if (auto seed = noise->find("seed"))
+      s.noise_seed = static_cast<std::uint64_t>(seed->as_integer(0, 1LL << 62));
   }
   return s;
 }

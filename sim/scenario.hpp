@@ -18,7 +18,7 @@ struct AvailabilityStep {
 };
 
 struct ResourceProfile {
-  int index = -1; // device id or link id
+  int index = -1;                      // device id or link id
   std::vector<AvailabilityStep> steps; // sorted by `at`
 };
 

@@ -38,7 +38,8 @@ class DynamicReplay final : public ReplayView {
 public:
   DynamicReplay(std::unique_ptr<DynamicScheduler> scheduler, const CostModel& cost, const SimgridPlatform& sg,
                 std::vector<double> time_factor)
-      : scheduler_(std::move(scheduler)), cost_(cost), g_(cost.graph()), sg_(sg), time_factor_(std::move(time_factor)) {
+      : scheduler_(std::move(scheduler)), cost_(cost), g_(cost.graph()), sg_(sg),
+        time_factor_(std::move(time_factor)) {
     const auto n = static_cast<std::size_t>(g_.op_count());
     const Platform& p = cost.platform();
     placed_.assign(n, -1);
@@ -47,7 +48,8 @@ public:
     missing_inputs_.assign(n, 0);
     input_signal_.assign(n, nullptr);
     preds_left_.resize(n);
-    for (std::size_t o = 0; o < n; ++o) preds_left_[o] = static_cast<int>(g_.predecessors(static_cast<OpId>(o)).size());
+    for (std::size_t o = 0; o < n; ++o)
+      preds_left_[o] = static_cast<int>(g_.predecessors(static_cast<OpId>(o)).size());
     copies_.resize(static_cast<std::size_t>(g_.tensor_count()));
     running_.resize(p.devices.size());
     ops_left_ = n;
@@ -56,7 +58,8 @@ public:
     for (const auto& d : p.devices) {
       copy_queues_.push_back(std::make_unique<CopyQueue>());
       stream_signal_.emplace_back();
-      for (int s = 0; s < d.streams; ++s) stream_signal_.back().push_back(std::make_unique<Waitable>());
+      for (int s = 0; s < d.streams; ++s)
+        stream_signal_.back().push_back(std::make_unique<Waitable>());
     }
   }
 
@@ -70,7 +73,8 @@ public:
         sg4::Actor::create(p.devices[d].name + "/stream" + std::to_string(s), sg_.hosts[d],
                            [this, d, s] { run_stream(static_cast<DeviceId>(d), s); });
       for (int c = 0; c < p.devices[d].copy_engines; ++c)
-        sg4::Actor::create(p.devices[d].name + "/copy" + std::to_string(c), sg_.hosts[d], [this, d] { run_copy_engine(d); });
+        sg4::Actor::create(p.devices[d].name + "/copy" + std::to_string(c), sg_.hosts[d],
+                           [this, d] { run_copy_engine(d); });
     }
   }
 
@@ -97,7 +101,9 @@ public:
     const auto& c = copies_[static_cast<std::size_t>(t)];
     return std::any_of(c.begin(), c.end(), [&](const Copy& x) { return x.device == d; });
   }
-  int busy_streams(DeviceId d) const override { return static_cast<int>(running_[static_cast<std::size_t>(d)].size()); }
+  int busy_streams(DeviceId d) const override {
+    return static_cast<int>(running_[static_cast<std::size_t>(d)].size());
+  }
   double expected_remaining(DeviceId d) const override {
     double sum = 0;
     for (OpId o : running_[static_cast<std::size_t>(d)]) {
@@ -119,7 +125,8 @@ private:
   void became_ready(OpId o) {
     if (auto dev = scheduler_->on_ready(o, *this)) {
       if (!cost_.feasible(o, *dev))
-        return fail("the run-time policy committed op '" + g_.op(o).name + "' to a device that cannot run it");
+        return fail("the run-time policy committed op '" + g_.op(o).name +
+                    "' to a device that cannot run it");
       request_inputs(o, *dev, false);
     }
   }
@@ -144,7 +151,8 @@ private:
       }
     }
     // Only now: notifying may let other actors run, and they may change `copies_`.
-    for (CopyQueue* q : to_wake) q->signal.notify();
+    for (CopyQueue* q : to_wake)
+      q->signal.notify();
   }
 
   std::optional<OpId> next_op(DeviceId d) {
@@ -164,7 +172,8 @@ private:
       const OpId o = *next;
       const auto oi = static_cast<std::size_t>(o);
       if (o < 0 || o >= g_.op_count() || preds_left_[oi] != 0 || placed_[oi] >= 0)
-        return fail("the run-time policy dispatched op " + std::to_string(o) + " that is not ready or already placed");
+        return fail("the run-time policy dispatched op " + std::to_string(o) +
+                    " that is not ready or already placed");
       if (!cost_.feasible(o, d))
         return fail("the run-time policy dispatched op '" + g_.op(o).name + "' to device '" +
                     cost_.platform().devices[di].name + "', which cannot run it");
@@ -182,7 +191,8 @@ private:
       auto& run = running_[di];
       run.erase(std::find(run.begin(), run.end(), o));
       scheduler_->on_finished(o, d, result_.ops[oi].end - result_.ops[oi].start, *this);
-      for (TensorId t : g_.op(o).outputs) copies_[static_cast<std::size_t>(t)].push_back({d, true, {}});
+      for (TensorId t : g_.op(o).outputs)
+        copies_[static_cast<std::size_t>(t)].push_back({d, true, {}});
       for (OpId c : g_.successors(o))
         if (--preds_left_[static_cast<std::size_t>(c)] == 0) became_ready(c);
       if (--ops_left_ == 0) close_copy_queues();
@@ -221,8 +231,8 @@ private:
       if (tensor.comm_time) {
         sg4::this_actor::sleep_for(*tensor.comm_time);
       } else {
-        sg4::Comm::sendto(sg_.hosts[static_cast<std::size_t>(t.from)], sg_.hosts[static_cast<std::size_t>(t.to)],
-                          static_cast<uint64_t>(tensor.bytes));
+        sg4::Comm::sendto(sg_.hosts[static_cast<std::size_t>(t.from)],
+                          sg_.hosts[static_cast<std::size_t>(t.to)], static_cast<uint64_t>(tensor.bytes));
       }
       run.end = now();
       result_.transfers.push_back(run);
@@ -232,7 +242,8 @@ private:
       const auto waiters = std::move(it->waiters);
       it->waiters.clear();
       for (OpId c : waiters)
-        if (--missing_inputs_[static_cast<std::size_t>(c)] == 0) input_signal_[static_cast<std::size_t>(c)]->notify();
+        if (--missing_inputs_[static_cast<std::size_t>(c)] == 0)
+          input_signal_[static_cast<std::size_t>(c)]->notify();
     }
   }
 
@@ -247,12 +258,12 @@ private:
   std::vector<int> missing_inputs_;
   std::vector<Waitable*> input_signal_;
   std::vector<int> preds_left_;
-  std::vector<std::vector<Copy>> copies_; // per tensor
+  std::vector<std::vector<Copy>> copies_;  // per tensor
   std::vector<std::vector<OpId>> running_; // per device: dispatched, not finished
   std::vector<OpId> dispatch_order_;
   std::size_t ops_left_ = 0;
   std::string error_;
-  Waitable idle_; // idle streams wait here for new ready ops
+  Waitable idle_;                     // idle streams wait here for new ready ops
   std::uint64_t wake_generation_ = 0; // bumped by every event that may give an idle stream work
   std::vector<std::vector<std::unique_ptr<Waitable>>> stream_signal_;
   std::vector<std::unique_ptr<CopyQueue>> copy_queues_;
@@ -261,7 +272,8 @@ private:
 
 } // namespace
 
-DynamicRun run_simgrid_dynamic(const DynamicPolicy& policy, const PolicyContext& ctx, const Scenario& scenario) {
+DynamicRun run_simgrid_dynamic(const DynamicPolicy& policy, const PolicyContext& ctx,
+                               const Scenario& scenario) {
   const CostModel& cost = ctx.cost;
   const std::string bytes = replay::run_in_child([&] {
     std::unique_ptr<DynamicReplay> r;
@@ -287,10 +299,10 @@ DynamicRun run_simgrid_dynamic(const DynamicPolicy& policy, const PolicyContext&
   const auto streams = replay::get_vector<int>(bytes, pos);
   const auto order = replay::get_vector<OpId>(bytes, pos);
   run.plan = Plan::empty(cost.graph().op_count(), cost.platform(), policy.name());
-  for (OpId o : order) run.plan.append(o, placed[static_cast<std::size_t>(o)], streams[static_cast<std::size_t>(o)]);
+  for (OpId o : order)
+    run.plan.append(o, placed[static_cast<std::size_t>(o)], streams[static_cast<std::size_t>(o)]);
   validate_plan(run.plan, cost);
   return run;
 }
 
 } // namespace hs
-

@@ -39,7 +39,8 @@ struct Waitable {
 // Creates this process's one SimGrid engine with HeteroSim's network and energy configuration, builds the
 // platform (with the scenario's profiles), lets `setup` create the actors, runs, and returns `finish()`.
 std::string simulate(const Platform& p, const Scenario& scenario,
-                     const std::function<void(SimgridPlatform&)>& setup, const std::function<std::string()>& finish);
+                     const std::function<void(SimgridPlatform&)>& setup,
+                     const std::function<std::string()>& finish);
 
 // Runs `body` in a forked child (one SimGrid engine per process) and returns the bytes it produced.
 std::string run_in_child(const std::function<std::string()>& body);
@@ -48,7 +49,9 @@ std::string run_in_child(const std::function<std::string()>& body);
 void collect_energy(const SimgridPlatform& sg, Execution& e);
 
 // --- binary serialization across the fork -------------------------------------------------------
-template <class T> void put(std::string& out, const T& v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
+template <class T> void put(std::string& out, const T& v) {
+  out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
 template <class T> void put_vector(std::string& out, const std::vector<T>& v) {
   put(out, static_cast<uint64_t>(v.size()));
   out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));

@@ -1,12 +1,12 @@
 // Run-time policies inside the SimGrid replay, what-if scenarios (availability profiles, noise), and
 // the comparison of static and run-time policies under interference.
 #include "policies/dynamic_policy.hpp"
+#include "policy_test_support.hpp"
 #include "sim/analytic_engine.hpp"
 #include "sim/error.hpp"
 #include "sim/memory.hpp"
 #include "sim/scenario.hpp"
 #include "sim/simgrid_engine.hpp"
-#include "policy_test_support.hpp"
 #include "workloads/workload_registry.hpp"
 
 #include <cmath>
@@ -22,7 +22,9 @@ const DynamicPolicy& dynamic(const std::string& name) {
   return *p;
 }
 
-Scenario scenario(const std::string& json, const Platform& p) { return parse_scenario(json, "scenario.json", p); }
+Scenario scenario(const std::string& json, const Platform& p) {
+  return parse_scenario(json, "scenario.json", p);
+}
 
 } // namespace
 
@@ -37,7 +39,8 @@ TEST_CASE("a device availability profile slows an op exactly as the profile says
   Plan plan = Plan::empty(1, p, "manual");
   plan.append(0, 1);
   const auto s = scenario(R"({"format": "heterosim-scenario", "version": 1, "devices": [
-      {"device": "a", "profile": [{"at": "0.2ms", "availability": 0.5}, {"at": "0.6ms", "availability": 1}]}]})", p);
+      {"device": "a", "profile": [{"at": "0.2ms", "availability": 0.5}, {"at": "0.6ms", "availability": 1}]}]})",
+                          p);
   CHECK(run_simgrid(plan, cost).makespan == doctest::Approx(1.005e-3).epsilon(1e-9));
   CHECK(run_simgrid(plan, cost, s).makespan == doctest::Approx(1.205e-3).epsilon(1e-9));
 }
@@ -55,7 +58,8 @@ TEST_CASE("a degraded link profile slows a transfer exactly") {
   plan.append(0, 1);
   plan.append(1, 0);
   const auto s = scenario(R"({"format": "heterosim-scenario", "version": 1,
-      "links": [{"link": "link_a", "profile": [{"at": 0, "availability": 0.25}]}]})", p);
+      "links": [{"link": "link_a", "profile": [{"at": 0, "availability": 0.25}]}]})",
+                          p);
   const Execution normal = run_simgrid(plan, cost), degraded = run_simgrid(plan, cost, s);
   REQUIRE(normal.transfers.size() == 1);
   REQUIRE(degraded.transfers.size() == 1);
@@ -65,13 +69,20 @@ TEST_CASE("a degraded link profile slows a transfer exactly") {
 
 TEST_CASE("scenario files are checked: unknown names, bad availability and unordered steps name the place") {
   const Platform p = test::cpu_two_gpus();
-  CHECK_THROWS_WITH_AS(scenario(R"({"version": 1, "devices": [{"device": "gpu9", "profile": [{"at": 0, "availability": 0.5}]}]})", p),
-                       doctest::Contains("devices[0].device"), InputError);
-  CHECK_THROWS_WITH_AS(scenario(R"({"version": 1, "devices": [{"device": "a", "profile": [{"at": 0, "availability": 1.5}]}]})", p),
-                       doctest::Contains("availability"), InputError);
-  CHECK_THROWS_AS(scenario(R"({"version": 1, "links": [{"link": "link_a", "profile": [{"at": "2ms", "availability": 0.5},
-                                                                                       {"at": "1ms", "availability": 1}]}]})", p),
-                  InputError);
+  CHECK_THROWS_WITH_AS(
+      scenario(
+          R"({"version": 1, "devices": [{"device": "gpu9", "profile": [{"at": 0, "availability": 0.5}]}]})",
+          p),
+      doctest::Contains("devices[0].device"), InputError);
+  CHECK_THROWS_WITH_AS(
+      scenario(R"({"version": 1, "devices": [{"device": "a", "profile": [{"at": 0, "availability": 1.5}]}]})",
+               p),
+      doctest::Contains("availability"), InputError);
+  CHECK_THROWS_AS(
+      scenario(R"({"version": 1, "links": [{"link": "link_a", "profile": [{"at": "2ms", "availability": 0.5},
+                                                                                       {"at": "1ms", "availability": 1}]}]})",
+               p),
+      InputError);
   CHECK_THROWS_AS(scenario(R"({"version": 1, "noise": {"cv": -1}})", p), InputError);
 }
 
@@ -82,9 +93,11 @@ TEST_CASE("op-time noise: lognormal factors of mean 1 and the requested CV, the 
   const auto f = s.op_time_factors(20000);
   CHECK(f == s.op_time_factors(20000));
   double mean = 0, sq = 0;
-  for (double x : f) mean += x;
+  for (double x : f)
+    mean += x;
   mean /= static_cast<double>(f.size());
-  for (double x : f) sq += (x - mean) * (x - mean);
+  for (double x : f)
+    sq += (x - mean) * (x - mean);
   const double cv = std::sqrt(sq / static_cast<double>(f.size())) / mean;
   CHECK(mean == doctest::Approx(1.0).epsilon(0.02));
   CHECK(cv == doctest::Approx(0.3).epsilon(0.05));
@@ -99,7 +112,8 @@ TEST_CASE("run-time policies adapt when a device is slowed mid-run; the static H
   const Platform p = test::cpu_two_gpus();
   const Graph g = test::chains(8, 6);
   const CostModel cost(g, p);
-  const auto slowed = scenario(R"({"version": 1, "devices": [{"device": "a", "profile": [{"at": "2ms", "availability": 0.2}]}]})", p);
+  const auto slowed = scenario(
+      R"({"version": 1, "devices": [{"device": "a", "profile": [{"at": "2ms", "availability": 0.2}]}]})", p);
   const Plan heft = policy_by_name("heft").plan({cost});
   REQUIRE(test::ops_on(heft, 1) >= 20); // HEFT does use gpu a for a large share
   const double heft_slowed = run_simgrid(heft, cost, slowed).makespan;
@@ -128,7 +142,8 @@ TEST_CASE("work stealing stays within a device kind; dmda and hybrid keep GEMMs 
   const CostModel cost(g, p);
   const auto gemms_on_cpu = [&](const Plan& plan) {
     int n = 0;
-    for (OpId o = 0; o < g.op_count(); ++o) n += g.op(o).kind == "gemm" && plan.device[o] == 0;
+    for (OpId o = 0; o < g.op_count(); ++o)
+      n += g.op(o).kind == "gemm" && plan.device[o] == 0;
     return n;
   };
   const DynamicRun ws = run_simgrid_dynamic(dynamic("work-stealing"), {cost});
@@ -139,7 +154,8 @@ TEST_CASE("work stealing stays within a device kind; dmda and hybrid keep GEMMs 
   // hybrid: each op runs on a device of the kind HEFT chose for it.
   const Plan heft = policy_by_name("heft").plan({cost});
   const DynamicRun hy = run_simgrid_dynamic(dynamic("hybrid"), {cost});
-  for (OpId o = 0; o < g.op_count(); ++o) CHECK(p.devices[hy.plan.device[o]].kind == p.devices[heft.device[o]].kind);
+  for (OpId o = 0; o < g.op_count(); ++o)
+    CHECK(p.devices[hy.plan.device[o]].kind == p.devices[heft.device[o]].kind);
 }
 
 TEST_CASE("dmda counts input transfers: a consumer of a large tensor stays where the tensor is") {
@@ -155,7 +171,8 @@ TEST_CASE("dmda counts input transfers: a consumer of a large tensor stays where
   CHECK(run_simgrid_dynamic(dynamic("dmda"), {cost}).plan.device[1] == 0);
 }
 
-TEST_CASE("every run-time policy runs on every preset and random workloads: valid plan, deterministic, memory reported") {
+TEST_CASE("every run-time policy runs on every preset and random workloads: valid plan, deterministic, "
+          "memory reported") {
   for (const std::string platform : {"workstation", "multi-gpu-node", "hetero-server"})
     for (const auto& policy : DynamicPolicyRegistry::instance().all()) {
       CAPTURE(platform);

@@ -25,13 +25,15 @@ Outcome heterosim(const std::string& args) {
   REQUIRE(pipe != nullptr);
   std::string out;
   char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe))
+    out.append(buf, n);
   const int status = ::pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : 128, out};
 }
 
 fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("heterosim-policy-cli-" + std::to_string(::getpid())) / name;
+  const fs::path dir =
+      fs::temp_directory_path() / ("heterosim-policy-cli-" + std::to_string(::getpid())) / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -42,8 +44,9 @@ fs::path write(const fs::path& path, const std::string& text) {
   return path;
 }
 
-const std::string kTextbook = " --platform " + hs::test::source_dir() + "/platforms/textbook-3p.json --workload " +
-                              hs::test::source_dir() + "/workloads/examples/topcuoglu2002.json";
+const std::string kTextbook = " --platform " + hs::test::source_dir() +
+                              "/platforms/textbook-3p.json --workload " + hs::test::source_dir() +
+                              "/workloads/examples/topcuoglu2002.json";
 
 } // namespace
 
@@ -53,7 +56,8 @@ TEST_CASE("run accepts run-time policies, and refuses them on the analytic engin
   CHECK(ok.exit_code == 0);
   CHECK(ok.output.find("dmda") != std::string::npos);
   CHECK(fs::exists(dir / "report.json"));
-  const Outcome refused = heterosim("run" + kTextbook + " --policy eager --engine analytic --out " + (dir / "x").string());
+  const Outcome refused =
+      heterosim("run" + kTextbook + " --policy eager --engine analytic --out " + (dir / "x").string());
   CHECK(refused.exit_code != 0);
   CHECK(refused.output.find("run time") != std::string::npos);
   const Outcome unknown = heterosim("run" + kTextbook + " --policy eagre --out " + (dir / "y").string());
@@ -67,7 +71,8 @@ TEST_CASE("compare prints one row per policy with ratios to fastest-device, iden
   const Outcome a = heterosim(args + (dir / "a.csv").string());
   const Outcome b = heterosim(args + (dir / "b.csv").string());
   REQUIRE(a.exit_code == 0);
-  for (const char* name : {"fastest-device", "heft", "peft", "eager"}) CHECK(a.output.find(name) != std::string::npos);
+  for (const char* name : {"fastest-device", "heft", "peft", "eager"})
+    CHECK(a.output.find(name) != std::string::npos);
   std::stringstream sa, sb;
   sa << std::ifstream(dir / "a.csv").rdbuf();
   sb << std::ifstream(dir / "b.csv").rdbuf();
@@ -77,19 +82,24 @@ TEST_CASE("compare prints one row per policy with ratios to fastest-device, iden
   CHECK(heterosim(args + (dir / "a.csv").string()).exit_code != 0); // no silent overwrite
 }
 
-TEST_CASE("scenario and policy-config files: applied when valid, errors naming the file and place otherwise") {
+TEST_CASE(
+    "scenario and policy-config files: applied when valid, errors naming the file and place otherwise") {
   const auto dir = scratch("files");
   const auto slow = write(dir / "slow.json", R"({"format": "heterosim-scenario", "version": 1,
       "devices": [{"device": "P2", "profile": [{"at": 0, "availability": 0.5}]}], "noise": {"cv": 0.1, "seed": 3}})");
-  const Outcome ok = heterosim("run" + kTextbook + " --scenario " + slow.string() + " --out " + (dir / "s").string());
+  const Outcome ok =
+      heterosim("run" + kTextbook + " --scenario " + slow.string() + " --out " + (dir / "s").string());
   CHECK(ok.exit_code == 0);
-  const auto bad = write(dir / "bad.json", R"({"version": 1, "devices": [{"device": "P9", "profile": [{"at": 0, "availability": 0.5}]}]})");
-  const Outcome refused = heterosim("run" + kTextbook + " --scenario " + bad.string() + " --out " + (dir / "t").string());
+  const auto bad =
+      write(dir / "bad.json",
+            R"({"version": 1, "devices": [{"device": "P9", "profile": [{"at": 0, "availability": 0.5}]}]})");
+  const Outcome refused =
+      heterosim("run" + kTextbook + " --scenario " + bad.string() + " --out " + (dir / "t").string());
   CHECK(refused.exit_code != 0);
   CHECK(refused.output.find("bad.json: devices[0].device") != std::string::npos);
   const auto config = write(dir / "config.json", R"({"heft-dvfs": {"slack": -1}})");
-  const Outcome bad_slack = heterosim("run" + kTextbook + " --policy heft-dvfs --policy-config " + config.string() +
-                                      " --out " + (dir / "u").string());
+  const Outcome bad_slack = heterosim("run" + kTextbook + " --policy heft-dvfs --policy-config " +
+                                      config.string() + " --out " + (dir / "u").string());
   CHECK(bad_slack.exit_code != 0);
   CHECK(bad_slack.output.find("config.json: heft-dvfs.slack") != std::string::npos);
 }

@@ -14,7 +14,8 @@ namespace hs::test {
 inline Platform cpu_two_gpus(const std::string& gpu_capacity = "16GB") {
   const auto gpu = [&](const std::string& name) {
     return R"({"name": ")" + name + R"(", "kind": "gpu", "peak": {"fp32": "10Tf"}, "launch_overhead": "5us",
-      "memory": {"bandwidth": "1TBps", "capacity": ")" + gpu_capacity + R"("}, "copy_engines": 2,
+      "memory": {"bandwidth": "1TBps", "capacity": ")" +
+           gpu_capacity + R"("}, "copy_engines": 2,
       "pstates": [{"speed": 1, "idle": "10W", "busy": "110W"}, {"speed": 0.5, "idle": "8W", "busy": "40W"}]})";
   };
   return parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "cpu-two-gpus",
@@ -66,12 +67,14 @@ inline void check_dependencies(const Execution& e, const Plan& plan, const CostM
         REQUIRE_MESSAGE(it != e.transfers.end(), "missing transfer of ", g.tensor(t).name);
         ready = it->end;
       }
-      CHECK_MESSAGE(e.ops[c].start >= ready - eps, g.op(c).name, " starts before its input ", g.tensor(t).name);
+      CHECK_MESSAGE(e.ops[c].start >= ready - eps, g.op(c).name, " starts before its input ",
+                    g.tensor(t).name);
     }
   }
   for (const auto& streams : plan.queues)
     for (const auto& q : streams)
-      for (std::size_t i = 1; i < q.size(); ++i) CHECK(e.ops[q[i]].start >= e.ops[q[i - 1]].end - eps);
+      for (std::size_t i = 1; i < q.size(); ++i)
+        CHECK(e.ops[q[i]].start >= e.ops[q[i - 1]].end - eps);
 }
 
 inline int ops_on(const Plan& plan, DeviceId d) {

@@ -1,11 +1,11 @@
 // Each static policy's defining behaviour on small hand-made graphs whose answers are worked out by hand.
 #include "policies/policy.hpp"
 #include "policies/policy_config.hpp"
+#include "policy_test_support.hpp"
 #include "sim/analytic_engine.hpp"
 #include "sim/json_input.hpp"
 #include "sim/memory.hpp"
 #include "sim/simgrid_engine.hpp"
-#include "policy_test_support.hpp"
 #include "workloads/workload_registry.hpp"
 
 #include <doctest/doctest.h>
@@ -16,7 +16,9 @@ using namespace hs;
 
 namespace {
 
-double total(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
+double total(const std::vector<double>& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0);
+}
 
 std::shared_ptr<const PolicyConfig> config_file(const std::string& name, const std::string& json) {
   const auto path = std::filesystem::temp_directory_path() / ("hs-policy-config-" + name + ".json");
@@ -64,8 +66,9 @@ TEST_CASE("greedy: compute-bound ops to the accelerator, memory-bound and launch
   GraphBuilder b("greedy");
   // Ridge point of a gpu: 10 Tflop/s / 1 TB/s = 10 flop/byte.
   auto big = b.op("big_gemm").kind("gemm").flops(1e12).reads(5e8).writes(5e8);     // 1000 flop/byte, 100 ms
-  auto stream = b.op("add").kind("elementwise").flops(1e8).reads(5e8).writes(5e8);  // 0.1 flop/byte
-  auto tiny = b.op("tiny_gemm").kind("gemm").flops(1e6).reads(1e3).writes(1e3);     // 500 flop/byte, 0.1 us + 5 us launch
+  auto stream = b.op("add").kind("elementwise").flops(1e8).reads(5e8).writes(5e8); // 0.1 flop/byte
+  auto tiny =
+      b.op("tiny_gemm").kind("gemm").flops(1e6).reads(1e3).writes(1e3); // 500 flop/byte, 0.1 us + 5 us launch
   big.feeds(stream, 1e6);
   stream.feeds(tiny, 1e3);
   const Graph g = std::move(b).build();
@@ -88,7 +91,8 @@ TEST_CASE("expert-grouping follows its table, and the table is editable") {
   CHECK(p.devices[by_default.device[0]].kind == "gpu");
   CHECK(p.devices[by_default.device[1]].kind == "cpu"); // though the gpu would be faster
 
-  const auto edited = config_file("experts", R"({"expert-grouping": {"table": {"softmax": ["gpu"], "conv2d": ["cpu"]}}})");
+  const auto edited =
+      config_file("experts", R"({"expert-grouping": {"table": {"softmax": ["gpu"], "conv2d": ["cpu"]}}})");
   const Plan plan = policy_by_name("expert-grouping").plan({cost, 0, edited});
   CHECK(p.devices[plan.device[0]].kind == "cpu");
   CHECK(p.devices[plan.device[1]].kind == "gpu");
@@ -98,7 +102,8 @@ TEST_CASE("expert-grouping follows its table, and the table is editable") {
   CHECK_THROWS_AS(policy_by_name("expert-grouping").plan({cost, 0, empty_list}), InputError);
 }
 
-TEST_CASE("memory-aware never exceeds capacity, spreads a graph that fits no single device, refuses one that fits nowhere") {
+TEST_CASE("memory-aware never exceeds capacity, spreads a graph that fits no single device, refuses one that "
+          "fits nowhere") {
   // Each layer holds 600 MB of parameters; a gpu holds 2 GB, so the 8-layer chain (4.8 GB) fits on no
   // gpu alone; the cpu is slow but large.
   const auto layers = [](int n) {
@@ -117,7 +122,8 @@ TEST_CASE("memory-aware never exceeds capacity, spreads a graph that fits no sin
   const Graph g = layers(8);
   const CostModel cost(g, p);
   const Plan heft = policy_by_name("heft").plan({cost});
-  CHECK_FALSE(capacity_violations(memory_usage(heft, cost, run_analytic(heft, cost)), p).empty()); // the problem is real
+  CHECK_FALSE(capacity_violations(memory_usage(heft, cost, run_analytic(heft, cost)), p)
+                  .empty()); // the problem is real
 
   const Plan plan = policy_by_name("memory-aware").plan({cost});
   for (const Execution& e : {run_analytic(plan, cost), run_simgrid(plan, cost)})

@@ -49,8 +49,8 @@ Platform processors(int n) {
     devices += std::string(i ? "," : "") + R"({"name": ")" + label('P', i + 1) +
                R"(", "kind": "textbook", "memory": {"bandwidth": "1GBps", "capacity": "1TB"},
                   "power": {"idle": "0W", "busy": "1W"}, "copy_engines": 64})";
-  return parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "textbook-)" + std::to_string(n) +
-                            R"(p", "devices": [)" + devices + "]}",
+  return parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "textbook-)" +
+                            std::to_string(n) + R"(p", "devices": [)" + devices + "]}",
                         "generated");
 }
 
@@ -58,31 +58,39 @@ Graph textbook_dag(const Shape& s, int processors_count) {
   Rng rng(s.seed);
   const double w_dag = 50.0;
   char name[96];
-  std::snprintf(name, sizeof name, "tdag-v%d-ccr%g-s%llu", s.ops, s.ccr, static_cast<unsigned long long>(s.seed));
+  std::snprintf(name, sizeof name, "tdag-v%d-ccr%g-s%llu", s.ops, s.ccr,
+                static_cast<unsigned long long>(s.seed));
   GraphBuilder b(name);
   const double mean_width = std::max(1.0, std::sqrt(static_cast<double>(s.ops)) * s.alpha);
   std::vector<OpId> previous, current;
   int made = 0;
   while (made < s.ops) {
-    const int width = std::min(s.ops - made, static_cast<int>(rng.integer(1, std::max<std::int64_t>(1, static_cast<std::int64_t>(2 * mean_width - 1)))));
+    const int width = std::min(
+        s.ops - made, static_cast<int>(rng.integer(
+                          1, std::max<std::int64_t>(1, static_cast<std::int64_t>(2 * mean_width - 1)))));
     current.clear();
     for (int i = 0; i < width; ++i) {
       auto h = b.op(label('n', made++));
       const double w = rng.uniform(0.1, 2 * w_dag);
-      for (int p = 0; p < processors_count; ++p) h.time_on(label('P', p + 1), rng.uniform(w * (1 - s.beta / 2), w * (1 + s.beta / 2)));
+      for (int p = 0; p < processors_count; ++p)
+        h.time_on(label('P', p + 1), rng.uniform(w * (1 - s.beta / 2), w * (1 + s.beta / 2)));
       current.push_back(h.id());
     }
     if (!previous.empty()) {
       std::set<std::pair<OpId, OpId>> edges;
       const auto link = [&](OpId parent, OpId child) {
-        if (edges.insert({parent, child}).second) b.handle(parent).feeds_in(b.handle(child), rng.uniform(0, 2 * s.ccr * w_dag));
+        if (edges.insert({parent, child}).second)
+          b.handle(parent).feeds_in(b.handle(child), rng.uniform(0, 2 * s.ccr * w_dag));
       };
       for (OpId c : current) // every op has at least one parent
-        link(previous[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(previous.size()) - 1))], c);
+        link(previous[static_cast<std::size_t>(
+                 rng.integer(0, static_cast<std::int64_t>(previous.size()) - 1))],
+             c);
       for (OpId parent : previous) {
         const int extra = static_cast<int>(rng.integer(0, static_cast<std::int64_t>(s.out_degree) - 1));
         for (int k = 0; k < extra; ++k)
-          link(parent, current[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(current.size()) - 1))]);
+          link(parent, current[static_cast<std::size_t>(
+                           rng.integer(0, static_cast<std::int64_t>(current.size()) - 1))]);
       }
     }
     previous = current;
@@ -96,9 +104,11 @@ double critical_path_of_minimum_costs(const CostModel& cost) {
   double best = 0;
   for (OpId o : g.topological_order()) {
     double w = kInfeasible;
-    for (DeviceId d = 0; d < cost.platform().device_count(); ++d) w = std::min(w, cost.op_time(o, d));
+    for (DeviceId d = 0; d < cost.platform().device_count(); ++d)
+      w = std::min(w, cost.op_time(o, d));
     double before = 0;
-    for (OpId p : g.predecessors(o)) before = std::max(before, longest[static_cast<std::size_t>(p)]);
+    for (OpId p : g.predecessors(o))
+      before = std::max(before, longest[static_cast<std::size_t>(p)]);
     longest[static_cast<std::size_t>(o)] = before + w;
     best = std::max(best, longest[static_cast<std::size_t>(o)]);
   }
@@ -109,7 +119,8 @@ double best_sequential(const CostModel& cost) {
   double best = kInfeasible;
   for (DeviceId d = 0; d < cost.platform().device_count(); ++d) {
     double sum = 0;
-    for (OpId o = 0; o < cost.graph().op_count(); ++o) sum += cost.op_time(o, d);
+    for (OpId o = 0; o < cost.graph().op_count(); ++o)
+      sum += cost.op_time(o, d);
     best = std::min(best, sum);
   }
   return best;
@@ -138,15 +149,16 @@ int main(int argc, char** argv) {
   for (int ops : {20, 50, 100})
     for (double ccr : {0.1, 1.0, 5.0})
       for (std::uint64_t seed = 1; seed <= 10; ++seed) {
-        const Graph g = textbook_dag({ops, ccr, 1.0, 3.0, 0.5, seed * 1000 + static_cast<std::uint64_t>(ops)}, processors_count);
+        const Graph g = textbook_dag({ops, ccr, 1.0, 3.0, 0.5, seed * 1000 + static_cast<std::uint64_t>(ops)},
+                                     processors_count);
         const CostModel cost(g, p);
         const double cp = critical_path_of_minimum_costs(cost), seq = best_sequential(cost);
         ++graphs;
         const auto row = [&](const std::string& policy, const std::string& engine, double makespan) {
           char buf[256];
-          std::snprintf(buf, sizeof buf, "%s,%d,%g,%llu,%s,%s,%.9g,%.9g,%.9g,%.9g\n", g.name.c_str(), ops, ccr,
-                        static_cast<unsigned long long>(seed), policy.c_str(), engine.c_str(), makespan, makespan / cp,
-                        seq / makespan, seq / makespan / processors_count);
+          std::snprintf(buf, sizeof buf, "%s,%d,%g,%llu,%s,%s,%.9g,%.9g,%.9g,%.9g\n", g.name.c_str(), ops,
+                        ccr, static_cast<unsigned long long>(seed), policy.c_str(), engine.c_str(), makespan,
+                        makespan / cp, seq / makespan, seq / makespan / processors_count);
           csv << buf;
           Sums& m = sums[policy];
           m.engine = engine;
@@ -165,10 +177,12 @@ int main(int argc, char** argv) {
   write_file_atomically(argv[1], csv.str(), true);
 
   std::vector<std::pair<double, std::string>> ranked; // by mean SLR
-  for (const auto& [name, m] : sums) ranked.push_back({m.slr / m.n, name});
+  for (const auto& [name, m] : sums)
+    ranked.push_back({m.slr / m.n, name});
   std::sort(ranked.begin(), ranked.end());
   std::ostringstream md;
-  md << graphs << " explicit-cost random DAGs (20, 50, 100 ops; CCR 0.1, 1, 5; 10 seeds each) on " << processors_count
+  md << graphs << " explicit-cost random DAGs (20, 50, 100 ops; CCR 0.1, 1, 5; 10 seeds each) on "
+     << processors_count
      << " processors; means over the suite, best SLR first (generator and metrics: study.cpp).\n\n";
   md << "| policy | engine | SLR | SLR, CCR 0.1 | SLR, CCR 1 | SLR, CCR 5 | speedup | efficiency |\n";
   md << "|---|---|---|---|---|---|---|---|\n";

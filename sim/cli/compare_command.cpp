@@ -55,20 +55,26 @@ std::string ratio(double v, double base) {
   return buf;
 }
 
-std::string pad(const std::string& s, std::size_t width) { return s.size() >= width ? s : s + std::string(width - s.size(), ' '); }
+std::string pad(const std::string& s, std::size_t width) {
+  return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+}
 
 int compare(const CompareOptions& o) {
   const Platform platform = load_platform(o.platform);
   const Graph graph = load_workload(o.workload, o.seed);
-  const CostModel cost(graph, platform, o.calibration.empty() ? Calibration{} : load_calibration(o.calibration));
+  const CostModel cost(graph, platform,
+                       o.calibration.empty() ? Calibration{} : load_calibration(o.calibration));
   std::vector<std::string> names = o.policies.empty() ? all_policy_names() : split_names(o.policies);
-  for (const auto& n : names) require_known_policy(n);
+  for (const auto& n : names)
+    require_known_policy(n);
   // The baseline first, so every ratio has its denominator even when it is not listed.
-  if (std::find(names.begin(), names.end(), "fastest-device") == names.end()) names.insert(names.begin(), "fastest-device");
+  if (std::find(names.begin(), names.end(), "fastest-device") == names.end())
+    names.insert(names.begin(), "fastest-device");
   if (!o.csv.empty() && !o.force && std::filesystem::exists(o.csv))
     throw InputError(o.csv, "", "already exists; pass --force to overwrite");
   const Scenario scenario = o.scenario.empty() ? Scenario{} : load_scenario(o.scenario, platform);
-  const PolicyContext ctx{cost, o.seed, o.policy_config.empty() ? nullptr : load_policy_config(o.policy_config)};
+  const PolicyContext ctx{cost, o.seed,
+                          o.policy_config.empty() ? nullptr : load_policy_config(o.policy_config)};
 
   std::vector<Row> rows;
   for (const auto& name : names) {
@@ -77,10 +83,12 @@ int compare(const CompareOptions& o) {
     row.kind = DynamicPolicyRegistry::instance().find(name) ? "run-time" : "static";
     try {
       PolicyOutcome out = execute_policy(name, ctx, scenario, o.engine);
-      const Report r = make_report({platform.name, graph.name, name, o.seed}, out.plan, cost, std::move(out.execution));
+      const Report r =
+          make_report({platform.name, graph.name, name, o.seed}, out.plan, cost, std::move(out.execution));
       row.latency = r.execution.makespan;
       row.energy = r.total_energy();
-      for (const auto& t : r.execution.transfers) row.bytes += t.bytes;
+      for (const auto& t : r.execution.transfers)
+        row.bytes += t.bytes;
       row.peak = r.memory.peak;
       row.over_capacity = !capacity_violations(r.memory, platform).empty();
     } catch (const std::exception& e) {
@@ -88,17 +96,22 @@ int compare(const CompareOptions& o) {
     }
     rows.push_back(std::move(row));
   }
-  const Row& base = *std::find_if(rows.begin(), rows.end(), [](const Row& r) { return r.policy == "fastest-device"; });
+  const Row& base =
+      *std::find_if(rows.begin(), rows.end(), [](const Row& r) { return r.policy == "fastest-device"; });
   const double base_peak = base.peak.empty() ? 0.0 : *std::max_element(base.peak.begin(), base.peak.end());
 
-  std::cout << "platform " << platform.name << ", workload " << graph.name << " (" << graph.op_count() << " ops), engine "
-            << o.engine << ", seed " << o.seed << (scenario.empty() ? "" : ", scenario " + scenario.file) << "\n";
+  std::cout << "platform " << platform.name << ", workload " << graph.name << " (" << graph.op_count()
+            << " ops), engine " << o.engine << ", seed " << o.seed
+            << (scenario.empty() ? "" : ", scenario " + scenario.file) << "\n";
   std::cout << "ratios are relative to fastest-device; peak memory per device (* = over capacity)\n\n";
-  std::vector<std::string> header = {"policy", "kind", "latency", "x", "energy", "x", "bytes moved", "max peak x"};
-  for (const auto& d : platform.devices) header.push_back("peak " + d.name);
+  std::vector<std::string> header = {"policy", "kind", "latency",     "x",
+                                     "energy", "x",    "bytes moved", "max peak x"};
+  for (const auto& d : platform.devices)
+    header.push_back("peak " + d.name);
   std::vector<std::vector<std::string>> table = {header};
   std::string csv = "policy,kind,latency_s,latency_ratio,energy_j,energy_ratio,bytes_moved,max_peak_ratio";
-  for (const auto& d : platform.devices) csv += ",peak_bytes_" + d.name;
+  for (const auto& d : platform.devices)
+    csv += ",peak_bytes_" + d.name;
   csv += ",error\n";
   int failures = 0;
   for (const auto& row : rows) {
@@ -106,26 +119,33 @@ int compare(const CompareOptions& o) {
       ++failures;
       table.push_back({row.policy, row.kind, "failed: " + row.error});
       csv += row.policy + "," + row.kind + ",,,,,,";
-      for (std::size_t d = 0; d < platform.devices.size(); ++d) csv += ",";
+      for (std::size_t d = 0; d < platform.devices.size(); ++d)
+        csv += ",";
       std::string quoted = row.error;
       std::replace(quoted.begin(), quoted.end(), '"', '\'');
       csv += ",\"" + quoted + "\"\n";
       continue;
     }
     const double max_peak = *std::max_element(row.peak.begin(), row.peak.end());
-    std::vector<std::string> cells = {row.policy,          row.kind,
-                                      units::format_time(row.latency), ratio(row.latency, base.latency),
-                                      units::format_energy(row.energy), ratio(row.energy, base.energy),
-                                      units::format_bytes(row.bytes),   ratio(max_peak, base_peak)};
+    std::vector<std::string> cells = {row.policy,
+                                      row.kind,
+                                      units::format_time(row.latency),
+                                      ratio(row.latency, base.latency),
+                                      units::format_energy(row.energy),
+                                      ratio(row.energy, base.energy),
+                                      units::format_bytes(row.bytes),
+                                      ratio(max_peak, base_peak)};
     for (std::size_t d = 0; d < row.peak.size(); ++d)
-      cells.push_back(units::format_bytes(row.peak[d]) + (row.peak[d] > platform.devices[d].memory_capacity ? "*" : ""));
+      cells.push_back(units::format_bytes(row.peak[d]) +
+                      (row.peak[d] > platform.devices[d].memory_capacity ? "*" : ""));
     table.push_back(cells);
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%s,%s,%.9g,%s,%.9g,%s,%.17g,%s", row.policy.c_str(), row.kind.c_str(), row.latency,
-                  ratio(row.latency, base.latency).c_str(), row.energy, ratio(row.energy, base.energy).c_str(), row.bytes,
-                  ratio(max_peak, base_peak).c_str());
+    std::snprintf(buf, sizeof buf, "%s,%s,%.9g,%s,%.9g,%s,%.17g,%s", row.policy.c_str(), row.kind.c_str(),
+                  row.latency, ratio(row.latency, base.latency).c_str(), row.energy,
+                  ratio(row.energy, base.energy).c_str(), row.bytes, ratio(max_peak, base_peak).c_str());
     csv += buf;
-    for (double pk : row.peak) csv += "," + std::to_string(static_cast<long long>(pk));
+    for (double pk : row.peak)
+      csv += "," + std::to_string(static_cast<long long>(pk));
     csv += ",\n";
   }
   std::vector<std::size_t> width(header.size(), 0);
@@ -134,30 +154,36 @@ int compare(const CompareOptions& o) {
       if (r.size() == header.size() || c < 2) width[c] = std::max(width[c], r[c].size());
   for (const auto& r : table) {
     std::string line;
-    for (std::size_t c = 0; c < r.size(); ++c) line += (c + 1 < r.size() ? pad(r[c], width[c] + 2) : r[c]);
+    for (std::size_t c = 0; c < r.size(); ++c)
+      line += (c + 1 < r.size() ? pad(r[c], width[c] + 2) : r[c]);
     std::cout << line << "\n";
   }
   if (!o.csv.empty()) {
     write_file_atomically(o.csv, csv, o.force);
     std::cout << "\nwrote " << o.csv << "\n";
   }
-  if (failures > 0) std::cerr << "heterosim: " << failures << " of " << rows.size() << " policies failed on this input\n";
+  if (failures > 0)
+    std::cerr << "heterosim: " << failures << " of " << rows.size() << " policies failed on this input\n";
   return failures > 0 ? 4 : 0;
 }
 
 Action compare_command(CLI::App& app) {
   auto o = std::make_shared<CompareOptions>();
-  auto* cmd = app.add_subcommand("compare", "Run several policies on the same inputs and print one comparison table");
+  auto* cmd =
+      app.add_subcommand("compare", "Run several policies on the same inputs and print one comparison table");
   cmd->add_option("--platform", o->platform, "Platform file or preset name")->required();
   cmd->add_option("--workload", o->workload, "Graph file or builder spec such as random:ops=200")->required();
   cmd->add_option("--policies", o->policies, "Comma-separated policy names (default: every policy)");
   cmd->add_option("--engine", o->engine, "simgrid (needed by run-time policies) or analytic")
       ->check(CLI::IsMember({"simgrid", "analytic"}))
       ->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Seed for random workloads and randomised policies")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed for random workloads and randomised policies")
+      ->capture_default_str();
   cmd->add_option("--calibration", o->calibration, "Calibration file overriding the platform's efficiencies");
-  cmd->add_option("--scenario", o->scenario, "What-if file: background load, degraded links, op-time noise (SimGrid only)");
-  cmd->add_option("--policy-config", o->policy_config, "JSON file of policy parameters, keyed by policy name");
+  cmd->add_option("--scenario", o->scenario,
+                  "What-if file: background load, degraded links, op-time noise (SimGrid only)");
+  cmd->add_option("--policy-config", o->policy_config,
+                  "JSON file of policy parameters, keyed by policy name");
   cmd->add_option("--csv", o->csv, "Also write the table as CSV to this file");
   cmd->add_flag("--force", o->force, "Overwrite an existing --csv file");
   return [o] { return compare(*o); };

@@ -11,7 +11,8 @@ namespace hs::cli {
 void require_known_policy(const std::string& name) {
   if (PolicyRegistry::instance().find(name) || DynamicPolicyRegistry::instance().find(name)) return;
   std::string known;
-  for (const auto& n : all_policy_names()) known += (known.empty() ? "" : ", ") + n;
+  for (const auto& n : all_policy_names())
+    known += (known.empty() ? "" : ", ") + n;
   throw std::invalid_argument("unknown policy '" + name + "' (known: " + known + ")");
 }
 
@@ -20,8 +21,10 @@ PolicyOutcome execute_policy(const std::string& name, const PolicyContext& ctx, 
   PolicyOutcome out;
   if (const DynamicPolicy* dynamic = DynamicPolicyRegistry::instance().find(name)) {
     if (engine != "simgrid")
-      throw InputError("--engine", engine,
-                       "policy '" + name + "' decides at run time, which only the SimGrid replay can do (use --engine simgrid)");
+      throw InputError(
+          "--engine", engine,
+          "policy '" + name +
+              "' decides at run time, which only the SimGrid replay can do (use --engine simgrid)");
     DynamicRun run = run_simgrid_dynamic(*dynamic, ctx, scenario);
     out.plan = std::move(run.plan);
     out.execution = std::move(run.execution);
