@@ -190,3 +190,26 @@ TEST_CASE("every run-time policy runs on every preset and random workloads: vali
       CHECK(m.peak.size() == p.devices.size());
     }
 }
+
+namespace {
+// A deliberately wrong run-time policy: it dispatches the last op of the graph before its inputs exist.
+class Impatient final : public DynamicScheduler {
+public:
+  std::optional<DeviceId> on_ready(OpId, const ReplayView&) override { return std::nullopt; }
+  std::optional<OpId> on_idle(DeviceId, const ReplayView& view) override {
+    return view.cost().graph().op_count() - 1;
+  }
+};
+struct ImpatientPolicy {
+  std::string name() const { return "impatient"; }
+  std::string description() const { return "test only"; }
+  std::unique_ptr<DynamicScheduler> start(const PolicyContext&) const { return std::make_unique<Impatient>(); }
+};
+} // namespace
+
+TEST_CASE("the replay refuses a run-time decision that breaks a dependency, instead of running it") {
+  const Platform p = test::cpu_two_gpus();
+  const Graph g = test::chains(2, 2);
+  const CostModel cost(g, p);
+  CHECK_THROWS_AS(run_simgrid_dynamic(DynamicPolicy(ImpatientPolicy{}), {cost}), std::runtime_error);
+}

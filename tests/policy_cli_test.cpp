@@ -80,6 +80,14 @@ TEST_CASE("compare prints one row per policy with ratios to fastest-device, iden
   // HEFT on the Topcuoglu example: 80, as published (Topcuoglu, Hariri, Wu 2002).
   CHECK(sa.str().find("heft,static,80,") != std::string::npos);
   CHECK(heterosim(args + (dir / "a.csv").string()).exit_code != 0); // no silent overwrite
+
+  // On the analytic engine run-time policies are left out by default, and fail when asked for.
+  const Outcome analytic = heterosim("compare" + kTextbook + " --engine analytic");
+  CHECK(analytic.exit_code == 0);
+  CHECK(analytic.output.find("left out: dmda, eager, hybrid, work-stealing") != std::string::npos);
+  const Outcome asked = heterosim("compare" + kTextbook + " --engine analytic --policies heft,eager");
+  CHECK(asked.exit_code == 4);
+  CHECK(asked.output.find("failed:") != std::string::npos);
 }
 
 TEST_CASE(

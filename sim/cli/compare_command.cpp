@@ -65,6 +65,15 @@ int compare(const CompareOptions& o) {
   const CostModel cost(graph, platform,
                        o.calibration.empty() ? Calibration{} : load_calibration(o.calibration));
   std::vector<std::string> names = o.policies.empty() ? all_policy_names() : split_names(o.policies);
+  std::string skipped; // run-time policies left out by default on the analytic engine, which cannot run them
+  if (o.policies.empty() && o.engine != "simgrid")
+    names.erase(std::remove_if(names.begin(), names.end(),
+                               [&](const std::string& n) {
+                                 const bool dynamic = DynamicPolicyRegistry::instance().find(n) != nullptr;
+                                 if (dynamic) skipped += (skipped.empty() ? "" : ", ") + n;
+                                 return dynamic;
+                               }),
+                names.end());
   for (const auto& n : names)
     require_known_policy(n);
   // The baseline first, so every ratio has its denominator even when it is not listed.
@@ -103,7 +112,9 @@ int compare(const CompareOptions& o) {
   std::cout << "platform " << platform.name << ", workload " << graph.name << " (" << graph.op_count()
             << " ops), engine " << o.engine << ", seed " << o.seed
             << (scenario.empty() ? "" : ", scenario " + scenario.file) << "\n";
-  std::cout << "ratios are relative to fastest-device; peak memory per device (* = over capacity)\n\n";
+  std::cout << "ratios are relative to fastest-device; peak memory per device (* = over capacity)\n";
+  if (!skipped.empty()) std::cout << "run-time policies need --engine simgrid; left out: " << skipped << "\n";
+  std::cout << "\n";
   std::vector<std::string> header = {"policy", "kind", "latency",     "x",
                                      "energy", "x",    "bytes moved", "max peak x"};
   for (const auto& d : platform.devices)
