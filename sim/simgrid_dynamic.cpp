@@ -8,6 +8,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 namespace sg4 = simgrid::s4u;
 
@@ -215,17 +216,15 @@ private:
   void run_copy_engine(std::size_t d) {
     CopyQueue& q = *copy_queues_[d];
     for (;;) {
-      PendingTransfer t;
-      {
-        // Taken under the lock: unlocking is a simcall that lets the other copy engines of this device run.
-        ++q.signal.waiting;
-        std::unique_lock lock(*q.signal.mutex);
-        q.signal.cv->wait(lock, [&] { return !q.transfers.empty() || q.closed; });
-        --q.signal.waiting;
-        if (q.closed) return; // every op has run: what is still queued is an unused prefetch
-        t = q.transfers.front();
-        q.transfers.pop_front();
-      }
+      std::optional<PendingTransfer> next;
+      q.signal.take_when([&] { return !q.transfers.empty() || q.closed; },
+                         [&] {
+                           if (q.closed) return;
+                           next = q.transfers.front();
+                           q.transfers.pop_front();
+                         });
+      if (!next) return; // every op has run: what is still queued is an unused prefetch
+      const PendingTransfer t = *next;
       const Tensor& tensor = g_.tensor(t.tensor);
       TransferRun run{t.tensor, t.from, t.to, tensor.bytes, now(), 0.0};
       if (tensor.comm_time) {

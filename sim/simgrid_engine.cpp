@@ -9,6 +9,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u.hpp>
 #include <stdexcept>
@@ -135,17 +136,15 @@ private:
   void run_copy_engine(std::size_t d) {
     CopyQueue& q = *copy_queues_[d];
     for (;;) {
-      std::size_t index = 0;
-      {
-        // Taken under the lock: unlocking is a simcall that lets the other copy engines of this device run.
-        ++q.signal.waiting;
-        std::unique_lock lock(*q.signal.mutex);
-        q.signal.cv->wait(lock, [&] { return !q.transfers.empty() || q.closed; });
-        --q.signal.waiting;
-        if (q.transfers.empty()) return; // closed: every consumer has already received what it waited for
-        index = q.transfers.front();
-        q.transfers.pop_front();
-      }
+      std::optional<std::size_t> next;
+      q.signal.take_when([&] { return !q.transfers.empty() || q.closed; },
+                         [&] {
+                           if (q.transfers.empty()) return; // closed
+                           next = q.transfers.front();
+                           q.transfers.pop_front();
+                         });
+      if (!next) return; // closed: every consumer has already received what it waited for
+      const std::size_t index = *next;
       const PendingTransfer& t = transfers_[index];
       const Tensor& tensor = g_.tensor(t.tensor);
       TransferRun run{t.tensor, t.from, t.to, tensor.bytes, sg4::Engine::get_clock(), 0.0};

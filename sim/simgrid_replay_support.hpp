@@ -29,6 +29,16 @@ struct Waitable {
     cv->wait(lock, ready);
     --waiting;
   }
+  // Waits for `ready` and runs `take` with no simcall in between, so no other actor can take the same item
+  // first (unlocking a mutex is a simcall: other actors run during it).
+  template <class Ready, class Take> void take_when(Ready ready, Take take) {
+    if (ready()) return take();
+    ++waiting;
+    std::unique_lock lock(*mutex);
+    cv->wait(lock, ready);
+    --waiting;
+    take();
+  }
   void notify() {
     if (waiting == 0) return;
     std::unique_lock lock(*mutex);
