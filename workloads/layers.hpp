@@ -97,7 +97,6 @@ public:
   // Softmax cross-entropy over [rows, classes]; the start of the backward pass in training.
   ValueId loss(const std::string& name, ValueId logits, double rows, double classes);
 
-  OpId producer(ValueId v) const { return values_[static_cast<std::size_t>(v)].producer; }
   double bytes(ValueId v) const { return values_[static_cast<std::size_t>(v)].bytes; }
 
   // Parameters (elements) owned by the model's ops, counted once.

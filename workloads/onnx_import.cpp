@@ -12,6 +12,7 @@
 #include "sim/graph_builder.hpp"
 #include "workloads/workload_registry.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -155,7 +156,8 @@ public:
     classify_graph_inputs(g);
     check_supported(g);
 
-    GraphBuilder b(g.name().empty() ? "onnx-model" : g.name(), file_);
+    // Exporters name graphs generically ("torch_jit"): the file name says more.
+    GraphBuilder b(std::filesystem::path(file_).stem().string(), file_);
     builder_ = &b;
     for (const auto& v : g.input())
       if (!weights_.count(v.name())) {
