@@ -30,15 +30,13 @@ std::vector<double> upward_ranks(const CostModel& cost) {
 }
 
 std::vector<OpId> order_by_decreasing(const Graph& g, const std::vector<double>& rank) {
-  std::vector<int> topo_pos(static_cast<std::size_t>(g.op_count()));
   const auto& topo = g.topological_order();
-  for (std::size_t i = 0; i < topo.size(); ++i) topo_pos[static_cast<std::size_t>(topo[i])] = static_cast<int>(i);
   std::vector<OpId> order(topo.begin(), topo.end());
   // Ties by topological position keep the list a valid topological order even with zero-cost ops.
   std::stable_sort(order.begin(), order.end(), [&](OpId a, OpId b) {
     const auto ia = static_cast<std::size_t>(a), ib = static_cast<std::size_t>(b);
     if (rank[ia] != rank[ib]) return rank[ia] > rank[ib];
-    return topo_pos[ia] < topo_pos[ib];
+    return g.topological_position(a) < g.topological_position(b);
   });
   return order;
 }

@@ -77,15 +77,12 @@ struct Peft {
 
   // The ready list of the paper: repeatedly the ready op of highest rank (ties by topological position).
   static std::vector<OpId> ready_list_order(const Graph& g, const std::vector<double>& rank) {
-    std::vector<int> topo_pos(static_cast<std::size_t>(g.op_count()));
-    for (std::size_t k = 0; k < g.topological_order().size(); ++k)
-      topo_pos[static_cast<std::size_t>(g.topological_order()[k])] = static_cast<int>(k);
     std::vector<int> preds_left(static_cast<std::size_t>(g.op_count()));
     std::set<std::tuple<double, int, OpId>> ready;
     for (OpId o = 0; o < g.op_count(); ++o) {
       preds_left[static_cast<std::size_t>(o)] = static_cast<int>(g.predecessors(o).size());
       if (preds_left[static_cast<std::size_t>(o)] == 0)
-        ready.insert({-rank[static_cast<std::size_t>(o)], topo_pos[static_cast<std::size_t>(o)], o});
+        ready.insert({-rank[static_cast<std::size_t>(o)], g.topological_position(o), o});
     }
     std::vector<OpId> order;
     while (!ready.empty()) {
@@ -94,7 +91,7 @@ struct Peft {
       order.push_back(o);
       for (OpId s : g.successors(o))
         if (--preds_left[static_cast<std::size_t>(s)] == 0)
-          ready.insert({-rank[static_cast<std::size_t>(s)], topo_pos[static_cast<std::size_t>(s)], s});
+          ready.insert({-rank[static_cast<std::size_t>(s)], g.topological_position(s), s});
     }
     return order;
   }

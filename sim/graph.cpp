@@ -126,6 +126,8 @@ Graph GraphBuilder::build_impl() {
     for (OpId s : g.succs_[static_cast<std::size_t>(o)])
       if (--indegree[static_cast<std::size_t>(s)] == 0) ready.push(s);
   }
+  g.topo_pos_.assign(n, 0);
+  for (std::size_t i = 0; i < g.topo_.size(); ++i) g.topo_pos_[static_cast<std::size_t>(g.topo_[i])] = static_cast<int>(i);
   if (g.topo_.size() != n) {
     // Walk backwards through ops still blocked to print one concrete cycle.
     OpId start = -1;

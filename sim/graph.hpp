@@ -52,6 +52,8 @@ public:
 
   // Ops in an order where every producer comes before its consumers (stable: ties by id).
   const std::vector<OpId>& topological_order() const { return topo_; }
+  // Where each op stands in topological_order(): the tie-breaker that keeps priority lists valid orders.
+  int topological_position(OpId id) const { return topo_pos_[static_cast<std::size_t>(id)]; }
   // Direct predecessor / successor ops (deduplicated), for schedulers.
   const std::vector<OpId>& predecessors(OpId id) const { return preds_[static_cast<std::size_t>(id)]; }
   const std::vector<OpId>& successors(OpId id) const { return succs_[static_cast<std::size_t>(id)]; }
@@ -62,6 +64,7 @@ public:
 private:
   friend class GraphBuilder;
   std::vector<OpId> topo_;
+  std::vector<int> topo_pos_;
   std::vector<std::vector<OpId>> preds_;
   std::vector<std::vector<OpId>> succs_;
 };

@@ -25,14 +25,12 @@ void Plan::append(OpId op, DeviceId dev, int stream_index, int pstate_index) {
 
 Plan plan_from_assignment(const Graph& g, const Platform& p, const std::vector<DeviceId>& device,
                           const std::vector<double>& priority, std::string policy) {
-  std::vector<int> topo_pos(static_cast<std::size_t>(g.op_count()));
   const auto& topo = g.topological_order();
-  for (std::size_t i = 0; i < topo.size(); ++i) topo_pos[static_cast<std::size_t>(topo[i])] = static_cast<int>(i);
   std::vector<OpId> order(topo.begin(), topo.end());
   std::stable_sort(order.begin(), order.end(), [&](OpId a, OpId b) {
     const auto ia = static_cast<std::size_t>(a), ib = static_cast<std::size_t>(b);
     if (priority[ia] != priority[ib]) return priority[ia] < priority[ib];
-    return topo_pos[ia] < topo_pos[ib];
+    return g.topological_position(a) < g.topological_position(b);
   });
   Plan plan = Plan::empty(g.op_count(), p, std::move(policy));
   for (OpId o : order) plan.append(o, device[static_cast<std::size_t>(o)]);

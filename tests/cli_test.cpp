@@ -1,5 +1,6 @@
 // The command line as a user meets it: errors that name the file and the place, a non-zero exit,
 // byte-identical results for the same inputs and seed, and no silent overwrites.
+#include "cli_support.hpp"
 #include "test_support.hpp"
 
 #include <cstdio>
@@ -15,21 +16,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Outcome {
-  int exit_code;
-  std::string output; // stdout and stderr together
-};
-
-Outcome heterosim(const std::string& args) {
-  const std::string cmd = std::string(HS_CLI) + " " + args + " 2>&1";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string out;
-  char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128, out};
-}
+using hs::test::heterosim;
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -38,12 +25,7 @@ std::string slurp(const fs::path& p) {
   return s.str();
 }
 
-fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("heterosim-cli-test-" + std::to_string(::getpid())) / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path scratch(const std::string& name) { return hs::test::scratch_dir("cli-test", name); }
 
 std::string write(const fs::path& dir, const std::string& name, const std::string& text) {
   std::ofstream(dir / name) << text;

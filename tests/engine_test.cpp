@@ -2,6 +2,7 @@
 #include "policies/policy.hpp"
 #include "sim/analytic_engine.hpp"
 #include "sim/simgrid_engine.hpp"
+#include "schedule_checks.hpp"
 #include "test_support.hpp"
 #include "workloads/workload_registry.hpp"
 
@@ -11,39 +12,7 @@
 
 using namespace hs;
 
-namespace {
-
-// Dependencies respected (a consumer starts after its input is on its device), one op at a time per
-// stream, transfers start after their producer ends, energy at least idle power times makespan.
-void check_invariants(const Execution& e, const Plan& plan, const CostModel& cost) {
-  const Graph& g = cost.graph();
-  const Platform& p = cost.platform();
-  constexpr double eps = 1e-9;
-  for (TensorId t = 0; t < g.tensor_count(); ++t) {
-    const OpId producer = g.tensor(t).producer;
-    for (OpId c : g.tensor(t).consumers) {
-      double ready = e.ops[producer].end;
-      if (plan.device[c] != plan.device[producer]) {
-        auto it = std::find_if(e.transfers.begin(), e.transfers.end(),
-                               [&](const TransferRun& r) { return r.tensor == t && r.to == plan.device[c]; });
-        REQUIRE_MESSAGE(it != e.transfers.end(), "missing transfer of ", g.tensor(t).name);
-        CHECK(it->start >= e.ops[producer].end - eps);
-        ready = it->end;
-      }
-      CHECK_MESSAGE(e.ops[c].start >= ready - eps, g.op(c).name, " starts before its input ", g.tensor(t).name);
-    }
-  }
-  for (const auto& streams : plan.queues)
-    for (const auto& q : streams)
-      for (std::size_t i = 1; i < q.size(); ++i) CHECK(e.ops[q[i]].start >= e.ops[q[i - 1]].end - eps);
-  double idle = 0;
-  for (const auto& d : p.devices) idle += d.idle_watts();
-  const double energy = std::accumulate(e.device_energy.begin(), e.device_energy.end(), 0.0);
-  CHECK(energy >= idle * e.makespan * (1 - 1e-9));
-  for (std::size_t o = 0; o < e.ops.size(); ++o) CHECK(e.ops[o].end <= e.makespan + eps);
-}
-
-} // namespace
+using test::check_invariants;
 
 TEST_CASE("every schedule respects dependencies, stream order and the idle-energy floor, on every preset") {
   for (const std::string platform : {"workstation", "multi-gpu-node", "hetero-server"}) {

@@ -1,5 +1,6 @@
 // The policy suite from the command line: run-time policies through `run`, `compare`, scenarios and
 // policy configuration files, with their errors.
+#include "cli_support.hpp"
 #include "test_support.hpp"
 
 #include <cstdio>
@@ -14,30 +15,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Outcome {
-  int exit_code;
-  std::string output; // stdout and stderr together
-};
+using hs::test::heterosim;
+using hs::test::Outcome;
 
-Outcome heterosim(const std::string& args) {
-  const std::string cmd = std::string(HS_CLI) + " " + args + " 2>&1";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string out;
-  char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe))
-    out.append(buf, n);
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128, out};
-}
-
-fs::path scratch(const std::string& name) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("heterosim-policy-cli-" + std::to_string(::getpid())) / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path scratch(const std::string& name) { return hs::test::scratch_dir("policy-cli", name); }
 
 fs::path write(const fs::path& path, const std::string& text) {
   std::ofstream(path) << text;

@@ -2,6 +2,7 @@
 // Hand-made platforms and graphs for the policy tests, inline so each test shows what it depends on.
 #include "policies/dynamic_policy.hpp"
 #include "sim/execution.hpp"
+#include "schedule_checks.hpp"
 #include "test_support.hpp"
 
 #include <algorithm>
@@ -53,29 +54,7 @@ inline Graph chains(int width, int length) {
   return std::move(b).build();
 }
 
-// Every consumer starts after its inputs are on its device; one op at a time per stream.
-inline void check_dependencies(const Execution& e, const Plan& plan, const CostModel& cost) {
-  const Graph& g = cost.graph();
-  constexpr double eps = 1e-9;
-  for (TensorId t = 0; t < g.tensor_count(); ++t) {
-    const OpId producer = g.tensor(t).producer;
-    for (OpId c : g.tensor(t).consumers) {
-      double ready = e.ops[producer].end;
-      if (plan.device[c] != plan.device[producer]) {
-        auto it = std::find_if(e.transfers.begin(), e.transfers.end(),
-                               [&](const TransferRun& r) { return r.tensor == t && r.to == plan.device[c]; });
-        REQUIRE_MESSAGE(it != e.transfers.end(), "missing transfer of ", g.tensor(t).name);
-        ready = it->end;
-      }
-      CHECK_MESSAGE(e.ops[c].start >= ready - eps, g.op(c).name, " starts before its input ",
-                    g.tensor(t).name);
-    }
-  }
-  for (const auto& streams : plan.queues)
-    for (const auto& q : streams)
-      for (std::size_t i = 1; i < q.size(); ++i)
-        CHECK(e.ops[q[i]].start >= e.ops[q[i - 1]].end - eps);
-}
+using test::check_dependencies;
 
 inline int ops_on(const Plan& plan, DeviceId d) {
   return static_cast<int>(std::count(plan.device.begin(), plan.device.end(), d));

@@ -1,4 +1,5 @@
 // `heterosim build-workload` and `heterosim info` as a user meets them.
+#include "cli_support.hpp"
 #include "sim/graph_io.hpp"
 #include "workloads/workload_registry.hpp"
 
@@ -12,22 +13,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Outcome {
-  int exit_code;
-  std::string output;
-};
-
-Outcome heterosim(const std::string& args) {
-  const std::string cmd = std::string(HS_CLI) + " " + args + " 2>&1";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string out;
-  char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe))
-    out.append(buf, n);
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128, out};
-}
+using hs::test::heterosim;
 
 fs::path scratch(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / "heterosim-workloads-cli";

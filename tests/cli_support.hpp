@@ -1,0 +1,37 @@
+#pragma once
+// Runs the built CLI (HS_CLI) as a user would, for the command-line tests.
+#include <cstdio>
+#include <doctest/doctest.h>
+#include <filesystem>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace hs::test {
+
+struct Outcome {
+  int exit_code;
+  std::string output; // stdout and stderr together
+};
+
+inline Outcome heterosim(const std::string& args) {
+  const std::string cmd = std::string(HS_CLI) + " " + args + " 2>&1";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  const int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128, out};
+}
+
+// A fresh, empty directory for one test, unique to this process.
+inline std::filesystem::path scratch_dir(const std::string& suite, const std::string& name) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("heterosim-" + suite + "-" + std::to_string(::getpid())) / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+} // namespace hs::test
