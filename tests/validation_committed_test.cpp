@@ -46,6 +46,8 @@ TEST_CASE("held-out CPU kernels stay within the recorded error after calibration
   CHECK(v.calibrated_all.mape <= threshold("cpu_kernels_calibrated_mape"));
   // Calibration must beat the nominal figures on data it has not seen.
   CHECK(v.calibrated_all.mape < v.nominal_all.mape);
+  const CpuKernelValidation co = validate_cpu_kernels(m, 2);
+  CHECK(co.calibrated_all.mape <= threshold("cpu_kernels_co_running_calibrated_mape"));
 }
 
 TEST_CASE("SimGrid replays of the committed whole-graph executions stay within the recorded error") {
@@ -56,6 +58,8 @@ TEST_CASE("SimGrid replays of the committed whole-graph executions stay within t
   const EndToEndValidation e = predict_executions(load_execution_set(kDir + "/measurements/cpu-executions.json"), m, fits);
   CHECK(e.rows.size() >= 4);
   CHECK(e.simgrid.mape <= threshold("end_to_end_simgrid_mape"));
+  CHECK(e.share_adjusted.count == static_cast<int>(e.rows.size()));
+  CHECK(e.share_adjusted.mape <= threshold("end_to_end_share_adjusted_mape"));
   for (const auto& r : e.rows) {
     // Threads share memory and transfers are free, so SimGrid and the analytic timeline must agree.
     CHECK(r.simgrid == doctest::Approx(r.analytic).epsilon(1e-6));

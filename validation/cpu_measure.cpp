@@ -43,6 +43,12 @@ std::vector<KernelShape> cpu_measurement_grid(bool quick) {
 
 namespace {
 
+double thread_cpu_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 // Touches every cache line of its own buffer, evicting whatever a kernel left in the caches.
 class CacheEvictor {
 public:
@@ -69,33 +75,35 @@ bool wants_more(const TimingPlan& plan, std::size_t count, double spent) {
 
 } // namespace
 
-std::vector<double> time_repeatedly(const std::function<void()>& kernel, const TimingPlan& plan) {
+RunTimes time_repeatedly(const std::function<void()>& kernel, const TimingPlan& plan) {
   using clock = std::chrono::steady_clock;
   std::unique_ptr<CacheEvictor> evictor = plan.evict_bytes ? std::make_unique<CacheEvictor>(plan.evict_bytes) : nullptr;
   const auto t_warm = clock::now();
   kernel(); // warm-up: page faults, lazy allocation
   const int batch = batch_size(std::chrono::duration<double>(clock::now() - t_warm).count(), plan);
-  std::vector<double> times;
+  RunTimes times;
   double spent = 0.0;
-  while (wants_more(plan, times.size(), spent)) {
+  while (wants_more(plan, times.wall.size(), spent)) {
     if (evictor) evictor->evict();
+    const double c0 = thread_cpu_now();
     const auto t0 = clock::now();
     for (int i = 0; i < batch; ++i) kernel();
     const double dt = std::chrono::duration<double>(clock::now() - t0).count();
-    times.push_back(dt / batch);
+    times.cpu.push_back((thread_cpu_now() - c0) / batch);
+    times.wall.push_back(dt / batch);
     spent += dt;
   }
   return times;
 }
 
-std::vector<double> time_co_running(const KernelShape& s, int threads, const TimingPlan& plan) {
+RunTimes time_co_running(const KernelShape& s, int threads, const TimingPlan& plan) {
   using clock = std::chrono::steady_clock;
   std::vector<std::unique_ptr<CpuKernel>> kernels;
   for (int t = 0; t < threads; ++t) kernels.push_back(make_cpu_kernel(s));
   // Thread 0 decides, after each synchronised round, whether another round is needed.
   std::barrier sync(threads);
   std::atomic<bool> more{true};
-  std::vector<std::vector<double>> times(static_cast<std::size_t>(threads));
+  std::vector<RunTimes> times(static_cast<std::size_t>(threads));
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
@@ -109,12 +117,14 @@ std::vector<double> time_co_running(const KernelShape& s, int threads, const Tim
       while (true) {
         if (evictor) evictor->evict();
         sync.arrive_and_wait(); // all threads start each round together
+        const double c0 = thread_cpu_now();
         const auto t0 = clock::now();
         for (int i = 0; i < batch; ++i) k.run();
         const double dt = std::chrono::duration<double>(clock::now() - t0).count();
-        mine.push_back(dt / batch);
+        mine.cpu.push_back((thread_cpu_now() - c0) / batch);
+        mine.wall.push_back(dt / batch);
         spent += dt;
-        if (t == 0) more = wants_more(plan, mine.size(), spent);
+        if (t == 0) more = wants_more(plan, mine.wall.size(), spent);
         sync.arrive_and_wait();
         if (!more) break;
       }
@@ -122,8 +132,11 @@ std::vector<double> time_co_running(const KernelShape& s, int threads, const Tim
     pin_to_core(pool.back(), static_cast<unsigned>(t));
   }
   for (auto& th : pool) th.join();
-  std::vector<double> all;
-  for (const auto& v : times) all.insert(all.end(), v.begin(), v.end());
+  RunTimes all;
+  for (const auto& v : times) {
+    all.wall.insert(all.wall.end(), v.wall.begin(), v.wall.end());
+    all.cpu.insert(all.cpu.end(), v.cpu.begin(), v.cpu.end());
+  }
   return all;
 }
 
@@ -237,8 +250,12 @@ MeasurementSet measure_cpu(const CpuMeasureOptions& o) {
   m.device_kind = "cpu";
   m.environment = cpu_environment();
   if (!o.note.empty()) m.environment["note"] = o.note;
-  m.environment["timing"] = "std::chrono::steady_clock per run; one warm-up run, then at least " +
-                            std::to_string(o.min_repeats) + " runs (up to 15 within a time budget); P50 and P95 over the runs";
+  m.environment["timing"] =
+      "p50_s and p95_s: thread CPU time (CLOCK_THREAD_CPUTIME_ID) per run, so that time slices taken by other "
+      "processes do not count (their cache and memory traffic still does); wall_p50_s: steady_clock. One warm-up run, then at least " +
+      std::to_string(o.min_repeats) + " runs (up to 15 within a time budget)";
+  // Co-running threads need cores of their own.
+  const int neighbours = std::min(o.co_running, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   TimingPlan timing;
   timing.min_repeats = o.min_repeats;
   timing.budget = o.quick ? 0.01 : 0.1;
@@ -248,7 +265,7 @@ MeasurementSet measure_cpu(const CpuMeasureOptions& o) {
   m.environment["cache_state"] = "cold: before every timed run each thread touches " +
                                  std::to_string(timing.evict_bytes >> 20) + " MiB of another buffer, as graph ops in the thread executor start cold";
   const auto grid = cpu_measurement_grid(o.quick);
-  const auto record = [&](const KernelShape& s, int co_running, std::vector<double> times) {
+  const auto record = [&](const KernelShape& s, int co_running, RunTimes times) {
     KernelPoint p;
     p.kind = s.kind;
     std::ostringstream label;
@@ -258,10 +275,11 @@ MeasurementSet measure_cpu(const CpuMeasureOptions& o) {
     p.shape = s.dims;
     p.flops = s.flops();
     p.bytes = s.bytes();
-    p.repeats = static_cast<int>(times.size());
+    p.repeats = static_cast<int>(times.cpu.size());
     p.co_running = co_running;
-    p.p50 = percentile(times, 0.5);
-    p.p95 = percentile(times, 0.95);
+    p.p50 = percentile(times.cpu, 0.5);
+    p.p95 = percentile(times.cpu, 0.95);
+    p.wall_p50 = percentile(times.wall, 0.5);
     if (o.progress) {
       std::ostringstream line; // (not string +: GCC 12 warns falsely about -Wrestrict there)
       line << p.label << ": P50 " << p.p50 * 1e6 << " us";
@@ -283,12 +301,12 @@ MeasurementSet measure_cpu(const CpuMeasureOptions& o) {
     auto kernel = make_cpu_kernel(s);
     const double cpu0 = thread_cpu_seconds();
     const auto wall0 = std::chrono::steady_clock::now();
-    std::vector<double> times = time_repeatedly([&] { kernel->run(); }, timing);
+    RunTimes times = time_repeatedly([&] { kernel->run(); }, timing);
     solo_wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     solo_cpu += thread_cpu_seconds() - cpu0;
     kernel.reset();
     record(s, 1, times);
-    if (o.co_running > 1) record(s, o.co_running, time_co_running(s, o.co_running, timing));
+    if (neighbours > 1) record(s, neighbours, time_co_running(s, neighbours, timing));
   }
   m.environment["loadavg_at_end"] = read_first_line("/proc/loadavg");
   {

@@ -31,14 +31,19 @@ struct TimingPlan {
   std::size_t evict_bytes = 0;
 };
 
-// Returns the individual run times in seconds.
-std::vector<double> time_repeatedly(const std::function<void()>& kernel, const TimingPlan& plan);
+// Seconds per run: thread CPU time (what the kernel costs on a core of its own, even when other processes
+// take time slices) and wall-clock time.
+struct RunTimes {
+  std::vector<double> wall, cpu;
+};
+
+RunTimes time_repeatedly(const std::function<void()>& kernel, const TimingPlan& plan);
 
 MeasurementSet measure_cpu(const CpuMeasureOptions& o);
 
 // Runs one copy of the kernel on each of `threads` pinned threads, all starting each repetition
 // together; returns every thread's run times.
-std::vector<double> time_co_running(const KernelShape& s, int threads, const TimingPlan& plan);
+RunTimes time_co_running(const KernelShape& s, int threads, const TimingPlan& plan);
 
 // Environment snapshot of this machine: CPU model, cores, compiler, Eigen version, date, load.
 std::map<std::string, std::string> cpu_environment();

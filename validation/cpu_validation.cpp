@@ -11,6 +11,7 @@
 #include "validation/thread_executor.hpp"
 #include "validation/thread_platform.hpp"
 
+#include <algorithm>
 #include <set>
 
 namespace hs::validation {
@@ -119,7 +120,8 @@ std::string execution_set_json(const ExecutionSet& s) {
                                {"repeats", r.repeats},
                                {"p50_s", r.p50},
                                {"p95_s", r.p95},
-                               {"op_seconds_last_run", r.op_seconds}});
+                               {"op_seconds_last_run", r.op_seconds},
+                               {"op_cpu_seconds_last_run", r.op_cpu_seconds}});
   }
   return j.dump(1) + "\n";
 }
@@ -134,7 +136,8 @@ ExecutionSet load_execution_set(const std::string& path) {
   if (auto env = root.find("environment"))
     for (const auto& [k, v] : env->members()) s.environment[k] = v.as_string();
   for (const auto& n : root.at("executions").items()) {
-    n.expect_only({"graph", "threads", "policy", "queues", "repeats", "p50_s", "p95_s", "op_seconds_last_run"});
+    n.expect_only({"graph", "threads", "policy", "queues", "repeats", "p50_s", "p95_s", "op_seconds_last_run",
+                   "op_cpu_seconds_last_run"});
     ExecutionRecord r;
     const auto graph = n.at("graph");
     graph.expect_only({"generator", "ops", "seed"});
@@ -154,6 +157,10 @@ ExecutionSet load_execution_set(const std::string& path) {
     if (!(r.p50 > 0)) n.at("p50_s").fail("a measured time must be positive");
     if (auto ops = n.find("op_seconds_last_run"))
       for (const auto& t : ops->items()) r.op_seconds.push_back(t.as_number());
+    if (auto ops = n.find("op_cpu_seconds_last_run"))
+      for (const auto& t : ops->items()) r.op_cpu_seconds.push_back(t.as_number());
+    for (const auto* list : {&r.op_seconds, &r.op_cpu_seconds})
+      if (!list->empty() && static_cast<int>(list->size()) != r.ops) n.fail("per-op lists need one value per op");
     s.records.push_back(std::move(r));
   }
   return s;
@@ -183,6 +190,7 @@ ExecutionSet measure_executions(const MeasurementSet& m, const FitsByThreads& fi
       r.p50 = real.p50;
       r.p95 = real.p95;
       r.op_seconds = real.op_seconds;
+      r.op_cpu_seconds = real.op_cpu_seconds;
       if (o.progress)
         o.progress(g.name + " on " + std::to_string(threads) + " thread(s): P50 makespan " + std::to_string(r.p50 * 1e3) + " ms");
       s.records.push_back(std::move(r));
@@ -194,7 +202,7 @@ ExecutionSet measure_executions(const MeasurementSet& m, const FitsByThreads& fi
 
 EndToEndValidation predict_executions(const ExecutionSet& s, const MeasurementSet& m, const FitsByThreads& fits) {
   EndToEndValidation v;
-  std::vector<double> errors;
+  std::vector<double> errors, adjusted_errors;
   for (const auto& r : s.records) {
     const Graph g = executable_graph({r.ops, r.seed});
     const Platform platform = thread_platform(m, r.threads);
@@ -211,11 +219,20 @@ EndToEndValidation predict_executions(const ExecutionSet& s, const MeasurementSe
     row.analytic = run_analytic(plan, cost).makespan;
     row.error = percent_error(row.simgrid, row.measured);
     for (double t : r.op_seconds) row.measured_op_sum += t;
+    double cpu_sum = 0;
+    for (double t : r.op_cpu_seconds) cpu_sum += t;
+    if (cpu_sum > 0 && row.measured_op_sum > 0) {
+      row.core_share = cpu_sum / row.measured_op_sum;
+      row.share_adjusted = row.measured * std::min(1.0, row.core_share);
+      row.share_adjusted_error = percent_error(row.simgrid, row.share_adjusted);
+      adjusted_errors.push_back(row.share_adjusted_error);
+    }
     for (OpId op = 0; op < g.op_count(); ++op) row.predicted_op_sum += cost.op_time(op, plan.device[static_cast<std::size_t>(op)]);
     errors.push_back(row.error);
     v.rows.push_back(std::move(row));
   }
   v.simgrid = summarize(errors);
+  v.share_adjusted = summarize(adjusted_errors);
   return v;
 }
 

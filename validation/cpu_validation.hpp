@@ -55,6 +55,7 @@ struct ExecutionRecord {
   int repeats = 0;
   double p50 = 0.0, p95 = 0.0;
   std::vector<double> op_seconds; // per op, from the last timed run (diagnostics: kernel vs schedule error)
+  std::vector<double> op_cpu_seconds; // per op, thread CPU time in the last run (share of a core it got)
 };
 
 struct ExecutionSet {
@@ -85,11 +86,18 @@ struct EndToEndRow {
   // Busy time summed over ops: measured in the last run and predicted by the cost model. Their ratio
   // separates kernel-time error (ops slower in a graph than alone) from scheduling error.
   double measured_op_sum = 0.0, predicted_op_sum = 0.0;
+  // Thread CPU time / wall time summed over ops (last run): the share of a core the ops got; 0 if not recorded.
+  double core_share = 0.0;
+  // Measured makespan x core share: an estimate (not a measurement) of the makespan had the threads had
+  // cores of their own; 0 when the core share was not recorded.
+  double share_adjusted = 0.0;
+  double share_adjusted_error = 0.0; // percent, SimGrid against share_adjusted
 };
 
 struct EndToEndValidation {
   std::vector<EndToEndRow> rows;
   ErrorStats simgrid;
+  ErrorStats share_adjusted; // diagnostic only, over rows with a recorded core share
 };
 
 // Replays each recorded plan with SimGrid on the thread platform calibrated by `fit`.

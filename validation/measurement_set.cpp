@@ -27,6 +27,7 @@ std::string measurement_set_json(const MeasurementSet& m) {
     q["co_running_threads"] = p.co_running;
     q["p50_s"] = p.p50;
     q["p95_s"] = p.p95;
+    if (p.wall_p50 > 0) q["wall_p50_s"] = p.wall_p50;
     j["points"].push_back(std::move(q));
   }
   return j.dump(1) + "\n";
@@ -50,7 +51,7 @@ MeasurementSet load_measurement_set(const std::string& path) {
       if (!(m.peaks[k] > 0)) v.fail("a peak figure must be positive");
     }
   for (const auto& n : root.at("points").items()) {
-    n.expect_only({"kind", "label", "shape", "flops", "bytes", "repeats", "co_running_threads", "p50_s", "p95_s"});
+    n.expect_only({"kind", "label", "shape", "flops", "bytes", "repeats", "co_running_threads", "p50_s", "p95_s", "wall_p50_s"});
     KernelPoint p;
     p.kind = n.at("kind").as_string();
     p.label = n.string_or("label", p.kind);
@@ -66,6 +67,10 @@ MeasurementSet load_measurement_set(const std::string& path) {
     p.p95 = n.at("p95_s").as_number();
     if (!(p.p50 > 0)) n.at("p50_s").fail("a measured time must be positive");
     if (p.p95 < p.p50) n.at("p95_s").fail("P95 must be at least P50");
+    if (auto w = n.find("wall_p50_s")) {
+      p.wall_p50 = w->as_number();
+      if (!(p.wall_p50 > 0)) w->fail("a measured time must be positive");
+    }
     m.points.push_back(std::move(p));
   }
   if (m.points.empty()) root.at("points").fail("holds no measurement");

@@ -22,6 +22,7 @@ struct KernelPoint {
   int co_running = 1;
   double p50 = 0.0; // seconds
   double p95 = 0.0; // seconds
+  double wall_p50 = 0.0; // seconds of wall-clock time, when recorded (0 otherwise); see environment "timing"
 };
 
 struct MeasurementSet {

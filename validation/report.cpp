@@ -93,11 +93,14 @@ std::string validation_report_json(const ValidationReport& r) {
     Json e;
     e["executions"] = r.executions_file;
     e["simgrid"] = stats_json(r.end_to_end->simgrid);
+    e["share_adjusted_diagnostic"] = stats_json(r.end_to_end->share_adjusted);
     e["graphs"] = Json::array();
     for (const auto& row : r.end_to_end->rows)
       e["graphs"].push_back({{"graph", row.graph}, {"threads", row.threads}, {"measured_p50_s", row.measured},
                              {"simgrid_s", row.simgrid}, {"analytic_s", row.analytic}, {"error_percent", row.error},
-                             {"measured_op_sum_s", row.measured_op_sum}, {"predicted_op_sum_s", row.predicted_op_sum}});
+                             {"measured_op_sum_s", row.measured_op_sum}, {"predicted_op_sum_s", row.predicted_op_sum},
+                             {"core_share", row.core_share}, {"share_adjusted_makespan_s", row.share_adjusted},
+                             {"share_adjusted_error_percent", row.share_adjusted_error}});
     j["end_to_end"] = std::move(e);
   }
   if (r.deepbench_gemm || r.deepbench_conv) {
@@ -117,6 +120,7 @@ std::string validation_report_text(const ValidationReport& r) {
   };
   s << "CPU kernels: " << r.cpu_measurements << "\n  measured " << env("date") << " on " << env("cpu_model") << " ("
     << env("hardware_threads") << " hardware threads), " << env("compiler") << ", Eigen " << env("eigen") << "\n";
+  s << "  core share while timing: " << env("core_share_while_timing") << "\n";
   for (const auto& [threads, v] : r.cpu) {
     s << (threads == 1 ? "  each kernel alone on one thread" : "  each kernel on " + std::to_string(threads) + " threads at once (co-running)")
       << ": calibrated on " << v.train << " points, tested on " << v.test << " held-out points\n";
@@ -136,12 +140,17 @@ std::string validation_report_text(const ValidationReport& r) {
     for (const auto& row : r.end_to_end->rows) {
       char buf[300];
       std::snprintf(buf, sizeof buf,
-                    "  %-16s %d thread(s): measured %8.2f ms  SimGrid %8.2f ms  error %+6.1f%%  (op busy time: measured %.2f ms, predicted %.2f ms)\n",
+                    "  %-11s %d thread(s): measured %7.2f ms  SimGrid %7.2f ms  error %+6.1f%%  | op busy: measured %7.2f ms, predicted %7.2f ms; core share %.2f\n",
                     row.graph.c_str(), row.threads, row.measured * 1e3, row.simgrid * 1e3, row.error, row.measured_op_sum * 1e3,
-                    row.predicted_op_sum * 1e3);
+                    row.predicted_op_sum * 1e3, row.core_share);
       s << buf;
     }
     s << stats_line("SimGrid makespan", r.end_to_end->simgrid);
+    s << "  (op busy: summed over ops in the last run; core share: their thread CPU time / wall time, 1 = cores of their own)\n";
+    if (r.end_to_end->share_adjusted.count > 0) {
+      s << "  diagnostic, not a measurement: SimGrid against measured makespan x core share (the time other processes took removed)\n";
+      s << stats_line("SimGrid vs adjusted", r.end_to_end->share_adjusted);
+    }
   }
   if (r.deepbench_gemm) s << "\n" << deepbench_text(*r.deepbench_gemm);
   if (r.deepbench_conv) s << "\n" << deepbench_text(*r.deepbench_conv);
