@@ -42,8 +42,12 @@ int validate(ValidateOptions o) {
   };
   std::vector<std::pair<std::string, std::string>> outputs; // path, text
   const auto out_path = [&](const std::string& name) { return (fs::path(o.out) / name).string(); };
-  const std::vector<std::string> names = {"report.json", "report.txt", "calibration-cpu.json", "calibration-deepbench-gemm.json",
-                                          "cpu-kernels.json", "cpu-executions.json"};
+  std::vector<std::string> names = {"report.json", "report.txt", "calibration-cpu.json", "calibration-deepbench-gemm.json",
+                                    "cpu-kernels.json", "cpu-executions.json"};
+  for (int t : o.threads) {
+    names.push_back("this-cpu-" + std::to_string(t) + "t.json");
+    names.push_back("calibration-cpu-" + std::to_string(t) + "threads.json");
+  }
   if (!o.force)
     for (const auto& n : names)
       if (fs::exists(out_path(n))) throw InputError(out_path(n), "", "already exists; pass --force to overwrite or choose another --out");
