@@ -53,9 +53,11 @@ TEST_CASE("held-out CPU kernels stay within the recorded error after calibration
 TEST_CASE("SimGrid replays of the committed whole-graph executions stay within the recorded error") {
   const MeasurementSet m = load_measurement_set(kDir + "/measurements/cpu-kernels.json");
   FitsByThreads fits;
-  for (int threads : co_running_counts(m)) fits[threads] = validate_cpu_kernels(m, threads).fit;
+  for (int threads : co_running_counts(m))
+    fits[threads] = validate_cpu_kernels(m, threads).fit;
   CHECK(fits.size() == 2); // alone, and with both cores busy
-  const EndToEndValidation e = predict_executions(load_execution_set(kDir + "/measurements/cpu-executions.json"), m, fits);
+  const EndToEndValidation e =
+      predict_executions(load_execution_set(kDir + "/measurements/cpu-executions.json"), m, fits);
   CHECK(e.rows.size() >= 4);
   CHECK(e.simgrid.mape <= threshold("end_to_end_simgrid_mape"));
   CHECK(e.share_adjusted.count == static_cast<int>(e.rows.size()));
@@ -74,12 +76,14 @@ TEST_CASE("DeepBench: datasheet-only and calibrated errors on held-out problems"
   const auto& first = gemm_points.front();
   CHECK(first.gpu == "V100");
   const double bytes = 4.0 * (1760.0 * 1760 + 1760 * 16 + 2 * 1760 * 16);
-  CHECK(datasheet_prediction(first.point) == doctest::Approx(std::max(2.0 * 1760 * 16 * 1760 / 15.7e12, bytes / 900e9)));
+  CHECK(datasheet_prediction(first.point) ==
+        doctest::Approx(std::max(2.0 * 1760 * 16 * 1760 / 15.7e12, bytes / 900e9)));
   const DeepBenchResult gemm = evaluate_deepbench(gemm_points, "gemm");
   CHECK(gemm.calibrated.mape <= threshold("deepbench_gemm_calibrated_mape"));
   CHECK(gemm.calibrated.mape < gemm.datasheet.mape);
   CHECK(gemm.leave_one_gpu_out_all.mape <= threshold("deepbench_gemm_leave_one_gpu_out_mape"));
-  const DeepBenchResult conv = evaluate_deepbench(load_deepbench(kDir + "/measurements/deepbench", "conv", sheets), "conv");
+  const DeepBenchResult conv =
+      evaluate_deepbench(load_deepbench(kDir + "/measurements/deepbench", "conv", sheets), "conv");
   CHECK(conv.calibrated.mape <= threshold("deepbench_conv_calibrated_mape"));
   CHECK(conv.calibrated.mape < conv.datasheet.mape);
 }
@@ -91,14 +95,16 @@ TEST_CASE("heterosim validate on the committed sets is deterministic and refuses
   fs::remove_all(out);
   REQUIRE(run("validate --quiet --out " + (out / "a").string()) == 0);
   REQUIRE(run("validate --quiet --out " + (out / "b").string()) == 0);
-  for (const char* f : {"report.json", "report.txt", "calibration-cpu.json", "calibration-deepbench-gemm.json", "this-cpu-2t.json"}) {
+  for (const char* f : {"report.json", "report.txt", "calibration-cpu.json",
+                        "calibration-deepbench-gemm.json", "this-cpu-2t.json"}) {
     CHECK(fs::exists(out / "a" / f));
     CHECK(slurp(out / "a" / f) == slurp(out / "b" / f));
   }
   CHECK(run("validate --quiet --out " + (out / "a").string()) != 0); // exists, no --force
   CHECK(run("validate --quiet --cpu /nonexistent.json --out " + (out / "c").string()) != 0);
   // The calibration it writes is accepted by `heterosim run` on the platform it writes.
-  CHECK(run("run --quiet --platform " + (out / "a" / "this-cpu-2t.json").string() + " --workload random:ops=20 --calibration " +
-            (out / "a" / "calibration-cpu.json").string() + " --out " + (out / "run").string()) == 0);
+  CHECK(run("run --quiet --platform " + (out / "a" / "this-cpu-2t.json").string() +
+            " --workload random:ops=20 --calibration " + (out / "a" / "calibration-cpu.json").string() +
+            " --out " + (out / "run").string()) == 0);
   fs::remove_all(out);
 }

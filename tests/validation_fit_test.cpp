@@ -34,11 +34,13 @@ std::vector<FitPoint> synthetic_points() {
     pts.push_back({"elementwise", n, 12 * n, 0, 100e9, 10e9});
     pts.push_back({"softmax", 5 * n, 8 * n, 0, 100e9, 10e9});
   }
-  for (auto& p : pts) p.seconds = t.predict(p);
+  for (auto& p : pts)
+    p.seconds = t.predict(p);
   return pts;
 }
 
-// A private temporary file name (built with += : GCC 12 warns falsely about -Wrestrict on "literal" + string).
+// A private temporary file name (built with += : GCC 12 warns falsely about -Wrestrict on "literal" +
+// string).
 std::filesystem::path temp_file(const char* stem) {
   std::string name = stem;
   name += std::to_string(::getpid());
@@ -58,12 +60,14 @@ TEST_CASE("the roofline fit recovers the parameters that generated its data") {
   REQUIRE(fit.memory_tiers.size() == 2);
   CHECK(fit.memory_tiers[0].bandwidth == doctest::Approx(40e9).epsilon(1e-6));
   CHECK(fit.memory_tiers[1].bandwidth == doctest::Approx(8e9).epsilon(1e-6));
-  for (const auto& p : synthetic_points()) CHECK(fit.predict(p) == doctest::Approx(p.seconds).epsilon(1e-6));
+  for (const auto& p : synthetic_points())
+    CHECK(fit.predict(p) == doctest::Approx(p.seconds).epsilon(1e-6));
 }
 
 TEST_CASE("a tier with no measured point is not emitted") {
   std::vector<FitPoint> pts;
-  for (double n : {1e7, 2e7, 4e7}) pts.push_back({"elementwise", n, 12 * n, 12 * n / 5e9, 100e9, 10e9});
+  for (double n : {1e7, 2e7, 4e7})
+    pts.push_back({"elementwise", n, 12 * n, 12 * n / 5e9, 100e9, 10e9});
   const RooflineFit fit = fit_roofline(pts, {}, {1e6});
   CHECK(fit.memory_tiers.empty());
   CHECK(fit.memory_efficiency == doctest::Approx(0.5).epsilon(1e-6));
@@ -72,7 +76,8 @@ TEST_CASE("a tier with no measured point is not emitted") {
 TEST_CASE("fitted efficiencies never exceed 1 and the launch overhead is never negative") {
   // Measured faster than the nominal peak allows (a wrong datasheet): the fit clamps at the bound.
   std::vector<FitPoint> pts;
-  for (double n : {256.0, 512.0, 1024.0}) pts.push_back({"gemm", 2 * n * n * n, 12 * n * n, 0.5 * 2 * n * n * n / 100e9, 100e9, 10e9});
+  for (double n : {256.0, 512.0, 1024.0})
+    pts.push_back({"gemm", 2 * n * n * n, 12 * n * n, 0.5 * 2 * n * n * n / 100e9, 100e9, 10e9});
   const RooflineFit fit = fit_roofline(pts, {"gemm"});
   CHECK(fit.efficiency.at("gemm") == doctest::Approx(1.0));
   CHECK(fit.launch_overhead >= 0.0);
@@ -86,10 +91,12 @@ TEST_CASE("a written calibration file makes the cost model predict what the fit 
   std::filesystem::remove(path);
   const Platform p = parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "one",
     "devices": [{"name": "c0", "kind": "cpu", "peak": {"fp32": 100e9}, "memory": {"bandwidth": 10e9, "capacity": "1GB"},
-                 "power": {"idle": "0W", "busy": "1W"}}]})", "inline");
+                 "power": {"idle": "0W", "busy": "1W"}}]})",
+                                    "inline");
   GraphBuilder b("g");
   const auto pts = synthetic_points();
-  for (std::size_t i = 0; i < pts.size(); ++i) b.op(std::to_string(i)).kind(pts[i].kind).flops(pts[i].flops).reads(pts[i].bytes);
+  for (std::size_t i = 0; i < pts.size(); ++i)
+    b.op(std::to_string(i)).kind(pts[i].kind).flops(pts[i].flops).reads(pts[i].bytes);
   const Graph g = std::move(b).build();
   const CostModel cost(g, p, cal);
   for (std::size_t i = 0; i < pts.size(); ++i)
@@ -98,8 +105,10 @@ TEST_CASE("a written calibration file makes the cost model predict what the fit 
 
 TEST_CASE("a calibration file with memory tiers out of order is refused with its place") {
   const auto path = temp_file("hs-badcal-");
-  write_file_atomically(path.string(), R"({"format": "heterosim-calibration", "version": 1, "devices": {"cpu": {
-      "memory_tiers": [{"up_to": "32MB", "bandwidth": "40GBps"}, {"up_to": "1MB", "bandwidth": "90GBps"}]}}})", true);
+  write_file_atomically(path.string(),
+                        R"({"format": "heterosim-calibration", "version": 1, "devices": {"cpu": {
+      "memory_tiers": [{"up_to": "32MB", "bandwidth": "40GBps"}, {"up_to": "1MB", "bandwidth": "90GBps"}]}}})",
+                        true);
   try {
     load_calibration(path.string());
     FAIL("expected an error");

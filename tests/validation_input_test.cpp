@@ -31,7 +31,8 @@ std::string error_of(const std::function<void()>& f) {
   return "no error";
 }
 
-const char* kPoint = R"({"kind": "gemm", "label": "g", "flops": 2e6, "bytes": 1e4, "repeats": 5, "p50_s": 1e-4, "p95_s": 2e-4})";
+const char* kPoint =
+    R"({"kind": "gemm", "label": "g", "flops": 2e6, "bytes": 1e4, "repeats": 5, "p50_s": 1e-4, "p95_s": 2e-4})";
 
 } // namespace
 
@@ -58,17 +59,23 @@ TEST_CASE("bad measurement files name the place of the problem") {
     std::filesystem::remove(path);
     CHECK_MESSAGE(e.find(expected) != std::string::npos, e);
   };
-  const std::string head = R"({"format": "heterosim-measurements", "version": 1, "device": "d", "device_kind": "cpu", )";
+  const std::string head =
+      R"({"format": "heterosim-measurements", "version": 1, "device": "d", "device_kind": "cpu", )";
   check(head + R"("points": []})", "points: holds no measurement");
-  check(head + R"("points": [{"kind": "gemm", "flops": 1, "bytes": 1, "repeats": 5, "p50_s": -1, "p95_s": 1}]})", "points[0].p50_s");
-  check(head + R"("points": [{"kind": "gemm", "flops": 1, "bytes": 1, "repeats": 5, "p50_s": 2, "p95_s": 1}]})", "points[0].p95_s");
+  check(head +
+            R"("points": [{"kind": "gemm", "flops": 1, "bytes": 1, "repeats": 5, "p50_s": -1, "p95_s": 1}]})",
+        "points[0].p50_s");
+  check(head +
+            R"("points": [{"kind": "gemm", "flops": 1, "bytes": 1, "repeats": 5, "p50_s": 2, "p95_s": 1}]})",
+        "points[0].p95_s");
   check(head + R"("points": [)" + kPoint + R"(], "peaks": {"fp32_flops": 0}})", "peaks.fp32_flops");
   check(R"({"format": "heterosim-platform", "version": 1})", "format");
   check(head + R"("points": [{"kind": "gemm", "flop": 1}]})", "points[0]");
 }
 
 TEST_CASE("a bad execution record names the place of the problem") {
-  const std::string path = write_temp("hs-bad-ex-", R"({"format": "heterosim-executions", "version": 1, "executions": [
+  const std::string path =
+      write_temp("hs-bad-ex-", R"({"format": "heterosim-executions", "version": 1, "executions": [
       {"graph": {"ops": 3, "seed": 1}, "threads": 2, "policy": "heft", "queues": [[0, 1, 7], []], "repeats": 5,
        "p50_s": 0.1, "p95_s": 0.2}]})");
   const std::string e = error_of([&] { load_execution_set(path); });
@@ -81,7 +88,8 @@ TEST_CASE("a CSV row with a missing field or a non-number names its line and col
   CHECK(error_of([&] { CsvTable::read(short_row); }).find("line 2") != std::string::npos);
   const std::string text_cell = write_temp("hs-bad-csv2-", "gpu,fp32_tflops\nV100,fast\n");
   const CsvTable t = CsvTable::read(text_cell);
-  CHECK(error_of([&] { t.number(0, "fp32_tflops"); }).find("line 2, column fp32_tflops") != std::string::npos);
+  CHECK(error_of([&] { t.number(0, "fp32_tflops"); }).find("line 2, column fp32_tflops") !=
+        std::string::npos);
   std::filesystem::remove(short_row);
   std::filesystem::remove(text_cell);
 }

@@ -5,8 +5,8 @@
 #include "sim/plan.hpp"
 #include "validation/executable_graphs.hpp"
 #include "validation/kernel_shapes.hpp"
-#include "validation/thread_executor.hpp"
 #include "validation/measurement_set.hpp"
+#include "validation/thread_executor.hpp"
 
 #include <doctest/doctest.h>
 
@@ -52,7 +52,8 @@ TEST_CASE("an op that matches no kernel is refused with the graph and op names")
   op.bytes_written = 4e6;
   CHECK_THROWS_WITH_AS(shape_of_op(op, "my-graph"), doctest::Contains("my-graph: op 'odd'"), InputError);
   op.kind = "attention";
-  CHECK_THROWS_WITH_AS(shape_of_op(op, "my-graph"), doctest::Contains("no CPU kernel for op kind 'attention'"), InputError);
+  CHECK_THROWS_WITH_AS(shape_of_op(op, "my-graph"),
+                       doctest::Contains("no CPU kernel for op kind 'attention'"), InputError);
   op.kind = "elementwise";
   op.precision = "fp16";
   CHECK_THROWS_AS(shape_of_op(op, "my-graph"), InputError);
@@ -65,7 +66,8 @@ TEST_CASE("the thread executor runs every op once per run and orders ops as the 
                 {"name": "cpu1", "kind": "cpu", "peak": {"fp32": 1e10}, "memory": {"bandwidth": 1e10, "capacity": "1GB"},
                  "power": {"idle": "0W", "busy": "1W"}}],
     "links": [{"name": "m", "bandwidth": "1000TBps", "latency": 0}],
-    "routes": [{"from": "cpu0", "to": "cpu1", "links": ["m"]}]})", "inline");
+    "routes": [{"from": "cpu0", "to": "cpu1", "links": ["m"]}]})",
+                                    "inline");
   GraphBuilder b("chain");
   auto a = b.op("a"), c = b.op("c"), d = b.op("d");
   describe_op(b.mutable_op(a.id()), gemm_shape(64, 64, 64));
@@ -81,8 +83,10 @@ TEST_CASE("the thread executor runs every op once per run and orders ops as the 
   const RealExecution r = execute_on_threads(g, plan, 5);
   CHECK(r.makespans.size() == 5);
   CHECK(r.p95 >= r.p50);
-  for (double t : r.op_seconds) CHECK(t > 0);
-  for (double m : r.makespans) CHECK(m > 0);
+  for (double t : r.op_seconds)
+    CHECK(t > 0);
+  for (double m : r.makespans)
+    CHECK(m > 0);
 
   Plan deadlock = Plan::empty(g.op_count(), p, "test");
   deadlock.append(2, 0);

@@ -12,13 +12,15 @@ using Vector = Eigen::Array<float, Eigen::Dynamic, 1>;
 // Keeps results observable so the compiler cannot drop the work.
 volatile float g_sink = 0.0f;
 
-Eigen::Index idx(double v) { return static_cast<Eigen::Index>(v); }
+Eigen::Index idx(double v) {
+  return static_cast<Eigen::Index>(v);
+}
 
 class Gemm final : public CpuKernel {
 public:
   explicit Gemm(const KernelShape& s)
-      : a_(Matrix::Random(idx(s.dim("m")), idx(s.dim("k")))), b_(Matrix::Random(idx(s.dim("k")), idx(s.dim("n")))),
-        c_(idx(s.dim("m")), idx(s.dim("n"))) {}
+      : a_(Matrix::Random(idx(s.dim("m")), idx(s.dim("k")))),
+        b_(Matrix::Random(idx(s.dim("k")), idx(s.dim("n")))), c_(idx(s.dim("m")), idx(s.dim("n"))) {}
   void run() override {
     c_.noalias() = a_ * b_;
     g_sink = c_(0, 0);

@@ -8,12 +8,12 @@
 #include <atomic>
 #include <barrier>
 #include <chrono>
-#include <memory>
-#include <sched.h>
-#include <sys/resource.h>
 #include <ctime>
 #include <fstream>
+#include <memory>
+#include <sched.h>
 #include <sstream>
+#include <sys/resource.h>
 #include <thread>
 
 namespace hs::validation {
@@ -22,22 +22,25 @@ std::vector<KernelShape> cpu_measurement_grid(bool quick) {
   std::vector<KernelShape> grid;
   const int step = quick ? 2 : 1; // the quick grid keeps every other point of each sweep
   const std::vector<std::array<double, 3>> gemms = {
-      {64, 64, 64},      {128, 128, 128},  {192, 192, 192},  {256, 256, 256},  {384, 384, 384},
-      {512, 512, 512},   {768, 768, 768},  {1024, 1024, 1024}, {1024, 64, 1024}, {64, 1024, 1024},
-      {1024, 1024, 64},  {512, 2048, 256}, {2048, 128, 512}, {256, 256, 2048}, {128, 4096, 128},
-      {4096, 128, 128},  {32, 512, 512},   {512, 32, 512},   {512, 512, 32},   {1536, 256, 768}};
+      {64, 64, 64},     {128, 128, 128},  {192, 192, 192},    {256, 256, 256},  {384, 384, 384},
+      {512, 512, 512},  {768, 768, 768},  {1024, 1024, 1024}, {1024, 64, 1024}, {64, 1024, 1024},
+      {1024, 1024, 64}, {512, 2048, 256}, {2048, 128, 512},   {256, 256, 2048}, {128, 4096, 128},
+      {4096, 128, 128}, {32, 512, 512},   {512, 32, 512},     {512, 512, 32},   {1536, 256, 768}};
   for (std::size_t i = 0; i < gemms.size(); i += static_cast<std::size_t>(step))
     grid.push_back(gemm_shape(gemms[i][0], gemms[i][1], gemms[i][2]));
   const std::vector<std::array<double, 3>> convs = {
-      {56, 64, 64}, {56, 32, 64}, {28, 128, 128}, {28, 64, 128}, {14, 256, 256}, {14, 128, 256},
-      {7, 512, 512}, {7, 256, 512}, {112, 16, 32}, {28, 32, 32}, {14, 64, 64}};
+      {56, 64, 64},  {56, 32, 64},  {28, 128, 128}, {28, 64, 128}, {14, 256, 256}, {14, 128, 256},
+      {7, 512, 512}, {7, 256, 512}, {112, 16, 32},  {28, 32, 32},  {14, 64, 64}};
   for (std::size_t i = 0; i < convs.size(); i += static_cast<std::size_t>(step))
     grid.push_back(conv2d_shape(convs[i][0], convs[i][1], convs[i][2]));
   for (const char* kind : {"elementwise", "reduction"})
-    for (int e = 12; e <= 24; e += step) grid.push_back(vector_shape(kind, std::ldexp(1.0, e)));
+    for (int e = 12; e <= 24; e += step)
+      grid.push_back(vector_shape(kind, std::ldexp(1.0, e)));
   for (const char* kind : {"softmax", "layernorm"})
-    for (int e = 2; e <= 14; e += step) grid.push_back(rows_shape(kind, std::ldexp(1.0, e), 1024));
-  for (int e = 12; e <= (quick ? 26 : 28); e += step) grid.push_back(copy_shape(std::ldexp(1.0, e)));
+    for (int e = 2; e <= 14; e += step)
+      grid.push_back(rows_shape(kind, std::ldexp(1.0, e), 1024));
+  for (int e = 12; e <= (quick ? 26 : 28); e += step)
+    grid.push_back(copy_shape(std::ldexp(1.0, e)));
   return grid;
 }
 
@@ -54,7 +57,8 @@ class CacheEvictor {
 public:
   explicit CacheEvictor(std::size_t bytes) : buffer_(bytes, 1) {}
   void evict() {
-    for (std::size_t i = 0; i < buffer_.size(); i += 64) buffer_[i] = static_cast<unsigned char>(buffer_[i] + 1);
+    for (std::size_t i = 0; i < buffer_.size(); i += 64)
+      buffer_[i] = static_cast<unsigned char>(buffer_[i] + 1);
   }
 
 private:
@@ -77,7 +81,8 @@ bool wants_more(const TimingPlan& plan, std::size_t count, double spent) {
 
 RunTimes time_repeatedly(const std::function<void()>& kernel, const TimingPlan& plan) {
   using clock = std::chrono::steady_clock;
-  std::unique_ptr<CacheEvictor> evictor = plan.evict_bytes ? std::make_unique<CacheEvictor>(plan.evict_bytes) : nullptr;
+  std::unique_ptr<CacheEvictor> evictor =
+      plan.evict_bytes ? std::make_unique<CacheEvictor>(plan.evict_bytes) : nullptr;
   const auto t_warm = clock::now();
   kernel(); // warm-up: page faults, lazy allocation
   const int batch = batch_size(std::chrono::duration<double>(clock::now() - t_warm).count(), plan);
@@ -87,7 +92,8 @@ RunTimes time_repeatedly(const std::function<void()>& kernel, const TimingPlan& 
     if (evictor) evictor->evict();
     const double c0 = thread_cpu_now();
     const auto t0 = clock::now();
-    for (int i = 0; i < batch; ++i) kernel();
+    for (int i = 0; i < batch; ++i)
+      kernel();
     const double dt = std::chrono::duration<double>(clock::now() - t0).count();
     times.cpu.push_back((thread_cpu_now() - c0) / batch);
     times.wall.push_back(dt / batch);
@@ -99,7 +105,8 @@ RunTimes time_repeatedly(const std::function<void()>& kernel, const TimingPlan& 
 RunTimes time_co_running(const KernelShape& s, int threads, const TimingPlan& plan) {
   using clock = std::chrono::steady_clock;
   std::vector<std::unique_ptr<CpuKernel>> kernels;
-  for (int t = 0; t < threads; ++t) kernels.push_back(make_cpu_kernel(s));
+  for (int t = 0; t < threads; ++t)
+    kernels.push_back(make_cpu_kernel(s));
   // Thread 0 decides, after each synchronised round, whether another round is needed.
   std::barrier sync(threads);
   std::atomic<bool> more{true};
@@ -109,7 +116,8 @@ RunTimes time_co_running(const KernelShape& s, int threads, const TimingPlan& pl
     pool.emplace_back([&, t] {
       auto& k = *kernels[static_cast<std::size_t>(t)];
       auto& mine = times[static_cast<std::size_t>(t)];
-      std::unique_ptr<CacheEvictor> evictor = plan.evict_bytes ? std::make_unique<CacheEvictor>(plan.evict_bytes) : nullptr;
+      std::unique_ptr<CacheEvictor> evictor =
+          plan.evict_bytes ? std::make_unique<CacheEvictor>(plan.evict_bytes) : nullptr;
       const auto t_warm = clock::now();
       k.run();
       const int batch = batch_size(std::chrono::duration<double>(clock::now() - t_warm).count(), plan);
@@ -119,7 +127,8 @@ RunTimes time_co_running(const KernelShape& s, int threads, const TimingPlan& pl
         sync.arrive_and_wait(); // all threads start each round together
         const double c0 = thread_cpu_now();
         const auto t0 = clock::now();
-        for (int i = 0; i < batch; ++i) k.run();
+        for (int i = 0; i < batch; ++i)
+          k.run();
         const double dt = std::chrono::duration<double>(clock::now() - t0).count();
         mine.cpu.push_back((thread_cpu_now() - c0) / batch);
         mine.wall.push_back(dt / batch);
@@ -131,7 +140,8 @@ RunTimes time_co_running(const KernelShape& s, int threads, const TimingPlan& pl
     });
     pin_to_core(pool.back(), static_cast<unsigned>(t));
   }
-  for (auto& th : pool) th.join();
+  for (auto& th : pool)
+    th.join();
   RunTimes all;
   for (const auto& v : times) {
     all.wall.insert(all.wall.end(), v.wall.begin(), v.wall.end());
@@ -180,10 +190,14 @@ double cache_bytes(int level) {
 
 std::string scheduling_policy() {
   const int policy = sched_getscheduler(0);
-  std::string name = policy == SCHED_FIFO ? "SCHED_FIFO" : policy == SCHED_RR ? "SCHED_RR" : policy == SCHED_OTHER ? "SCHED_OTHER" : "other";
+  std::string name = policy == SCHED_FIFO    ? "SCHED_FIFO"
+                     : policy == SCHED_RR    ? "SCHED_RR"
+                     : policy == SCHED_OTHER ? "SCHED_OTHER"
+                                             : "other";
   sched_param param{};
   sched_getparam(0, &param);
-  return name + " priority " + std::to_string(param.sched_priority) + ", nice " + std::to_string(getpriority(PRIO_PROCESS, 0));
+  return name + " priority " + std::to_string(param.sched_priority) + ", nice " +
+         std::to_string(getpriority(PRIO_PROCESS, 0));
 }
 
 std::string utc_now() {
@@ -250,12 +264,14 @@ MeasurementSet measure_cpu(const CpuMeasureOptions& o) {
   m.device_kind = "cpu";
   m.environment = cpu_environment();
   if (!o.note.empty()) m.environment["note"] = o.note;
-  m.environment["timing"] =
-      "p50_s and p95_s: thread CPU time (CLOCK_THREAD_CPUTIME_ID) per run, so that time slices taken by other "
-      "processes do not count (their cache and memory traffic still does); wall_p50_s: steady_clock. One warm-up run, then at least " +
-      std::to_string(o.min_repeats) + " runs (up to 15 within a time budget)";
+  m.environment["timing"] = "p50_s and p95_s: thread CPU time (CLOCK_THREAD_CPUTIME_ID) per run, so that "
+                            "time slices taken by other "
+                            "processes do not count (their cache and memory traffic still does); wall_p50_s: "
+                            "steady_clock. One warm-up run, then at least " +
+                            std::to_string(o.min_repeats) + " runs (up to 15 within a time budget)";
   // Co-running threads need cores of their own.
-  const int neighbours = std::min(o.co_running, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  const int neighbours =
+      std::min(o.co_running, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   TimingPlan timing;
   timing.min_repeats = o.min_repeats;
   timing.budget = o.quick ? 0.01 : 0.1;
@@ -263,7 +279,8 @@ MeasurementSet measure_cpu(const CpuMeasureOptions& o) {
   const double l3 = cache_bytes(3);
   timing.evict_bytes = static_cast<std::size_t>(std::max(64.0 * 1024 * 1024, 2 * l3));
   m.environment["cache_state"] = "cold: before every timed run each thread touches " +
-                                 std::to_string(timing.evict_bytes >> 20) + " MiB of another buffer, as graph ops in the thread executor start cold";
+                                 std::to_string(timing.evict_bytes >> 20) +
+                                 " MiB of another buffer, as graph ops in the thread executor start cold";
   const auto grid = cpu_measurement_grid(o.quick);
   const auto record = [&](const KernelShape& s, int co_running, RunTimes times) {
     KernelPoint p;
@@ -311,7 +328,8 @@ MeasurementSet measure_cpu(const CpuMeasureOptions& o) {
   m.environment["loadavg_at_end"] = read_first_line("/proc/loadavg");
   {
     std::ostringstream share;
-    share << solo_cpu / solo_wall << " (thread CPU time / wall time while timing kernels alone; 1 = a core of its own)";
+    share << solo_cpu / solo_wall
+          << " (thread CPU time / wall time while timing kernels alone; 1 = a core of its own)";
     m.environment["core_share_while_timing"] = share.str();
   }
   std::string how;
@@ -322,16 +340,18 @@ MeasurementSet measure_cpu(const CpuMeasureOptions& o) {
   // Memory bandwidth of one thread: the best large copy (at least 64 MiB moved, beyond the caches).
   double best = 0;
   for (const auto& p : m.points)
-    if (p.kind == "copy" && p.co_running == 1 && p.bytes >= 64.0 * 1024 * 1024) best = std::max(best, p.bytes / p.p50);
+    if (p.kind == "copy" && p.co_running == 1 && p.bytes >= 64.0 * 1024 * 1024)
+      best = std::max(best, p.bytes / p.p50);
   for (int level : {2, 3})
     if (const double bytes = cache_bytes(level); bytes > 0) {
       m.peaks[level == 2 ? "l2_cache_bytes" : "l3_cache_bytes"] = bytes;
-      m.environment["cache_source"] = "/sys/devices/system/cpu/cpu0/cache (as the OS reports it; a VM may report its host's sizes)";
+      m.environment["cache_source"] =
+          "/sys/devices/system/cpu/cpu0/cache (as the OS reports it; a VM may report its host's sizes)";
     }
   if (best > 0) {
     m.peaks["memory_bandwidth"] = best;
-    m.environment["memory_bandwidth_source"] =
-        "measured: best P50 of the memcpy points moving at least 64 MiB (read + written bytes / time), one thread";
+    m.environment["memory_bandwidth_source"] = "measured: best P50 of the memcpy points moving at least 64 "
+                                               "MiB (read + written bytes / time), one thread";
   }
   return m;
 }

@@ -10,10 +10,10 @@
 namespace hs::validation {
 
 struct CpuMeasureOptions {
-  bool quick = false;     // a reduced grid with fewer repeats (about 10-20 s), for the README
-  int min_repeats = 5;    // timed runs after warm-up, at least
-  std::string note;       // free text stored in the environment snapshot
-  int co_running = 2;     // also time every kernel with this many threads running it at once (1: skip)
+  bool quick = false;  // a reduced grid with fewer repeats (about 10-20 s), for the README
+  int min_repeats = 5; // timed runs after warm-up, at least
+  std::string note;    // free text stored in the environment snapshot
+  int co_running = 2;  // also time every kernel with this many threads running it at once (1: skip)
   std::function<void(const std::string&)> progress; // optional
 };
 

@@ -68,7 +68,7 @@ ExecutionSet load_execution_set(const std::string& path);
 
 struct ExecutionPlanOptions {
   std::vector<int> threads = {1, 2};
-  int graphs = 4;   // seeds 1..graphs per thread count
+  int graphs = 4; // seeds 1..graphs per thread count
   int ops = 24;
   int repeats = 7;
   std::string policy = "heft";
@@ -76,7 +76,8 @@ struct ExecutionPlanOptions {
 };
 
 // Plans each graph with the calibrated cost model and runs it for real on threads (live timing).
-ExecutionSet measure_executions(const MeasurementSet& m, const FitsByThreads& fits, const ExecutionPlanOptions& o);
+ExecutionSet measure_executions(const MeasurementSet& m, const FitsByThreads& fits,
+                                const ExecutionPlanOptions& o);
 
 struct EndToEndRow {
   std::string graph;
@@ -86,7 +87,8 @@ struct EndToEndRow {
   // Busy time summed over ops: measured in the last run and predicted by the cost model. Their ratio
   // separates kernel-time error (ops slower in a graph than alone) from scheduling error.
   double measured_op_sum = 0.0, predicted_op_sum = 0.0;
-  // Thread CPU time / wall time summed over ops (last run): the share of a core the ops got; 0 if not recorded.
+  // Thread CPU time / wall time summed over ops (last run): the share of a core the ops got; 0 if not
+  // recorded.
   double core_share = 0.0;
   // Measured makespan x core share: an estimate (not a measurement) of the makespan had the threads had
   // cores of their own; 0 when the core share was not recorded.
@@ -101,6 +103,7 @@ struct EndToEndValidation {
 };
 
 // Replays each recorded plan with SimGrid on the thread platform calibrated by `fit`.
-EndToEndValidation predict_executions(const ExecutionSet& s, const MeasurementSet& m, const FitsByThreads& fits);
+EndToEndValidation predict_executions(const ExecutionSet& s, const MeasurementSet& m,
+                                      const FitsByThreads& fits);
 
 } // namespace hs::validation

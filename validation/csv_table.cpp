@@ -43,7 +43,8 @@ CsvTable CsvTable::read(const std::string& path) {
   std::string line;
   if (!std::getline(in, line)) throw InputError(path, "line 1", "empty file (a header line is expected)");
   const auto header = split_line(line);
-  for (std::size_t i = 0; i < header.size(); ++i) t.columns_[header[i]] = i;
+  for (std::size_t i = 0; i < header.size(); ++i)
+    t.columns_[header[i]] = i;
   std::size_t number = 1;
   while (std::getline(in, line)) {
     ++number;
@@ -51,7 +52,8 @@ CsvTable CsvTable::read(const std::string& path) {
     auto cells = split_line(line);
     if (cells.size() != header.size())
       throw InputError(path, "line " + std::to_string(number),
-                       "has " + std::to_string(cells.size()) + " fields, the header has " + std::to_string(header.size()));
+                       "has " + std::to_string(cells.size()) + " fields, the header has " +
+                           std::to_string(header.size()));
     t.rows_.push_back(std::move(cells));
     t.lines_.push_back(number);
   }

@@ -69,19 +69,21 @@ std::vector<DeepBenchPoint> load_deepbench(const std::string& dir, const std::st
       // C = A B + C (beta = 1): A and B read, C read and written.
       p.point.bytes = element * (m * k + k * n + 2 * m * n);
       p.point.seconds = t.number(r, "time_ms") * 1e-3;
-      p.label = "m=" + t.text(r, "m") + " n=" + t.text(r, "n") + " k=" + t.text(r, "k") + " " + t.text(r, "a_t") + t.text(r, "b_t");
+      p.label = "m=" + t.text(r, "m") + " n=" + t.text(r, "n") + " k=" + t.text(r, "k") + " " +
+                t.text(r, "a_t") + t.text(r, "b_t");
     } else {
       const double w = t.number(r, "w"), h = t.number(r, "h"), c = t.number(r, "c"), n = t.number(r, "n"),
-                   k = t.number(r, "k"), s = t.number(r, "s"), rr = t.number(r, "r"), pw = t.number(r, "out_w"),
-                   ph = t.number(r, "out_h");
+                   k = t.number(r, "k"), s = t.number(r, "s"), rr = t.number(r, "r"),
+                   pw = t.number(r, "out_w"), ph = t.number(r, "out_h");
       p.point.kind = "conv2d";
       p.point.flops = 2 * n * k * c * rr * s * pw * ph; // direct convolution, as DeepBench counts it
       p.point.bytes = element * (n * c * h * w + k * c * rr * s + n * k * pw * ph);
       p.point.seconds = t.number(r, "fwd_ms") * 1e-3;
-      p.label = "w=" + t.text(r, "w") + " h=" + t.text(r, "h") + " c=" + t.text(r, "c") + " n=" + t.text(r, "n") +
-                " k=" + t.text(r, "k") + " " + t.text(r, "s") + "x" + t.text(r, "r");
+      p.label = "w=" + t.text(r, "w") + " h=" + t.text(r, "h") + " c=" + t.text(r, "c") +
+                " n=" + t.text(r, "n") + " k=" + t.text(r, "k") + " " + t.text(r, "s") + "x" + t.text(r, "r");
     }
-    if (!(p.point.seconds > 0)) throw InputError(path, "row " + std::to_string(r + 2), "time must be positive");
+    if (!(p.point.seconds > 0))
+      throw InputError(path, "row " + std::to_string(r + 2), "time must be positive");
     out.push_back(std::move(p));
   }
   return out;
@@ -135,7 +137,8 @@ DeepBenchResult evaluate_deepbench(const std::vector<DeepBenchPoint>& points, co
     const RooflineFit shared = fit_roofline(train, compute_kinds);
     std::vector<double> errors;
     for (const auto& p : points)
-      if (p.precision == "fp32" && p.gpu == left_out) errors.push_back(percent_error(shared.predict(p.point), p.point.seconds));
+      if (p.precision == "fp32" && p.gpu == left_out)
+        errors.push_back(percent_error(shared.predict(p.point), p.point.seconds));
     res.leave_one_gpu_out[left_out] = summarize(errors);
     all_logo.insert(all_logo.end(), errors.begin(), errors.end());
   }

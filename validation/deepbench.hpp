@@ -32,12 +32,14 @@ std::vector<DeepBenchPoint> load_deepbench(const std::string& dir, const std::st
                                            const std::map<std::string, GpuDatasheet>& sheets);
 
 // True for the points held out of calibration: every third problem of each block (index % 3 == 1).
-inline bool held_out(int index) { return index % 3 == 1; }
+inline bool held_out(int index) {
+  return index % 3 == 1;
+}
 
 struct BlockResult {
   std::string gpu, precision;
   int train = 0, test = 0;
-  ErrorStats datasheet; // held-out points, datasheet figures only
+  ErrorStats datasheet;  // held-out points, datasheet figures only
   ErrorStats calibrated; // held-out points, after fitting this block's training points
   RooflineFit fit;
 };

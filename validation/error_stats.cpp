@@ -7,7 +7,9 @@
 
 namespace hs::validation {
 
-double percent_error(double predicted, double measured) { return 100.0 * (predicted - measured) / measured; }
+double percent_error(double predicted, double measured) {
+  return 100.0 * (predicted - measured) / measured;
+}
 
 ErrorStats summarize(const std::vector<double>& signed_percent_errors) {
   ErrorStats s;

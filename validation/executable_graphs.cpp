@@ -10,7 +10,9 @@
 namespace hs::validation {
 namespace {
 
-double pow2(Rng& rng, int lo, int hi) { return std::ldexp(1.0, static_cast<int>(rng.integer(lo, hi))); }
+double pow2(Rng& rng, int lo, int hi) {
+  return std::ldexp(1.0, static_cast<int>(rng.integer(lo, hi)));
+}
 
 KernelShape random_shape(Rng& rng) {
   const double r = rng.uniform();
@@ -20,7 +22,8 @@ KernelShape random_shape(Rng& rng) {
     return gemm_shape(m, n, k);
   }
   if (r < 0.5) {
-    static const double convs[][3] = {{56, 32, 64}, {28, 64, 128}, {28, 128, 128}, {14, 128, 256}, {14, 256, 256}, {7, 512, 512}};
+    static const double convs[][3] = {{56, 32, 64},   {28, 64, 128},  {28, 128, 128},
+                                      {14, 128, 256}, {14, 256, 256}, {7, 512, 512}};
     const auto& c = convs[rng.integer(0, 5)];
     return conv2d_shape(c[0], c[1], c[2]);
   }
@@ -48,11 +51,15 @@ Graph executable_graph(const ExecutableGraphOptions& o) {
     }
     if (!previous.empty()) {
       std::vector<std::vector<OpId>> consumers(previous.size());
-      for (OpId c : current) consumers[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(previous.size()) - 1))].push_back(c);
+      for (OpId c : current)
+        consumers[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(previous.size()) - 1))]
+            .push_back(c);
       for (std::size_t p = 0; p < previous.size(); ++p)
         if (rng.uniform() < 0.5) {
-          const OpId c = current[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(current.size()) - 1))];
-          if (std::find(consumers[p].begin(), consumers[p].end(), c) == consumers[p].end()) consumers[p].push_back(c);
+          const OpId c = current[static_cast<std::size_t>(
+              rng.integer(0, static_cast<std::int64_t>(current.size()) - 1))];
+          if (std::find(consumers[p].begin(), consumers[p].end(), c) == consumers[p].end())
+            consumers[p].push_back(c);
         }
       for (std::size_t p = 0; p < previous.size(); ++p)
         if (!consumers[p].empty()) {

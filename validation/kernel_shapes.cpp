@@ -35,7 +35,9 @@ double KernelShape::bytes_written() const {
   throw std::logic_error("unknown kernel kind '" + kind + "'");
 }
 
-double KernelShape::bytes() const { return bytes_read() + bytes_written(); }
+double KernelShape::bytes() const {
+  return bytes_read() + bytes_written();
+}
 
 double KernelShape::flops() const {
   if (kind == "gemm") return 2 * dim("m") * dim("n") * dim("k");
@@ -49,17 +51,26 @@ double KernelShape::flops() const {
 std::string KernelShape::label() const {
   std::ostringstream s;
   s << kind;
-  for (const auto& [k, v] : dims) s << ' ' << k << '=' << static_cast<long long>(v);
+  for (const auto& [k, v] : dims)
+    s << ' ' << k << '=' << static_cast<long long>(v);
   return s.str();
 }
 
-KernelShape gemm_shape(double m, double n, double k) { return {"gemm", {{"m", m}, {"n", n}, {"k", k}}}; }
-KernelShape conv2d_shape(double hw, double c, double k) { return {"conv2d", {{"hw", hw}, {"c", c}, {"k", k}}}; }
-KernelShape vector_shape(const std::string& kind, double n) { return {kind, {{"n", n}}}; }
+KernelShape gemm_shape(double m, double n, double k) {
+  return {"gemm", {{"m", m}, {"n", n}, {"k", k}}};
+}
+KernelShape conv2d_shape(double hw, double c, double k) {
+  return {"conv2d", {{"hw", hw}, {"c", c}, {"k", k}}};
+}
+KernelShape vector_shape(const std::string& kind, double n) {
+  return {kind, {{"n", n}}};
+}
 KernelShape rows_shape(const std::string& kind, double rows, double cols) {
   return {kind, {{"rows", rows}, {"cols", cols}}};
 }
-KernelShape copy_shape(double bytes) { return {"copy", {{"bytes", bytes}}}; }
+KernelShape copy_shape(double bytes) {
+  return {"copy", {{"bytes", bytes}}};
+}
 
 namespace {
 
@@ -70,7 +81,9 @@ std::pair<double, double> two_factors(double sum, double product) {
   return {std::round((sum + root) / 2), std::round((sum - root) / 2)};
 }
 
-bool close(double a, double b) { return std::abs(a - b) <= 1e-6 * std::max(std::abs(a), std::abs(b)) + 1e-9; }
+bool close(double a, double b) {
+  return std::abs(a - b) <= 1e-6 * std::max(std::abs(a), std::abs(b)) + 1e-9;
+}
 
 } // namespace
 
@@ -92,7 +105,7 @@ KernelShape shape_of_op(const Op& op, const std::string& graph_label) {
     // out = P*K = W/e, F = 18*P*K*C  =>  C = F/(18 out); R/e = C (P + 9K).
     const double out = op.bytes_written / e, c = std::round(op.flops / (18 * out));
     if (!(out >= 1 && c >= 1)) return fail("FLOPs and bytes do not describe a 3x3 convolution");
-    const double sum = op.bytes_read / e / c; // P + 9K
+    const double sum = op.bytes_read / e / c;  // P + 9K
     auto [p1, p2] = two_factors(sum, 9 * out); // roots are P and 9K
     // Either root may be the pixel count: it is a square (hw x hw) and the other root a multiple of 9.
     const auto fits = [](double pixels, double nine_k) {
@@ -120,8 +133,10 @@ KernelShape shape_of_op(const Op& op, const std::string& graph_label) {
   }
   for (const auto& [name, v] : s.dims)
     if (!(v >= 1)) return fail("recovered dimension " + name + " is not positive");
-  if (!close(s.flops(), op.flops) || !close(s.bytes_read(), op.bytes_read) || !close(s.bytes_written(), op.bytes_written))
-    return fail("its FLOPs and bytes do not match a " + op.kind + " shape exactly (recovered " + s.label() + ")");
+  if (!close(s.flops(), op.flops) || !close(s.bytes_read(), op.bytes_read) ||
+      !close(s.bytes_written(), op.bytes_written))
+    return fail("its FLOPs and bytes do not match a " + op.kind + " shape exactly (recovered " + s.label() +
+                ")");
   return s;
 }
 

@@ -28,7 +28,7 @@ constexpr double kFp32Bytes = 4.0;
 
 KernelShape gemm_shape(double m, double n, double k);
 KernelShape conv2d_shape(double hw, double c, double k);
-KernelShape vector_shape(const std::string& kind, double n); // elementwise, reduction
+KernelShape vector_shape(const std::string& kind, double n);               // elementwise, reduction
 KernelShape rows_shape(const std::string& kind, double rows, double cols); // softmax, layernorm
 KernelShape copy_shape(double bytes);
 

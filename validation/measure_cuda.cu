@@ -3,14 +3,13 @@
 // heterosim-measurements JSON as the CPU program (flops and bytes in the same conventions, see
 // kernel_shapes.hpp).
 //   hs_measure_cuda --out FILE [--quick] [--force]
-#include <cublas_v2.h>
-#include <cuda_runtime.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -19,21 +18,21 @@
 
 namespace {
 
-#define CHECK_CUDA(x)                                                                         \
-  do {                                                                                        \
-    cudaError_t err_ = (x);                                                                   \
-    if (err_ != cudaSuccess) {                                                                \
-      std::fprintf(stderr, "hs_measure_cuda: %s: %s\n", #x, cudaGetErrorString(err_));       \
-      std::exit(1);                                                                           \
-    }                                                                                         \
+#define CHECK_CUDA(x)                                                                                        \
+  do {                                                                                                       \
+    cudaError_t err_ = (x);                                                                                  \
+    if (err_ != cudaSuccess) {                                                                               \
+      std::fprintf(stderr, "hs_measure_cuda: %s: %s\n", #x, cudaGetErrorString(err_));                       \
+      std::exit(1);                                                                                          \
+    }                                                                                                        \
   } while (0)
-#define CHECK_CUBLAS(x)                                                                       \
-  do {                                                                                        \
-    cublasStatus_t st_ = (x);                                                                 \
-    if (st_ != CUBLAS_STATUS_SUCCESS) {                                                       \
-      std::fprintf(stderr, "hs_measure_cuda: %s failed (status %d)\n", #x, static_cast<int>(st_)); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
+#define CHECK_CUBLAS(x)                                                                                      \
+  do {                                                                                                       \
+    cublasStatus_t st_ = (x);                                                                                \
+    if (st_ != CUBLAS_STATUS_SUCCESS) {                                                                      \
+      std::fprintf(stderr, "hs_measure_cuda: %s failed (status %d)\n", #x, static_cast<int>(st_));           \
+      std::exit(1);                                                                                          \
+    }                                                                                                        \
   } while (0)
 
 struct Point {
@@ -80,14 +79,16 @@ template <class F> Point time_kernel(F&& run, double budget) {
 }
 
 __global__ void add_kernel(const float* a, const float* b, float* c, long long n) {
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n; i += static_cast<long long>(gridDim.x) * blockDim.x)
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
     c[i] = a[i] + b[i];
 }
 
 __global__ void sum_kernel(const float* a, float* out, long long n) {
   __shared__ float partial[256];
   float s = 0;
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n; i += static_cast<long long>(gridDim.x) * blockDim.x)
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
     s += a[i];
   partial[threadIdx.x] = s;
   __syncthreads();
@@ -104,7 +105,8 @@ __global__ void softmax_kernel(const float* x, float* y, int cols) {
   const float* row = x + static_cast<long long>(blockIdx.x) * cols;
   float* out = y + static_cast<long long>(blockIdx.x) * cols;
   float m = -INFINITY;
-  for (int i = threadIdx.x; i < cols; i += blockDim.x) m = fmaxf(m, row[i]);
+  for (int i = threadIdx.x; i < cols; i += blockDim.x)
+    m = fmaxf(m, row[i]);
   red[threadIdx.x] = m;
   __syncthreads();
   for (int w = blockDim.x / 2; w > 0; w /= 2) {
@@ -114,7 +116,8 @@ __global__ void softmax_kernel(const float* x, float* y, int cols) {
   m = red[0];
   __syncthreads();
   float s = 0;
-  for (int i = threadIdx.x; i < cols; i += blockDim.x) s += __expf(row[i] - m);
+  for (int i = threadIdx.x; i < cols; i += blockDim.x)
+    s += __expf(row[i] - m);
   red[threadIdx.x] = s;
   __syncthreads();
   for (int w = blockDim.x / 2; w > 0; w /= 2) {
@@ -122,7 +125,8 @@ __global__ void softmax_kernel(const float* x, float* y, int cols) {
     __syncthreads();
   }
   s = red[0];
-  for (int i = threadIdx.x; i < cols; i += blockDim.x) out[i] = __expf(row[i] - m) / s;
+  for (int i = threadIdx.x; i < cols; i += blockDim.x)
+    out[i] = __expf(row[i] - m) / s;
 }
 
 std::string utc_now() {
@@ -144,9 +148,9 @@ std::string q(const std::string& s) {
 }
 
 int cores_per_sm(int major, int minor) {
-  if (major == 7) return 64;                  // Volta, Turing
+  if (major == 7) return 64;                    // Volta, Turing
   if (major == 8) return minor == 0 ? 64 : 128; // A100: 64; GA10x, AD10x: 128
-  return 128;                                 // Hopper, Blackwell
+  return 128;                                   // Hopper, Blackwell
 }
 
 } // namespace
@@ -156,9 +160,12 @@ int main(int argc, char** argv) {
   bool quick = false, force = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--quick") quick = true;
-    else if (a == "--force") force = true;
-    else if (a == "--out" && i + 1 < argc) out = argv[++i];
+    if (a == "--quick")
+      quick = true;
+    else if (a == "--force")
+      force = true;
+    else if (a == "--out" && i + 1 < argc)
+      out = argv[++i];
     else {
       std::fprintf(stderr, "usage: hs_measure_cuda --out FILE [--quick] [--force]\n");
       return 2;
@@ -168,7 +175,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "hs_measure_cuda: --out FILE is required\n");
     return 2;
   }
-  struct stat st{};
+  struct stat st {};
   if (!force && stat(out.c_str(), &st) == 0) {
     std::fprintf(stderr, "hs_measure_cuda: %s already exists; pass --force to overwrite\n", out.c_str());
     return 1;
@@ -215,10 +222,16 @@ int main(int argc, char** argv) {
           continue;
         if (!(m == n && n == k) && ((m + n + k) % 3 != 0)) continue; // a thinned grid of rectangles
         const float one = 1.0f, zero = 0.0f;
-        Point p = time_kernel([&] { CHECK_CUBLAS(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a, m, b, k, &zero, c, m)); }, budget);
+        Point p = time_kernel(
+            [&] {
+              CHECK_CUBLAS(
+                  cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a, m, b, k, &zero, c, m));
+            },
+            budget);
         p.kind = "gemm";
         p.label = "gemm k=" + std::to_string(k) + " m=" + std::to_string(m) + " n=" + std::to_string(n);
-        p.shape_json = "{\"k\": " + std::to_string(k) + ", \"m\": " + std::to_string(m) + ", \"n\": " + std::to_string(n) + "}";
+        p.shape_json = "{\"k\": " + std::to_string(k) + ", \"m\": " + std::to_string(m) +
+                       ", \"n\": " + std::to_string(n) + "}";
         p.flops = 2.0 * m * n * k;
         p.bytes = 4.0 * (double(m) * k + double(k) * n + double(m) * n);
         points.push_back(p);
@@ -262,9 +275,10 @@ int main(int argc, char** argv) {
       const void* src;
       cudaMemcpyKind dir;
       double moved;
-    } copies[] = {{"copy_h2d", a, host_in, cudaMemcpyHostToDevice, double(bytes)},
-                  {"copy_d2h", host_out, a, cudaMemcpyDeviceToHost, double(bytes)},
-                  {"copy", b, a, cudaMemcpyDeviceToDevice, 2.0 * double(bytes)}}; // d2d: read + written, as on the CPU
+    } copies[] = {
+        {"copy_h2d", a, host_in, cudaMemcpyHostToDevice, double(bytes)},
+        {"copy_d2h", host_out, a, cudaMemcpyDeviceToHost, double(bytes)},
+        {"copy", b, a, cudaMemcpyDeviceToDevice, 2.0 * double(bytes)}}; // d2d: read + written, as on the CPU
     for (const auto& cp : copies) {
       Point p = time_kernel([&] { CHECK_CUDA(cudaMemcpyAsync(cp.dst, cp.src, bytes, cp.dir)); }, budget);
       p.kind = cp.kind;
@@ -276,10 +290,12 @@ int main(int argc, char** argv) {
     }
   }
 
-  const double peak = double(prop.multiProcessorCount) * cores_per_sm(prop.major, prop.minor) * clock_khz * 1e3 * 2;
+  const double peak =
+      double(prop.multiProcessorCount) * cores_per_sm(prop.major, prop.minor) * clock_khz * 1e3 * 2;
   const double bandwidth = 2.0 * mem_clock_khz * 1e3 * bus_bits / 8.0;
   std::ostringstream j;
-  j << "{\n \"format\": \"heterosim-measurements\",\n \"version\": 1,\n \"device\": \"gpu0\",\n \"device_kind\": \"gpu\",\n";
+  j << "{\n \"format\": \"heterosim-measurements\",\n \"version\": 1,\n \"device\": \"gpu0\",\n "
+       "\"device_kind\": \"gpu\",\n";
   j << " \"environment\": {\n";
   j << "  \"gpu_model\": " << q(prop.name) << ",\n";
   j << "  \"compute_capability\": \"" << prop.major << "." << prop.minor << "\",\n";
@@ -291,19 +307,23 @@ int main(int argc, char** argv) {
   j << "  \"cublas\": \"" << blas_version << "\",\n";
   j << "  \"compiler\": \"nvcc " << __CUDACC_VER_MAJOR__ << "." << __CUDACC_VER_MINOR__ << "\",\n";
   j << "  \"math_mode\": \"CUBLAS_PEDANTIC_MATH (fp32, no TF32)\",\n";
-  j << "  \"timing\": \"cudaEvent around each run; one warm-up, then at least 5 runs (more for short kernels)\",\n";
-  j << "  \"fp32_flops_source\": \"derived: SMs x FP32 cores per SM (by compute capability) x clock (cudaDevAttrClockRate) x 2\",\n";
-  j << "  \"memory_bandwidth_source\": \"derived: 2 x memory clock (cudaDevAttrMemoryClockRate) x bus width / 8\",\n";
+  j << "  \"timing\": \"cudaEvent around each run; one warm-up, then at least 5 runs (more for short "
+       "kernels)\",\n";
+  j << "  \"fp32_flops_source\": \"derived: SMs x FP32 cores per SM (by compute capability) x clock "
+       "(cudaDevAttrClockRate) x 2\",\n";
+  j << "  \"memory_bandwidth_source\": \"derived: 2 x memory clock (cudaDevAttrMemoryClockRate) x bus width "
+       "/ 8\",\n";
   j << "  \"date\": \"" << utc_now() << "\"\n },\n";
   j << " \"peaks\": {\"fp32_flops\": " << peak << ", \"memory_bandwidth\": " << bandwidth << "},\n";
   j << " \"points\": [\n";
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto& p = points[i];
     char nums[256];
-    std::snprintf(nums, sizeof nums, "\"flops\": %.17g, \"bytes\": %.17g, \"repeats\": %d, \"p50_s\": %.9g, \"p95_s\": %.9g",
+    std::snprintf(nums, sizeof nums,
+                  "\"flops\": %.17g, \"bytes\": %.17g, \"repeats\": %d, \"p50_s\": %.9g, \"p95_s\": %.9g",
                   p.flops, p.bytes, p.repeats, p.p50, p.p95);
-    j << "  {\"kind\": " << q(p.kind) << ", \"label\": " << q(p.label) << ", \"shape\": " << p.shape_json << ", " << nums << "}"
-      << (i + 1 < points.size() ? "," : "") << "\n";
+    j << "  {\"kind\": " << q(p.kind) << ", \"label\": " << q(p.label) << ", \"shape\": " << p.shape_json
+      << ", " << nums << "}" << (i + 1 < points.size() ? "," : "") << "\n";
   }
   j << " ]\n}\n";
   const std::string tmp = out + ".tmp";

@@ -39,24 +39,28 @@ MeasurementSet load_measurement_set(const std::string& path) {
   root.expect_only({"format", "version", "device", "device_kind", "environment", "peaks", "points", "notes"});
   if (root.at("format").as_string() != "heterosim-measurements")
     root.at("format").fail("expected format \"heterosim-measurements\"");
-  if (root.at("version").as_integer(1, 1000) != 1) root.at("version").fail("unsupported version (this build reads 1)");
+  if (root.at("version").as_integer(1, 1000) != 1)
+    root.at("version").fail("unsupported version (this build reads 1)");
   MeasurementSet m;
   m.device = root.at("device").as_string();
   m.device_kind = root.at("device_kind").as_string();
   if (auto env = root.find("environment"))
-    for (const auto& [k, v] : env->members()) m.environment[k] = v.as_string();
+    for (const auto& [k, v] : env->members())
+      m.environment[k] = v.as_string();
   if (auto peaks = root.find("peaks"))
     for (const auto& [k, v] : peaks->members()) {
       m.peaks[k] = v.as_number();
       if (!(m.peaks[k] > 0)) v.fail("a peak figure must be positive");
     }
   for (const auto& n : root.at("points").items()) {
-    n.expect_only({"kind", "label", "shape", "flops", "bytes", "repeats", "co_running_threads", "p50_s", "p95_s", "wall_p50_s"});
+    n.expect_only({"kind", "label", "shape", "flops", "bytes", "repeats", "co_running_threads", "p50_s",
+                   "p95_s", "wall_p50_s"});
     KernelPoint p;
     p.kind = n.at("kind").as_string();
     p.label = n.string_or("label", p.kind);
     if (auto s = n.find("shape"))
-      for (const auto& [k, v] : s->members()) p.shape[k] = v.as_number();
+      for (const auto& [k, v] : s->members())
+        p.shape[k] = v.as_number();
     p.flops = n.at("flops").as_number();
     p.bytes = n.at("bytes").as_number();
     if (p.flops < 0) n.at("flops").fail("must not be negative");

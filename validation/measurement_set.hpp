@@ -20,16 +20,17 @@ struct KernelPoint {
   // How many threads ran this kernel at once (each on its own core, each timing its own copy): 1 is the
   // kernel alone; more shows what sharing caches and memory bandwidth with busy neighbours costs.
   int co_running = 1;
-  double p50 = 0.0; // seconds
-  double p95 = 0.0; // seconds
+  double p50 = 0.0;      // seconds
+  double p95 = 0.0;      // seconds
   double wall_p50 = 0.0; // seconds of wall-clock time, when recorded (0 otherwise); see environment "timing"
 };
 
 struct MeasurementSet {
-  std::string device;                          // e.g. "cpu0" (one thread) or "gpu0"
-  std::string device_kind;                     // cpu, gpu
+  std::string device;                             // e.g. "cpu0" (one thread) or "gpu0"
+  std::string device_kind;                        // cpu, gpu
   std::map<std::string, std::string> environment; // free-form snapshot: cpu model, compiler, date, ...
-  std::map<std::string, double> peaks;          // nominal figures used to build a platform, with sources in environment
+  std::map<std::string, double>
+      peaks; // nominal figures used to build a platform, with sources in environment
   std::vector<KernelPoint> points;
 };
 

@@ -9,12 +9,12 @@
 namespace hs::validation {
 
 struct ValidationReport {
-  std::string cpu_measurements;   // file the kernel figures come from
+  std::string cpu_measurements; // file the kernel figures come from
   std::map<std::string, std::string> cpu_environment;
   std::map<int, CpuKernelValidation> cpu; // by co-running threads; 1 = each kernel alone
-  std::string executions_file;    // empty when no end-to-end set was given
+  std::string executions_file;            // empty when no end-to-end set was given
   std::optional<EndToEndValidation> end_to_end;
-  std::string deepbench_dir;      // empty when skipped
+  std::string deepbench_dir; // empty when skipped
   std::optional<DeepBenchResult> deepbench_gemm, deepbench_conv;
 };
 

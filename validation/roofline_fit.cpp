@@ -22,7 +22,9 @@ double RooflineFit::predict(const FitPoint& p) const {
   return launch_overhead + std::max(compute, p.bytes / bandwidth);
 }
 
-double datasheet_prediction(const FitPoint& p) { return std::max(p.flops / p.peak_flops, p.bytes / p.bandwidth); }
+double datasheet_prediction(const FitPoint& p) {
+  return std::max(p.flops / p.peak_flops, p.bytes / p.bandwidth);
+}
 
 Calibration::Entry RooflineFit::as_calibration_entry() const {
   Calibration::Entry e;
@@ -37,7 +39,8 @@ namespace {
 
 // min ||A x - b|| subject to x >= lower, by fixing violating unknowns at their bound and solving again
 // (enough here: a handful of unknowns, and a bound is rarely active).
-Eigen::VectorXd bounded_least_squares(const Eigen::MatrixXd& a, const Eigen::VectorXd& b, const Eigen::VectorXd& lower) {
+Eigen::VectorXd bounded_least_squares(const Eigen::MatrixXd& a, const Eigen::VectorXd& b,
+                                      const Eigen::VectorXd& lower) {
   const Eigen::Index n = a.cols();
   std::vector<bool> fixed(static_cast<std::size_t>(n), false);
   Eigen::VectorXd x = lower;
@@ -45,12 +48,15 @@ Eigen::VectorXd bounded_least_squares(const Eigen::MatrixXd& a, const Eigen::Vec
     std::vector<Eigen::Index> free;
     Eigen::VectorXd rhs = b;
     for (Eigen::Index j = 0; j < n; ++j) {
-      if (fixed[static_cast<std::size_t>(j)]) rhs -= a.col(j) * lower(j);
-      else free.push_back(j);
+      if (fixed[static_cast<std::size_t>(j)])
+        rhs -= a.col(j) * lower(j);
+      else
+        free.push_back(j);
     }
     if (free.empty()) break;
     Eigen::MatrixXd sub(a.rows(), static_cast<Eigen::Index>(free.size()));
-    for (std::size_t c = 0; c < free.size(); ++c) sub.col(static_cast<Eigen::Index>(c)) = a.col(free[c]);
+    for (std::size_t c = 0; c < free.size(); ++c)
+      sub.col(static_cast<Eigen::Index>(c)) = a.col(free[c]);
     const Eigen::VectorXd y = sub.colPivHouseholderQr().solve(rhs);
     Eigen::Index worst = -1;
     double worst_gap = 0;
@@ -67,7 +73,8 @@ Eigen::VectorXd bounded_least_squares(const Eigen::MatrixXd& a, const Eigen::Vec
     fixed[static_cast<std::size_t>(worst)] = true;
     x(worst) = lower(worst);
   }
-  for (Eigen::Index j = 0; j < n; ++j) x(j) = std::max(x(j), lower(j));
+  for (Eigen::Index j = 0; j < n; ++j)
+    x(j) = std::max(x(j), lower(j));
   return x;
 }
 
@@ -93,12 +100,14 @@ RooflineFit fit_roofline(const std::vector<FitPoint>& points, const std::vector<
   const auto tiers = static_cast<Eigen::Index>(tier_bounds.size());
   for (int iteration = 1; iteration <= 20; ++iteration) {
     fit.iterations = iteration;
-    // Unknowns: [launch, nominal/main-memory bandwidth, nominal/tier bandwidth..., nominal/compute per kind...].
+    // Unknowns: [launch, nominal/main-memory bandwidth, nominal/tier bandwidth..., nominal/compute per
+    // kind...].
     std::map<std::string, Eigen::Index> column;
     for (std::size_t i = 0; i < points.size(); ++i)
       if (compute[i] && !column.count(points[i].kind)) column.emplace(points[i].kind, 0);
     Eigen::Index next = 2 + tiers;
-    for (auto& [kind, c] : column) c = next++;
+    for (auto& [kind, c] : column)
+      c = next++;
     Eigen::MatrixXd a = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(points.size()), next);
     Eigen::VectorXd b = Eigen::VectorXd::Ones(static_cast<Eigen::Index>(points.size()));
     bool any_memory = false;
@@ -111,15 +120,19 @@ RooflineFit fit_roofline(const std::vector<FitPoint>& points, const std::vector<
         a(r, column.at(p.kind)) = p.flops / p.peak_flops / p.seconds;
       } else {
         a(r, 1 + static_cast<Eigen::Index>(tier_of[i])) = p.bytes / p.bandwidth / p.seconds;
-        if (tier_of[i] == 0) any_memory = true;
-        else tier_used[tier_of[i] - 1] = true;
+        if (tier_of[i] == 0)
+          any_memory = true;
+        else
+          tier_used[tier_of[i] - 1] = true;
       }
     }
     Eigen::VectorXd lower = Eigen::VectorXd::Ones(next);
     lower(0) = 0.0;
-    for (Eigen::Index t = 0; t < tiers; ++t) lower(2 + t) = 1e-3; // a cache may beat the nominal bandwidth
+    for (Eigen::Index t = 0; t < tiers; ++t)
+      lower(2 + t) = 1e-3; // a cache may beat the nominal bandwidth
     // Iteratively reweighted least squares towards the least absolute relative error (the MAPE that the
-    // report shows): rows are weighted by 1/sqrt(|residual|), so outliers pull less than in plain least squares.
+    // report shows): rows are weighted by 1/sqrt(|residual|), so outliers pull less than in plain least
+    // squares.
     Eigen::VectorXd x = bounded_least_squares(a, b, lower);
     for (int irls = 0; irls < 15; ++irls) {
       const Eigen::ArrayXd residual = (a * x - b).array().abs().max(1e-4);
@@ -134,7 +147,8 @@ RooflineFit fit_roofline(const std::vector<FitPoint>& points, const std::vector<
       if (tier_used[static_cast<std::size_t>(t)])
         fit.memory_tiers.push_back({tier_bounds[static_cast<std::size_t>(t)], nominal / x(2 + t)});
     fit.efficiency.clear();
-    for (const auto& [kind, c] : column) fit.efficiency[kind] = 1.0 / x(c);
+    for (const auto& [kind, c] : column)
+      fit.efficiency[kind] = 1.0 / x(c);
     // Reassign each point to the bound the fitted model says limits it.
     bool changed = false;
     for (std::size_t i = 0; i < points.size(); ++i) {
@@ -170,7 +184,8 @@ std::string calibration_json(const std::map<std::string, RooflineFit>& fits, con
     d["launch_overhead"] = f.launch_overhead;
     if (!f.memory_tiers.empty()) {
       d["memory_tiers"] = Json::array();
-      for (const auto& t : f.memory_tiers) d["memory_tiers"].push_back({{"up_to", t.up_to}, {"bandwidth", t.bandwidth}});
+      for (const auto& t : f.memory_tiers)
+        d["memory_tiers"].push_back({{"up_to", t.up_to}, {"bandwidth", t.bandwidth}});
     }
     j["devices"][key] = std::move(d);
   }

@@ -26,7 +26,7 @@ struct FitPoint {
 struct RooflineFit {
   std::map<std::string, double> efficiency; // per kind, only kinds with compute-bound points
   double memory_efficiency = 1.0;
-  double launch_overhead = 0.0; // seconds
+  double launch_overhead = 0.0;                      // seconds
   std::vector<Calibration::MemoryTier> memory_tiers; // fitted bandwidth of each cache level with points
   int iterations = 0;
 

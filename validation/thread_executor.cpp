@@ -47,7 +47,8 @@ OneRun run_once(const Graph& g, const std::vector<std::vector<OpId>>& queues,
                 std::vector<std::unique_ptr<CpuKernel>>& kernels) {
   const auto n = static_cast<std::size_t>(g.op_count());
   std::vector<std::atomic<int>> done(n);
-  for (auto& d : done) d.store(0);
+  for (auto& d : done)
+    d.store(0);
   std::vector<Clock::time_point> start(n), end(n);
   std::vector<double> cpu(n);
   std::atomic<int> ready{0};
@@ -59,7 +60,8 @@ OneRun run_once(const Graph& g, const std::vector<std::vector<OpId>>& queues,
       ready.fetch_add(1);
       go.wait(0); // all threads start together
       for (OpId op : queues[d]) {
-        for (OpId p : g.predecessors(op)) wait_for(done[static_cast<std::size_t>(p)]);
+        for (OpId p : g.predecessors(op))
+          wait_for(done[static_cast<std::size_t>(p)]);
         const double cpu0 = thread_cpu_seconds();
         start[static_cast<std::size_t>(op)] = Clock::now();
         kernels[static_cast<std::size_t>(op)]->run();
@@ -71,11 +73,13 @@ OneRun run_once(const Graph& g, const std::vector<std::vector<OpId>>& queues,
     });
     pin_to_core(threads.back(), static_cast<unsigned>(d));
   }
-  while (ready.load() < static_cast<int>(queues.size())) std::this_thread::yield();
+  while (ready.load() < static_cast<int>(queues.size()))
+    std::this_thread::yield();
   t0 = Clock::now();
   go.store(1);
   go.notify_all();
-  for (auto& t : threads) t.join();
+  for (auto& t : threads)
+    t.join();
   OneRun r;
   r.op_seconds.resize(n);
   Clock::time_point last = t0;
@@ -103,13 +107,14 @@ RealExecution execute_on_threads(const Graph& g, const Plan& plan, int repeats) 
   for (std::size_t d = 0; d < plan.queues.size(); ++d) {
     for (std::size_t s = 1; s < plan.queues[d].size(); ++s)
       if (!plan.queues[d][s].empty())
-        throw PlanError("the thread executor runs one stream per device; plan '" + plan.policy + "' uses stream " +
-                        std::to_string(s) + " on device " + std::to_string(d));
+        throw PlanError("the thread executor runs one stream per device; plan '" + plan.policy +
+                        "' uses stream " + std::to_string(s) + " on device " + std::to_string(d));
     queues.push_back(plan.queues[d].empty() ? std::vector<OpId>{} : plan.queues[d][0]);
   }
   plan_execution_order(plan, g); // throws on a plan that would deadlock
   std::vector<std::unique_ptr<CpuKernel>> kernels;
-  for (const Op& op : g.ops) kernels.push_back(make_cpu_kernel(shape_of_op(op, g.name)));
+  for (const Op& op : g.ops)
+    kernels.push_back(make_cpu_kernel(shape_of_op(op, g.name)));
   run_once(g, queues, kernels); // warm-up: first touch of every buffer, caches, thread start-up
   RealExecution r;
   for (int i = 0; i < repeats; ++i) {

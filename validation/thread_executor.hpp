@@ -11,7 +11,7 @@
 namespace hs::validation {
 
 struct RealExecution {
-  std::vector<double> makespans; // seconds, one per timed run (after one warm-up run)
+  std::vector<double> makespans;  // seconds, one per timed run (after one warm-up run)
   std::vector<double> op_seconds; // per op, from the last run (diagnostics)
   // Per op, thread CPU time while it ran (last run): below op_seconds when other processes took the core.
   std::vector<double> op_cpu_seconds;
