@@ -1,5 +1,5 @@
 // `heterosim policies | platforms | workloads`: what exists, one line each.
-#include "policies/policy.hpp"
+#include "policies/dynamic_policy.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/platform.hpp"
 #include "workloads/workload_registry.hpp"
@@ -15,7 +15,9 @@ namespace {
 Action policies_command(CLI::App& app) {
   app.add_subcommand("policies", "List the scheduling policies, one line each");
   return [] {
-    for (const auto& p : PolicyRegistry::instance().all()) std::cout << p.name() << "\t" << p.description() << "\n";
+    for (const auto& p : PolicyRegistry::instance().all()) std::cout << p.name() << "\tstatic\t" << p.description() << "\n";
+    for (const auto& p : DynamicPolicyRegistry::instance().all())
+      std::cout << p.name() << "\trun-time\t" << p.description() << "\n";
     return 0;
   };
 }
@@ -42,10 +44,13 @@ Action platforms_command(CLI::App& app) {
 }
 
 Action workloads_command(CLI::App& app) {
-  app.add_subcommand("workloads", "List the workload builders and their parameters, one line each");
+  app.add_subcommand("workloads", "List the workload builders and their parameters, one line each, and the graph file formats");
   return [] {
     for (const auto& w : WorkloadRegistry::instance().all())
       std::cout << w.name << "\t" << w.description << "\t[" << w.parameters << "]\n";
+    std::cout << "\nfiles: .json (heterosim-graph)";
+    for (const auto& f : workload_file_formats()) std::cout << ", " << f.extension << " (" << f.description << ")";
+    std::cout << "\n";
     return 0;
   };
 }
