@@ -22,7 +22,7 @@ Calibration load_calibration(const std::string& path) {
   Calibration c;
   c.source = root.string_or("source", path);
   for (const auto& [name, node] : root.at("devices").members()) {
-    node.expect_only({"efficiency", "memory_efficiency", "launch_overhead"});
+    node.expect_only({"efficiency", "memory_efficiency", "launch_overhead", "memory_tiers"});
     Calibration::Entry e;
     if (auto eff = node.find("efficiency"))
       for (const auto& [kind, v] : eff->members()) {
@@ -35,6 +35,17 @@ Calibration load_calibration(const std::string& path) {
       if (*e.memory_efficiency <= 0 || *e.memory_efficiency > 1) me->fail("memory efficiency must be in (0, 1]");
     }
     if (auto lo = node.find("launch_overhead")) e.launch_overhead = lo->as_quantity(units::Quantity::Time);
+    if (auto tiers = node.find("memory_tiers"))
+      for (const auto& t : tiers->items()) {
+        t.expect_only({"up_to", "bandwidth", "source"});
+        Calibration::MemoryTier tier{t.at("up_to").as_quantity(units::Quantity::Bytes),
+                                     t.at("bandwidth").as_quantity(units::Quantity::Bandwidth)};
+        if (!(tier.up_to > 0)) t.at("up_to").fail("must be positive");
+        if (!(tier.bandwidth > 0)) t.at("bandwidth").fail("must be positive");
+        if (!e.memory_tiers.empty() && tier.up_to <= e.memory_tiers.back().up_to)
+          t.at("up_to").fail("tiers must be listed by increasing size");
+        e.memory_tiers.push_back(tier);
+      }
     c.devices[name] = std::move(e);
   }
   return c;
@@ -91,7 +102,14 @@ double CostModel::roofline(const Op& o, const Device& d) const {
     if (cal->launch_overhead) launch = *cal->launch_overhead;
   }
   const double compute = o.flops / (d.peak_flops.at(o.precision) * efficiency);
-  const double memory = o.bytes_moved() / (d.memory_bandwidth * memory_efficiency);
+  double bandwidth = d.memory_bandwidth * memory_efficiency;
+  if (cal)
+    for (const auto& tier : cal->memory_tiers)
+      if (o.bytes_moved() <= tier.up_to) {
+        bandwidth = tier.bandwidth;
+        break;
+      }
+  const double memory = o.bytes_moved() / bandwidth;
   return launch + std::max(compute, memory);
 }
 

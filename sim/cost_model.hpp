@@ -15,10 +15,17 @@ constexpr double kInfeasible = std::numeric_limits<double>::infinity();
 
 // Fitted parameters that override the platform's defaults, per device name (or device kind).
 struct Calibration {
+  // Effective bandwidth for ops that move at most `up_to` bytes: their data stays in a cache level, so
+  // they run faster than main memory allows (measured on CPUs; see validation/).
+  struct MemoryTier {
+    double up_to = 0.0;     // bytes moved (read + written)
+    double bandwidth = 0.0; // bytes/s
+  };
   struct Entry {
     std::map<std::string, double> compute_efficiency; // per op kind, "default" as fallback
     std::optional<double> memory_efficiency;
     std::optional<double> launch_overhead;
+    std::vector<MemoryTier> memory_tiers; // ascending up_to; ops larger than the last use memory_efficiency
   };
   std::map<std::string, Entry> devices;
   std::string source;

@@ -1,0 +1,170 @@
+// `heterosim validate`: calibrate the cost model on measured kernels, predict held-out kernels, whole-graph
+// executions and DeepBench's published GPU timings, and report the errors.
+#include "sim/cli/commands.hpp"
+#include "sim/json_input.hpp"
+#include "validation/cpu_measure.hpp"
+#include "validation/report.hpp"
+#include "validation/thread_platform.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#ifndef HS_VALIDATION_DIR
+#define HS_VALIDATION_DIR "validation"
+#endif
+
+namespace hs::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace hs::validation;
+
+struct ValidateOptions {
+  bool measure = false;
+  bool quick = false;
+  std::string cpu = HS_VALIDATION_DIR "/measurements/cpu-kernels.json";
+  std::string executions = HS_VALIDATION_DIR "/measurements/cpu-executions.json";
+  std::string deepbench = HS_VALIDATION_DIR "/measurements/deepbench";
+  std::string datasheets = HS_VALIDATION_DIR "/gpu_datasheets.csv";
+  std::string out = "validation-out";
+  std::string note;
+  std::vector<int> threads = {1, 2};
+  bool force = false;
+  bool quiet = false;
+};
+
+int validate(ValidateOptions o) {
+  const auto say = [&](const std::string& line) {
+    if (!o.quiet) std::cerr << line << "\n";
+  };
+  std::vector<std::pair<std::string, std::string>> outputs; // path, text
+  const auto out_path = [&](const std::string& name) { return (fs::path(o.out) / name).string(); };
+  std::vector<std::string> names = {"report.json",          "report.txt",
+                                    "calibration-cpu.json", "calibration-deepbench-gemm.json",
+                                    "cpu-kernels.json",     "cpu-executions.json"};
+  for (int t : o.threads) {
+    names.push_back("this-cpu-" + std::to_string(t) + "t.json");
+    names.push_back("calibration-cpu-" + std::to_string(t) + "threads.json");
+  }
+  if (!o.force)
+    for (const auto& n : names)
+      if (fs::exists(out_path(n)))
+        throw InputError(out_path(n), "",
+                         "already exists; pass --force to overwrite or choose another --out");
+
+  ValidationReport r;
+  MeasurementSet kernels;
+  if (o.measure) {
+    say("measuring CPU kernels on one thread" + std::string(o.quick ? " (quick grid)" : "") + "...");
+    CpuMeasureOptions mo;
+    mo.quick = o.quick;
+    mo.note = o.note;
+    mo.co_running = *std::max_element(o.threads.begin(), o.threads.end());
+    mo.progress = [&](const std::string& s) { say("  " + s); };
+    kernels = measure_cpu(mo);
+    o.cpu = out_path("cpu-kernels.json");
+    write_file_atomically(o.cpu, measurement_set_json(kernels), o.force);
+  } else {
+    kernels = load_measurement_set(o.cpu);
+  }
+  r.cpu_measurements = o.cpu;
+  r.cpu_environment = kernels.environment;
+  FitsByThreads fits;
+  for (int threads : co_running_counts(kernels)) {
+    r.cpu[threads] = validate_cpu_kernels(kernels, threads);
+    fits[threads] = r.cpu[threads].fit;
+    const std::string suffix = threads == 1 ? "" : "-" + std::to_string(threads) + "threads";
+    outputs.emplace_back(
+        out_path("calibration-cpu" + suffix + ".json"),
+        calibration_json({{"cpu", fits[threads]}},
+                         "heterosim validate: least-squares fit on " + std::to_string(r.cpu[threads].train) +
+                             " kernel measurements (" + std::to_string(threads) +
+                             " co-running thread(s)) of " + o.cpu,
+                         "Applies to devices of kind cpu (one thread each) of a platform built from the same "
+                         "measurement set (see this-cpu-*.json in the same folder)" +
+                             std::string(threads == 1 ? "." : ", when all its threads are busy at once.")));
+  }
+  if (!fits.count(1)) throw InputError(o.cpu, "points", "no kernel measured alone (co_running_threads 1)");
+  for (int t : o.threads)
+    outputs.emplace_back(out_path("this-cpu-" + std::to_string(t) + "t.json"),
+                         thread_platform_json(kernels, t));
+
+  if (o.measure) {
+    say("running whole graphs for real on threads...");
+    ExecutionPlanOptions eo;
+    eo.threads = o.threads;
+    if (o.quick) {
+      eo.graphs = 2;
+      eo.ops = 16;
+      eo.repeats = 5;
+    }
+    eo.progress = [&](const std::string& s) { say("  " + s); };
+    const ExecutionSet set = measure_executions(kernels, fits, eo);
+    o.executions = out_path("cpu-executions.json");
+    write_file_atomically(o.executions, execution_set_json(set), o.force);
+  }
+  if (o.executions != "none") {
+    r.executions_file = o.executions;
+    r.end_to_end = predict_executions(load_execution_set(o.executions), kernels, fits);
+  }
+  if (o.deepbench != "none") {
+    const auto sheets = load_gpu_datasheets(o.datasheets);
+    r.deepbench_dir = o.deepbench;
+    r.deepbench_gemm = evaluate_deepbench(load_deepbench(o.deepbench, "gemm", sheets), "gemm");
+    r.deepbench_conv = evaluate_deepbench(load_deepbench(o.deepbench, "conv", sheets), "conv");
+    std::map<std::string, RooflineFit> gpu_fits;
+    for (const auto& b : r.deepbench_gemm->blocks)
+      if (b.precision == "fp32") gpu_fits[b.gpu] = b.fit;
+    outputs.emplace_back(
+        out_path("calibration-deepbench-gemm.json"),
+        calibration_json(
+            gpu_fits,
+            "heterosim validate: fit per GPU on two thirds of DeepBench's fp32 GEMM problems (" +
+                o.deepbench + ")",
+            "Keys are DeepBench GPU labels; efficiencies are relative to the fp32 peaks and bandwidths in " +
+                o.datasheets + "."));
+  }
+  const std::string text = validation_report_text(r);
+  outputs.emplace_back(out_path("report.json"), validation_report_json(r));
+  outputs.emplace_back(out_path("report.txt"), text);
+  for (const auto& [path, body] : outputs)
+    write_file_atomically(path, body, o.force);
+  if (!o.quiet) std::cout << text << "\nwrote the report, calibrations and platforms to " << o.out << "/\n";
+  return 0;
+}
+
+Action validate_command(CLI::App& app) {
+  auto o = std::make_shared<ValidateOptions>();
+  auto* cmd = app.add_subcommand(
+      "validate", "Calibrate on measured kernels and report prediction errors on held-out ones");
+  cmd->add_flag(
+      "--measure", o->measure,
+      "Measure this CPU now (kernels, then whole graphs on threads) instead of reading the committed sets");
+  cmd->add_flag("--quick", o->quick, "With --measure: a reduced grid and fewer graphs (well under a minute)");
+  cmd->add_option("--cpu", o->cpu, "CPU kernel measurement set (heterosim-measurements)")
+      ->capture_default_str();
+  cmd->add_option("--executions", o->executions, "Whole-graph executions (heterosim-executions), or none")
+      ->capture_default_str();
+  cmd->add_option("--deepbench", o->deepbench, "Folder with DeepBench gemm.csv and conv.csv, or none")
+      ->capture_default_str();
+  cmd->add_option("--datasheets", o->datasheets, "GPU datasheet figures for DeepBench")
+      ->capture_default_str();
+  cmd->add_option("--threads", o->threads, "Thread counts (devices) for whole-graph executions")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  cmd->add_option("--note", o->note,
+                  "With --measure: a note stored in the environment snapshot (e.g. machine load)");
+  cmd->add_option("--out", o->out, "Directory for report.json, report.txt, calibrations and platforms")
+      ->capture_default_str();
+  cmd->add_flag("--force", o->force, "Overwrite existing output files");
+  cmd->add_flag("--quiet", o->quiet, "Print nothing but errors");
+  return [o] { return validate(*o); };
+}
+
+const bool registered = register_command({"validate", validate_command});
+
+} // namespace
+} // namespace hs::cli

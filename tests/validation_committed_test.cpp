@@ -1,0 +1,110 @@
+// The harness against the committed measurement sets (not live timing): the errors it reports on
+// held-out data must stay under the thresholds recorded in validation/measurements/thresholds.json, and
+// the report must be byte-identical from run to run.
+#include "sim/json_input.hpp"
+#include "validation/cpu_validation.hpp"
+#include "validation/deepbench.hpp"
+
+#include <doctest/doctest.h>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+
+using namespace hs;
+using namespace hs::validation;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kDir = std::string(HS_SOURCE_DIR) + "/validation";
+
+double threshold(const std::string& key) {
+  const Json j = read_json_file(kDir + "/measurements/thresholds.json");
+  return j.at(key).at("max_percent").get<double>();
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int run(const std::string& args) {
+  const int status = std::system((std::string(HS_CLI) + " " + args + " > /dev/null 2>&1").c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+} // namespace
+
+TEST_CASE("held-out CPU kernels stay within the recorded error after calibration") {
+  const MeasurementSet m = load_measurement_set(kDir + "/measurements/cpu-kernels.json");
+  const CpuKernelValidation v = validate_cpu_kernels(m);
+  CHECK(v.test > 10);
+  CHECK(v.train > 2 * v.test - 5); // two thirds train, one third held out
+  CHECK(v.calibrated_all.mape <= threshold("cpu_kernels_calibrated_mape"));
+  // Calibration must beat the nominal figures on data it has not seen.
+  CHECK(v.calibrated_all.mape < v.nominal_all.mape);
+  const CpuKernelValidation co = validate_cpu_kernels(m, 2);
+  CHECK(co.calibrated_all.mape <= threshold("cpu_kernels_co_running_calibrated_mape"));
+}
+
+TEST_CASE("SimGrid replays of the committed whole-graph executions stay within the recorded error") {
+  const MeasurementSet m = load_measurement_set(kDir + "/measurements/cpu-kernels.json");
+  FitsByThreads fits;
+  for (int threads : co_running_counts(m))
+    fits[threads] = validate_cpu_kernels(m, threads).fit;
+  CHECK(fits.size() == 2); // alone, and with both cores busy
+  const EndToEndValidation e =
+      predict_executions(load_execution_set(kDir + "/measurements/cpu-executions.json"), m, fits);
+  CHECK(e.rows.size() >= 4);
+  CHECK(e.simgrid.mape <= threshold("end_to_end_simgrid_mape"));
+  CHECK(e.share_adjusted.count == static_cast<int>(e.rows.size()));
+  CHECK(e.share_adjusted.mape <= threshold("end_to_end_share_adjusted_mape"));
+  for (const auto& r : e.rows) {
+    // Threads share memory and transfers are free, so SimGrid and the analytic timeline must agree.
+    CHECK(r.simgrid == doctest::Approx(r.analytic).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("DeepBench: datasheet-only and calibrated errors on held-out problems") {
+  const auto sheets = load_gpu_datasheets(kDir + "/gpu_datasheets.csv");
+  const auto gemm_points = load_deepbench(kDir + "/measurements/deepbench", "gemm", sheets);
+  CHECK(gemm_points.size() == 2080); // every GEMM row has datasheet figures
+  // Known answer: V100 fp32, m=1760 n=16 k=1760 (first row), datasheet roofline = bytes / 900 GB/s.
+  const auto& first = gemm_points.front();
+  CHECK(first.gpu == "V100");
+  const double bytes = 4.0 * (1760.0 * 1760 + 1760 * 16 + 2 * 1760 * 16);
+  CHECK(datasheet_prediction(first.point) ==
+        doctest::Approx(std::max(2.0 * 1760 * 16 * 1760 / 15.7e12, bytes / 900e9)));
+  const DeepBenchResult gemm = evaluate_deepbench(gemm_points, "gemm");
+  CHECK(gemm.calibrated.mape <= threshold("deepbench_gemm_calibrated_mape"));
+  CHECK(gemm.calibrated.mape < gemm.datasheet.mape);
+  CHECK(gemm.leave_one_gpu_out_all.mape <= threshold("deepbench_gemm_leave_one_gpu_out_mape"));
+  const DeepBenchResult conv =
+      evaluate_deepbench(load_deepbench(kDir + "/measurements/deepbench", "conv", sheets), "conv");
+  CHECK(conv.calibrated.mape <= threshold("deepbench_conv_calibrated_mape"));
+  CHECK(conv.calibrated.mape < conv.datasheet.mape);
+}
+
+TEST_CASE("heterosim validate on the committed sets is deterministic and refuses to overwrite") {
+  std::string name = "hs-validate-";
+  name += std::to_string(::getpid());
+  const fs::path out = fs::temp_directory_path() / name;
+  fs::remove_all(out);
+  REQUIRE(run("validate --quiet --out " + (out / "a").string()) == 0);
+  REQUIRE(run("validate --quiet --out " + (out / "b").string()) == 0);
+  for (const char* f : {"report.json", "report.txt", "calibration-cpu.json",
+                        "calibration-deepbench-gemm.json", "this-cpu-2t.json"}) {
+    CHECK(fs::exists(out / "a" / f));
+    CHECK(slurp(out / "a" / f) == slurp(out / "b" / f));
+  }
+  CHECK(run("validate --quiet --out " + (out / "a").string()) != 0); // exists, no --force
+  CHECK(run("validate --quiet --cpu /nonexistent.json --out " + (out / "c").string()) != 0);
+  // The calibration it writes is accepted by `heterosim run` on the platform it writes.
+  CHECK(run("run --quiet --platform " + (out / "a" / "this-cpu-2t.json").string() +
+            " --workload random:ops=20 --calibration " + (out / "a" / "calibration-cpu.json").string() +
+            " --out " + (out / "run").string()) == 0);
+  fs::remove_all(out);
+}

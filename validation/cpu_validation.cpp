@@ -1,0 +1,265 @@
+#include "validation/cpu_validation.hpp"
+
+#include "policies/policy.hpp"
+#include "sim/analytic_engine.hpp"
+#include "sim/error.hpp"
+#include "sim/graph_builder.hpp"
+#include "sim/json_input.hpp"
+#include "sim/simgrid_engine.hpp"
+#include "validation/cpu_measure.hpp"
+#include "validation/executable_graphs.hpp"
+#include "validation/thread_executor.hpp"
+#include "validation/thread_platform.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace hs::validation {
+
+const std::vector<std::string>& cpu_compute_kinds() {
+  static const std::vector<std::string> kinds = {"gemm", "conv2d", "softmax", "layernorm"};
+  return kinds;
+}
+
+bool cpu_point_held_out(int index_within_kind) {
+  return index_within_kind % 3 == 1;
+}
+
+std::vector<double> cpu_tier_bounds(const MeasurementSet& m) {
+  std::vector<double> bounds;
+  for (const char* key : {"l2_cache_bytes", "l3_cache_bytes"})
+    if (auto it = m.peaks.find(key); it != m.peaks.end()) bounds.push_back(it->second);
+  return bounds;
+}
+
+Calibration cpu_calibration(const RooflineFit& fit) {
+  Calibration c;
+  c.source = "validation (fit on CPU kernel measurements)";
+  c.devices["cpu"] = fit.as_calibration_entry();
+  return c;
+}
+
+namespace {
+
+FitPoint fit_point(const KernelPoint& p, const MeasurementSet& m) {
+  FitPoint f;
+  f.kind = p.kind;
+  f.flops = p.flops;
+  f.bytes = p.bytes;
+  f.seconds = p.p50;
+  f.peak_flops = m.peaks.at("fp32_flops");
+  f.bandwidth = m.peaks.at("memory_bandwidth");
+  return f;
+}
+
+} // namespace
+
+std::vector<int> co_running_counts(const MeasurementSet& m) {
+  std::set<int> counts;
+  for (const auto& p : m.points)
+    counts.insert(p.co_running);
+  return {counts.begin(), counts.end()};
+}
+
+const RooflineFit& fit_for_threads(const FitsByThreads& fits, int threads) {
+  if (auto it = fits.find(threads); it != fits.end()) return it->second;
+  return fits.at(1);
+}
+
+CpuKernelValidation validate_cpu_kernels(const MeasurementSet& m, int co_running) {
+  CpuKernelValidation v;
+  std::map<std::string, int> seen;
+  std::vector<FitPoint> train;
+  std::vector<const KernelPoint*> test;
+  for (const auto& p : m.points) {
+    if (p.co_running != co_running) continue;
+    if (cpu_point_held_out(seen[p.kind]++))
+      test.push_back(&p);
+    else
+      train.push_back(fit_point(p, m));
+  }
+  if (train.empty() || test.empty())
+    throw InputError(m.device, "points",
+                     "no kernel measured with " + std::to_string(co_running) + " co-running thread(s)");
+  v.fit = fit_roofline(train, cpu_compute_kinds(), cpu_tier_bounds(m));
+  v.train = static_cast<int>(train.size());
+  v.test = static_cast<int>(test.size());
+
+  // Predict through the cost model itself (one independent op per held-out point), so what is validated
+  // is what `heterosim run --calibration` computes.
+  GraphBuilder b("held-out-kernels");
+  for (std::size_t i = 0; i < test.size(); ++i)
+    b.op("k" + std::to_string(i)).kind(test[i]->kind).flops(test[i]->flops).reads(test[i]->bytes);
+  const Graph g = std::move(b).build();
+  const Platform platform = thread_platform(m, 1);
+  const CostModel nominal(g, platform), calibrated(g, platform, cpu_calibration(v.fit));
+  std::map<std::string, std::vector<double>> e_nom, e_cal;
+  std::vector<double> all_nom, all_cal;
+  for (std::size_t i = 0; i < test.size(); ++i) {
+    KernelRow r{test[i]->kind, test[i]->label, test[i]->p50, nominal.op_time(static_cast<OpId>(i), 0),
+                calibrated.op_time(static_cast<OpId>(i), 0)};
+    const double en = percent_error(r.nominal, r.measured), ec = percent_error(r.calibrated, r.measured);
+    e_nom[r.kind].push_back(en);
+    e_cal[r.kind].push_back(ec);
+    all_nom.push_back(en);
+    all_cal.push_back(ec);
+    v.held_out.push_back(std::move(r));
+  }
+  for (const auto& [kind, e] : e_nom)
+    v.nominal[kind] = summarize(e);
+  for (const auto& [kind, e] : e_cal)
+    v.calibrated[kind] = summarize(e);
+  v.nominal_all = summarize(all_nom);
+  v.calibrated_all = summarize(all_cal);
+  return v;
+}
+
+std::string execution_set_json(const ExecutionSet& s) {
+  Json j;
+  j["format"] = "heterosim-executions";
+  j["version"] = 1;
+  j["environment"] = s.environment;
+  j["executions"] = Json::array();
+  for (const auto& r : s.records) {
+    j["executions"].push_back(
+        {{"graph", {{"generator", "validation executable_graph"}, {"ops", r.ops}, {"seed", r.seed}}},
+         {"threads", r.threads},
+         {"policy", r.policy},
+         {"queues", r.queues},
+         {"repeats", r.repeats},
+         {"p50_s", r.p50},
+         {"p95_s", r.p95},
+         {"op_seconds_last_run", r.op_seconds},
+         {"op_cpu_seconds_last_run", r.op_cpu_seconds}});
+  }
+  return j.dump(1) + "\n";
+}
+
+ExecutionSet load_execution_set(const std::string& path) {
+  const Json j = read_json_file(path);
+  const JsonNode root(j, path, "");
+  root.expect_only({"format", "version", "environment", "executions", "notes"});
+  if (root.at("format").as_string() != "heterosim-executions")
+    root.at("format").fail("expected format \"heterosim-executions\"");
+  if (root.at("version").as_integer(1, 1000) != 1)
+    root.at("version").fail("unsupported version (this build reads 1)");
+  ExecutionSet s;
+  if (auto env = root.find("environment"))
+    for (const auto& [k, v] : env->members())
+      s.environment[k] = v.as_string();
+  for (const auto& n : root.at("executions").items()) {
+    n.expect_only({"graph", "threads", "policy", "queues", "repeats", "p50_s", "p95_s", "op_seconds_last_run",
+                   "op_cpu_seconds_last_run"});
+    ExecutionRecord r;
+    const auto graph = n.at("graph");
+    graph.expect_only({"generator", "ops", "seed"});
+    r.ops = static_cast<int>(graph.at("ops").as_integer(1, 100000));
+    r.seed = static_cast<std::uint64_t>(graph.at("seed").as_integer(0, 1LL << 62));
+    r.threads = static_cast<int>(n.at("threads").as_integer(1, 1024));
+    r.policy = n.at("policy").as_string();
+    for (const auto& q : n.at("queues").items()) {
+      std::vector<int> queue;
+      for (const auto& op : q.items())
+        queue.push_back(static_cast<int>(op.as_integer(0, r.ops - 1)));
+      r.queues.push_back(std::move(queue));
+    }
+    if (static_cast<int>(r.queues.size()) != r.threads) n.at("queues").fail("needs one queue per thread");
+    r.repeats = static_cast<int>(n.at("repeats").as_integer(1, 1 << 30));
+    r.p50 = n.at("p50_s").as_number();
+    r.p95 = n.at("p95_s").as_number();
+    if (!(r.p50 > 0)) n.at("p50_s").fail("a measured time must be positive");
+    if (auto ops = n.find("op_seconds_last_run"))
+      for (const auto& t : ops->items())
+        r.op_seconds.push_back(t.as_number());
+    if (auto ops = n.find("op_cpu_seconds_last_run"))
+      for (const auto& t : ops->items())
+        r.op_cpu_seconds.push_back(t.as_number());
+    for (const auto* list : {&r.op_seconds, &r.op_cpu_seconds})
+      if (!list->empty() && static_cast<int>(list->size()) != r.ops)
+        n.fail("per-op lists need one value per op");
+    s.records.push_back(std::move(r));
+  }
+  return s;
+}
+
+ExecutionSet measure_executions(const MeasurementSet& m, const FitsByThreads& fits,
+                                const ExecutionPlanOptions& o) {
+  ExecutionSet s;
+  s.environment = cpu_environment();
+  s.environment["executor"] =
+      "validation thread executor: one pinned thread per device, kernels as in the measurement set, " +
+      std::to_string(o.repeats) + " timed runs after one warm-up run; P50 is compared";
+  s.environment["kernel_measurements_date"] =
+      m.environment.count("date") ? m.environment.at("date") : "not recorded";
+  for (int threads : o.threads) {
+    const Platform platform = thread_platform(m, threads);
+    for (int seed = 1; seed <= o.graphs; ++seed) {
+      const Graph g = executable_graph({o.ops, static_cast<std::uint64_t>(seed)});
+      const CostModel cost(g, platform, cpu_calibration(fit_for_threads(fits, threads)));
+      const Plan plan = policy_by_name(o.policy).plan(PolicyContext{cost, static_cast<std::uint64_t>(seed)});
+      validate_plan(plan, cost);
+      const RealExecution real = execute_on_threads(g, plan, o.repeats);
+      ExecutionRecord r;
+      r.ops = o.ops;
+      r.seed = static_cast<std::uint64_t>(seed);
+      r.threads = threads;
+      r.policy = plan.policy;
+      for (const auto& dev : plan.queues)
+        r.queues.push_back(dev.empty() ? std::vector<int>{} : dev[0]);
+      r.repeats = o.repeats;
+      r.p50 = real.p50;
+      r.p95 = real.p95;
+      r.op_seconds = real.op_seconds;
+      r.op_cpu_seconds = real.op_cpu_seconds;
+      if (o.progress)
+        o.progress(g.name + " on " + std::to_string(threads) + " thread(s): P50 makespan " +
+                   std::to_string(r.p50 * 1e3) + " ms");
+      s.records.push_back(std::move(r));
+    }
+  }
+  s.environment["loadavg_at_end"] = cpu_environment().at("loadavg_at_start");
+  return s;
+}
+
+EndToEndValidation predict_executions(const ExecutionSet& s, const MeasurementSet& m,
+                                      const FitsByThreads& fits) {
+  EndToEndValidation v;
+  std::vector<double> errors, adjusted_errors;
+  for (const auto& r : s.records) {
+    const Graph g = executable_graph({r.ops, r.seed});
+    const Platform platform = thread_platform(m, r.threads);
+    const CostModel cost(g, platform, cpu_calibration(fit_for_threads(fits, r.threads)));
+    Plan plan = Plan::empty(g.op_count(), platform, r.policy);
+    for (std::size_t d = 0; d < r.queues.size(); ++d)
+      for (int op : r.queues[d])
+        plan.append(op, static_cast<DeviceId>(d));
+    validate_plan(plan, cost);
+    EndToEndRow row;
+    row.graph = g.name;
+    row.threads = r.threads;
+    row.measured = r.p50;
+    row.simgrid = run_simgrid(plan, cost).makespan;
+    row.analytic = run_analytic(plan, cost).makespan;
+    row.error = percent_error(row.simgrid, row.measured);
+    for (double t : r.op_seconds)
+      row.measured_op_sum += t;
+    double cpu_sum = 0;
+    for (double t : r.op_cpu_seconds)
+      cpu_sum += t;
+    if (cpu_sum > 0 && row.measured_op_sum > 0) {
+      row.core_share = cpu_sum / row.measured_op_sum;
+      row.share_adjusted = row.measured * std::min(1.0, row.core_share);
+      row.share_adjusted_error = percent_error(row.simgrid, row.share_adjusted);
+      adjusted_errors.push_back(row.share_adjusted_error);
+    }
+    for (OpId op = 0; op < g.op_count(); ++op)
+      row.predicted_op_sum += cost.op_time(op, plan.device[static_cast<std::size_t>(op)]);
+    errors.push_back(row.error);
+    v.rows.push_back(std::move(row));
+  }
+  v.simgrid = summarize(errors);
+  v.share_adjusted = summarize(adjusted_errors);
+  return v;
+}
+
+} // namespace hs::validation

@@ -1,0 +1,109 @@
+#pragma once
+// The CPU side of validation: calibrate on a training split of the kernel measurements and predict the
+// held-out kernels through the cost model; execute whole graphs on threads and compare their makespans
+// with SimGrid replays of the same plans on the calibrated thread platform.
+#include "validation/error_stats.hpp"
+#include "validation/measurement_set.hpp"
+#include "validation/roofline_fit.hpp"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace hs::validation {
+
+// Kinds fitted as compute-bound at first (the others start memory-bound; see roofline_fit.hpp).
+const std::vector<std::string>& cpu_compute_kinds();
+
+// Held out of calibration: every third point of each kind, in measurement order (index % 3 == 1).
+bool cpu_point_held_out(int index_within_kind);
+
+// Cache sizes recorded in the measurement set (L2, L3), the bounds of the fitted memory tiers.
+std::vector<double> cpu_tier_bounds(const MeasurementSet& m);
+
+struct KernelRow {
+  std::string kind, label;
+  double measured = 0.0, nominal = 0.0, calibrated = 0.0; // seconds
+};
+
+struct CpuKernelValidation {
+  RooflineFit fit;
+  int train = 0, test = 0;
+  std::map<std::string, ErrorStats> nominal, calibrated; // per kind, held-out points
+  ErrorStats nominal_all, calibrated_all;
+  std::vector<KernelRow> held_out;
+};
+
+// Calibration entry key "cpu" (device kind), so it applies to every thread device.
+Calibration cpu_calibration(const RooflineFit& fit);
+// Uses the points measured with `co_running` threads busy at once; throws InputError if there are none.
+CpuKernelValidation validate_cpu_kernels(const MeasurementSet& m, int co_running = 1);
+// Thread counts present in the set (co_running values), ascending.
+std::vector<int> co_running_counts(const MeasurementSet& m);
+
+// Calibration per thread count; an execution on T threads uses fits[T] if present, else fits[1].
+using FitsByThreads = std::map<int, RooflineFit>;
+const RooflineFit& fit_for_threads(const FitsByThreads& fits, int threads);
+
+struct ExecutionRecord {
+  int ops = 0;
+  std::uint64_t seed = 0;
+  int threads = 0;
+  std::string policy;
+  std::vector<std::vector<int>> queues; // per thread: op ids in execution order
+  int repeats = 0;
+  double p50 = 0.0, p95 = 0.0;
+  std::vector<double> op_seconds; // per op, from the last timed run (diagnostics: kernel vs schedule error)
+  std::vector<double> op_cpu_seconds; // per op, thread CPU time in the last run (share of a core it got)
+};
+
+struct ExecutionSet {
+  std::map<std::string, std::string> environment;
+  std::vector<ExecutionRecord> records;
+};
+
+std::string execution_set_json(const ExecutionSet& s);
+ExecutionSet load_execution_set(const std::string& path);
+
+struct ExecutionPlanOptions {
+  std::vector<int> threads = {1, 2};
+  int graphs = 4; // seeds 1..graphs per thread count
+  int ops = 24;
+  int repeats = 7;
+  std::string policy = "heft";
+  std::function<void(const std::string&)> progress;
+};
+
+// Plans each graph with the calibrated cost model and runs it for real on threads (live timing).
+ExecutionSet measure_executions(const MeasurementSet& m, const FitsByThreads& fits,
+                                const ExecutionPlanOptions& o);
+
+struct EndToEndRow {
+  std::string graph;
+  int threads = 0;
+  double measured = 0.0, simgrid = 0.0, analytic = 0.0;
+  double error = 0.0; // percent, SimGrid against measured
+  // Busy time summed over ops: measured in the last run and predicted by the cost model. Their ratio
+  // separates kernel-time error (ops slower in a graph than alone) from scheduling error.
+  double measured_op_sum = 0.0, predicted_op_sum = 0.0;
+  // Thread CPU time / wall time summed over ops (last run): the share of a core the ops got; 0 if not
+  // recorded.
+  double core_share = 0.0;
+  // Measured makespan x core share: an estimate (not a measurement) of the makespan had the threads had
+  // cores of their own; 0 when the core share was not recorded.
+  double share_adjusted = 0.0;
+  double share_adjusted_error = 0.0; // percent, SimGrid against share_adjusted
+};
+
+struct EndToEndValidation {
+  std::vector<EndToEndRow> rows;
+  ErrorStats simgrid;
+  ErrorStats share_adjusted; // diagnostic only, over rows with a recorded core share
+};
+
+// Replays each recorded plan with SimGrid on the thread platform calibrated by `fit`.
+EndToEndValidation predict_executions(const ExecutionSet& s, const MeasurementSet& m,
+                                      const FitsByThreads& fits);
+
+} // namespace hs::validation

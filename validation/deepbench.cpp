@@ -1,0 +1,149 @@
+#include "validation/deepbench.hpp"
+
+#include "sim/error.hpp"
+#include "validation/csv_table.hpp"
+
+#include <set>
+
+namespace hs::validation {
+
+std::map<std::string, GpuDatasheet> load_gpu_datasheets(const std::string& csv_path) {
+  const CsvTable t = CsvTable::read(csv_path);
+  std::map<std::string, GpuDatasheet> out;
+  for (std::size_t r = 0; r < t.rows(); ++r) {
+    GpuDatasheet d;
+    d.gpu = t.text(r, "gpu");
+    d.fp32_flops = t.number(r, "fp32_tflops") * 1e12;
+    d.fp16_tensor_flops = t.empty(r, "fp16_tensor_tflops") ? 0.0 : t.number(r, "fp16_tensor_tflops") * 1e12;
+    d.bandwidth = t.number(r, "memory_gbps") * 1e9;
+    d.source = t.text(r, "source");
+    if (!(d.fp32_flops > 0 && d.bandwidth > 0))
+      throw InputError(csv_path, "gpu " + d.gpu, "peak and bandwidth must be positive");
+    out[d.gpu] = d;
+  }
+  return out;
+}
+
+namespace {
+
+// Element size and peak for a DeepBench precision label: fp16_mixed runs on tensor cores; fp16_pseudo
+// stores fp16 but computes in fp32 (see the data's README).
+bool precision_figures(const GpuDatasheet& d, const std::string& precision, double& element, double& peak) {
+  if (precision == "fp32") {
+    element = 4;
+    peak = d.fp32_flops;
+  } else if (precision == "fp16_pseudo") {
+    element = 2;
+    peak = d.fp32_flops;
+  } else if (precision == "fp16_mixed" && d.fp16_tensor_flops > 0) {
+    element = 2;
+    peak = d.fp16_tensor_flops;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+std::vector<DeepBenchPoint> load_deepbench(const std::string& dir, const std::string& table,
+                                           const std::map<std::string, GpuDatasheet>& sheets) {
+  const std::string path = dir + "/" + (table == "gemm" ? "gemm.csv" : "conv.csv");
+  const CsvTable t = CsvTable::read(path);
+  std::vector<DeepBenchPoint> out;
+  std::map<std::string, int> block_size;
+  for (std::size_t r = 0; r < t.rows(); ++r) {
+    DeepBenchPoint p;
+    p.gpu = t.text(r, "gpu");
+    p.precision = t.text(r, "precision");
+    auto sheet = sheets.find(p.gpu);
+    double element = 0, peak = 0;
+    if (sheet == sheets.end() || !precision_figures(sheet->second, p.precision, element, peak)) continue;
+    p.index = block_size[p.gpu + "/" + p.precision]++;
+    p.point.peak_flops = peak;
+    p.point.bandwidth = sheet->second.bandwidth;
+    if (table == "gemm") {
+      const double m = t.number(r, "m"), n = t.number(r, "n"), k = t.number(r, "k");
+      p.point.kind = "gemm";
+      p.point.flops = 2 * m * n * k;
+      // C = A B + C (beta = 1): A and B read, C read and written.
+      p.point.bytes = element * (m * k + k * n + 2 * m * n);
+      p.point.seconds = t.number(r, "time_ms") * 1e-3;
+      p.label = "m=" + t.text(r, "m") + " n=" + t.text(r, "n") + " k=" + t.text(r, "k") + " " +
+                t.text(r, "a_t") + t.text(r, "b_t");
+    } else {
+      const double w = t.number(r, "w"), h = t.number(r, "h"), c = t.number(r, "c"), n = t.number(r, "n"),
+                   k = t.number(r, "k"), s = t.number(r, "s"), rr = t.number(r, "r"),
+                   pw = t.number(r, "out_w"), ph = t.number(r, "out_h");
+      p.point.kind = "conv2d";
+      p.point.flops = 2 * n * k * c * rr * s * pw * ph; // direct convolution, as DeepBench counts it
+      p.point.bytes = element * (n * c * h * w + k * c * rr * s + n * k * pw * ph);
+      p.point.seconds = t.number(r, "fwd_ms") * 1e-3;
+      p.label = "w=" + t.text(r, "w") + " h=" + t.text(r, "h") + " c=" + t.text(r, "c") +
+                " n=" + t.text(r, "n") + " k=" + t.text(r, "k") + " " + t.text(r, "s") + "x" + t.text(r, "r");
+    }
+    if (!(p.point.seconds > 0))
+      throw InputError(path, "row " + std::to_string(r + 2), "time must be positive");
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+DeepBenchResult evaluate_deepbench(const std::vector<DeepBenchPoint>& points, const std::string& table) {
+  DeepBenchResult res;
+  res.table = table;
+  const std::vector<std::string> compute_kinds = {"gemm", "conv2d"};
+  std::vector<std::pair<std::string, std::string>> order;
+  std::map<std::pair<std::string, std::string>, std::vector<const DeepBenchPoint*>> blocks;
+  for (const auto& p : points) {
+    auto key = std::make_pair(p.gpu, p.precision);
+    if (!blocks.count(key)) order.push_back(key);
+    blocks[key].push_back(&p);
+  }
+  std::vector<double> all_datasheet, all_calibrated;
+  for (const auto& key : order) {
+    BlockResult b;
+    b.gpu = key.first;
+    b.precision = key.second;
+    std::vector<FitPoint> train;
+    for (const auto* p : blocks[key])
+      if (!held_out(p->index)) train.push_back(p->point);
+    b.fit = fit_roofline(train, compute_kinds);
+    std::vector<double> e_sheet, e_cal;
+    for (const auto* p : blocks[key]) {
+      if (!held_out(p->index)) continue;
+      e_sheet.push_back(percent_error(datasheet_prediction(p->point), p->point.seconds));
+      e_cal.push_back(percent_error(b.fit.predict(p->point), p->point.seconds));
+    }
+    b.train = static_cast<int>(train.size());
+    b.test = static_cast<int>(e_cal.size());
+    b.datasheet = summarize(e_sheet);
+    b.calibrated = summarize(e_cal);
+    all_datasheet.insert(all_datasheet.end(), e_sheet.begin(), e_sheet.end());
+    all_calibrated.insert(all_calibrated.end(), e_cal.begin(), e_cal.end());
+    res.blocks.push_back(std::move(b));
+  }
+  res.datasheet = summarize(all_datasheet);
+  res.calibrated = summarize(all_calibrated);
+
+  std::set<std::string> gpus;
+  for (const auto& p : points)
+    if (p.precision == "fp32") gpus.insert(p.gpu);
+  std::vector<double> all_logo;
+  for (const auto& left_out : gpus) {
+    std::vector<FitPoint> train;
+    for (const auto& p : points)
+      if (p.precision == "fp32" && p.gpu != left_out) train.push_back(p.point);
+    const RooflineFit shared = fit_roofline(train, compute_kinds);
+    std::vector<double> errors;
+    for (const auto& p : points)
+      if (p.precision == "fp32" && p.gpu == left_out)
+        errors.push_back(percent_error(shared.predict(p.point), p.point.seconds));
+    res.leave_one_gpu_out[left_out] = summarize(errors);
+    all_logo.insert(all_logo.end(), errors.begin(), errors.end());
+  }
+  res.leave_one_gpu_out_all = summarize(all_logo);
+  return res;
+}
+
+} // namespace hs::validation

@@ -1,0 +1,188 @@
+#include "validation/report.hpp"
+
+#include "sim/json_input.hpp"
+#include "sim/units.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+namespace hs::validation {
+namespace {
+
+Json stats_json(const ErrorStats& s) {
+  return {{"count", s.count},         {"mape_percent", s.mape},   {"p50_abs_percent", s.p50},
+          {"p95_abs_percent", s.p95}, {"max_abs_percent", s.max}, {"mean_signed_percent", s.mean_signed}};
+}
+
+Json fit_json(const RooflineFit& f) {
+  Json j = {{"efficiency", f.efficiency},
+            {"memory_efficiency", f.memory_efficiency},
+            {"launch_overhead_s", f.launch_overhead}};
+  for (const auto& t : f.memory_tiers)
+    j["memory_tiers"].push_back({{"up_to_bytes", t.up_to}, {"bandwidth_Bps", t.bandwidth}});
+  return j;
+}
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string stats_line(const std::string& name, const ErrorStats& s) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "  %-22s n=%-4d MAPE %6.1f%%  P50 %6.1f%%  P95 %6.1f%%  max %6.1f%%  bias %+6.1f%%\n",
+                name.c_str(), s.count, s.mape, s.p50, s.p95, s.max, s.mean_signed);
+  return buf;
+}
+
+Json deepbench_json(const DeepBenchResult& d) {
+  Json j;
+  j["table"] = d.table;
+  j["held_out"] = "every third problem of each (gpu, precision) block";
+  j["datasheet_only"] = stats_json(d.datasheet);
+  j["calibrated_per_block"] = stats_json(d.calibrated);
+  j["leave_one_gpu_out_fp32"] = stats_json(d.leave_one_gpu_out_all);
+  for (const auto& [gpu, s] : d.leave_one_gpu_out)
+    j["leave_one_gpu_out_by_gpu"][gpu] = stats_json(s);
+  j["blocks"] = Json::array();
+  for (const auto& b : d.blocks)
+    j["blocks"].push_back({{"gpu", b.gpu},
+                           {"precision", b.precision},
+                           {"train", b.train},
+                           {"test", b.test},
+                           {"datasheet_only", stats_json(b.datasheet)},
+                           {"calibrated", stats_json(b.calibrated)},
+                           {"fit", fit_json(b.fit)}});
+  return j;
+}
+
+std::string deepbench_text(const DeepBenchResult& d) {
+  std::ostringstream s;
+  s << "DeepBench " << d.table
+    << " (published GPU timings; held out: every third problem per GPU and precision)\n";
+  s << stats_line("datasheet only", d.datasheet);
+  s << stats_line("calibrated per GPU", d.calibrated);
+  s << stats_line("leave one GPU out", d.leave_one_gpu_out_all);
+  for (const auto& b : d.blocks)
+    s << stats_line(b.gpu + " " + b.precision, b.calibrated);
+  return s.str();
+}
+
+} // namespace
+
+std::string validation_report_json(const ValidationReport& r) {
+  Json j;
+  j["format"] = "heterosim-validation-report";
+  j["version"] = 1;
+  j["errors"] = "absolute percentage error |predicted - measured| / measured, on held-out points only; "
+                "mean_signed > 0 means the model predicts too slow";
+  Json cpu;
+  cpu["measurements"] = r.cpu_measurements;
+  cpu["environment"] = r.cpu_environment;
+  cpu["held_out"] = "every third point of each kernel kind, in measurement order";
+  for (const auto& [threads, v] : r.cpu) {
+    Json c;
+    c["co_running_threads"] = threads;
+    c["train_points"] = v.train;
+    c["test_points"] = v.test;
+    c["fit"] = fit_json(v.fit);
+    c["nominal"] = stats_json(v.nominal_all);
+    c["calibrated"] = stats_json(v.calibrated_all);
+    for (const auto& [kind, st] : v.calibrated)
+      c["calibrated_by_kind"][kind] = stats_json(st);
+    for (const auto& [kind, st] : v.nominal)
+      c["nominal_by_kind"][kind] = stats_json(st);
+    c["held_out_points"] = Json::array();
+    for (const auto& k : v.held_out)
+      c["held_out_points"].push_back({{"kind", k.kind},
+                                      {"label", k.label},
+                                      {"measured_s", k.measured},
+                                      {"nominal_s", k.nominal},
+                                      {"calibrated_s", k.calibrated}});
+    cpu["by_co_running_threads"].push_back(std::move(c));
+  }
+  j["cpu_kernels"] = std::move(cpu);
+  if (r.end_to_end) {
+    Json e;
+    e["executions"] = r.executions_file;
+    e["simgrid"] = stats_json(r.end_to_end->simgrid);
+    e["share_adjusted_diagnostic"] = stats_json(r.end_to_end->share_adjusted);
+    e["graphs"] = Json::array();
+    for (const auto& row : r.end_to_end->rows)
+      e["graphs"].push_back({{"graph", row.graph},
+                             {"threads", row.threads},
+                             {"measured_p50_s", row.measured},
+                             {"simgrid_s", row.simgrid},
+                             {"analytic_s", row.analytic},
+                             {"error_percent", row.error},
+                             {"measured_op_sum_s", row.measured_op_sum},
+                             {"predicted_op_sum_s", row.predicted_op_sum},
+                             {"core_share", row.core_share},
+                             {"share_adjusted_makespan_s", row.share_adjusted},
+                             {"share_adjusted_error_percent", row.share_adjusted_error}});
+    j["end_to_end"] = std::move(e);
+  }
+  if (r.deepbench_gemm || r.deepbench_conv) {
+    j["deepbench"]["data"] = r.deepbench_dir;
+    if (r.deepbench_gemm) j["deepbench"]["gemm"] = deepbench_json(*r.deepbench_gemm);
+    if (r.deepbench_conv) j["deepbench"]["conv"] = deepbench_json(*r.deepbench_conv);
+  }
+  return j.dump(1) + "\n";
+}
+
+std::string validation_report_text(const ValidationReport& r) {
+  std::ostringstream s;
+  s << "HeteroSim validation report (errors on held-out points only)\n\n";
+  const auto env = [&](const char* k) {
+    auto it = r.cpu_environment.find(k);
+    return it == r.cpu_environment.end() ? std::string("?") : it->second;
+  };
+  s << "CPU kernels: " << r.cpu_measurements << "\n  measured " << env("date") << " on " << env("cpu_model")
+    << " (" << env("hardware_threads") << " hardware threads), " << env("compiler") << ", Eigen "
+    << env("eigen") << "\n";
+  s << "  core share while timing: " << env("core_share_while_timing") << "\n";
+  for (const auto& [threads, v] : r.cpu) {
+    s << (threads == 1 ? "  each kernel alone on one thread"
+                       : "  each kernel on " + std::to_string(threads) + " threads at once (co-running)")
+      << ": calibrated on " << v.train << " points, tested on " << v.test << " held-out points\n";
+    s << "  fit: launch overhead " << fmt("%.2f", v.fit.launch_overhead * 1e6)
+      << " us, main-memory efficiency " << fmt("%.3f", v.fit.memory_efficiency);
+    for (const auto& t : v.fit.memory_tiers)
+      s << ", up to " << units::format_bytes(t.up_to) << " " << fmt("%.1f", t.bandwidth / 1e9) << " GB/s";
+    s << "\n  compute efficiency:";
+    for (const auto& [kind, e] : v.fit.efficiency)
+      s << " " << kind << " " << fmt("%.3f", e);
+    s << "\n";
+    s << stats_line("nominal (no calib.)", v.nominal_all);
+    s << stats_line("calibrated, all", v.calibrated_all);
+    for (const auto& [kind, st] : v.calibrated)
+      s << stats_line(kind, st);
+  }
+  if (r.end_to_end) {
+    s << "\nEnd-to-end: real executions on threads vs SimGrid replay (" << r.executions_file << ")\n";
+    for (const auto& row : r.end_to_end->rows) {
+      char buf[300];
+      std::snprintf(buf, sizeof buf,
+                    "  %-11s %d thread(s): measured %7.2f ms  SimGrid %7.2f ms  error %+6.1f%%  | op busy: "
+                    "measured %7.2f ms, predicted %7.2f ms; core share %.2f\n",
+                    row.graph.c_str(), row.threads, row.measured * 1e3, row.simgrid * 1e3, row.error,
+                    row.measured_op_sum * 1e3, row.predicted_op_sum * 1e3, row.core_share);
+      s << buf;
+    }
+    s << stats_line("SimGrid makespan", r.end_to_end->simgrid);
+    s << "  (op busy: summed over ops in the last run; core share: their thread CPU time / wall time, 1 = "
+         "cores of their own)\n";
+    if (r.end_to_end->share_adjusted.count > 0) {
+      s << "  diagnostic, not a measurement: SimGrid against measured makespan x core share (the time other "
+           "processes took removed)\n";
+      s << stats_line("SimGrid vs adjusted", r.end_to_end->share_adjusted);
+    }
+  }
+  if (r.deepbench_gemm) s << "\n" << deepbench_text(*r.deepbench_gemm);
+  if (r.deepbench_conv) s << "\n" << deepbench_text(*r.deepbench_conv);
+  return s.str();
+}
+
+} // namespace hs::validation

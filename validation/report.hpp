@@ -1,0 +1,24 @@
+#pragma once
+// The validation report: every figure with the data it comes from, as JSON and as text.
+#include "validation/cpu_validation.hpp"
+#include "validation/deepbench.hpp"
+
+#include <optional>
+#include <string>
+
+namespace hs::validation {
+
+struct ValidationReport {
+  std::string cpu_measurements; // file the kernel figures come from
+  std::map<std::string, std::string> cpu_environment;
+  std::map<int, CpuKernelValidation> cpu; // by co-running threads; 1 = each kernel alone
+  std::string executions_file;            // empty when no end-to-end set was given
+  std::optional<EndToEndValidation> end_to_end;
+  std::string deepbench_dir; // empty when skipped
+  std::optional<DeepBenchResult> deepbench_gemm, deepbench_conv;
+};
+
+std::string validation_report_json(const ValidationReport& r);
+std::string validation_report_text(const ValidationReport& r);
+
+} // namespace hs::validation

@@ -1,0 +1,195 @@
+#include "validation/roofline_fit.hpp"
+
+#include "sim/json_input.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace hs::validation {
+
+double RooflineFit::predict(const FitPoint& p) const {
+  auto it = efficiency.find(p.kind);
+  const double e = it == efficiency.end() ? 1.0 : it->second;
+  const double compute = p.flops / (p.peak_flops * e);
+  double bandwidth = p.bandwidth * memory_efficiency;
+  for (const auto& tier : memory_tiers)
+    if (p.bytes <= tier.up_to) {
+      bandwidth = tier.bandwidth;
+      break;
+    }
+  return launch_overhead + std::max(compute, p.bytes / bandwidth);
+}
+
+double datasheet_prediction(const FitPoint& p) {
+  return std::max(p.flops / p.peak_flops, p.bytes / p.bandwidth);
+}
+
+Calibration::Entry RooflineFit::as_calibration_entry() const {
+  Calibration::Entry e;
+  e.compute_efficiency = efficiency;
+  e.memory_efficiency = memory_efficiency;
+  e.launch_overhead = launch_overhead;
+  e.memory_tiers = memory_tiers;
+  return e;
+}
+
+namespace {
+
+// min ||A x - b|| subject to x >= lower, by fixing violating unknowns at their bound and solving again
+// (enough here: a handful of unknowns, and a bound is rarely active).
+Eigen::VectorXd bounded_least_squares(const Eigen::MatrixXd& a, const Eigen::VectorXd& b,
+                                      const Eigen::VectorXd& lower) {
+  const Eigen::Index n = a.cols();
+  std::vector<bool> fixed(static_cast<std::size_t>(n), false);
+  Eigen::VectorXd x = lower;
+  for (Eigen::Index round = 0; round <= n; ++round) {
+    std::vector<Eigen::Index> free;
+    Eigen::VectorXd rhs = b;
+    for (Eigen::Index j = 0; j < n; ++j) {
+      if (fixed[static_cast<std::size_t>(j)])
+        rhs -= a.col(j) * lower(j);
+      else
+        free.push_back(j);
+    }
+    if (free.empty()) break;
+    Eigen::MatrixXd sub(a.rows(), static_cast<Eigen::Index>(free.size()));
+    for (std::size_t c = 0; c < free.size(); ++c)
+      sub.col(static_cast<Eigen::Index>(c)) = a.col(free[c]);
+    const Eigen::VectorXd y = sub.colPivHouseholderQr().solve(rhs);
+    Eigen::Index worst = -1;
+    double worst_gap = 0;
+    for (std::size_t c = 0; c < free.size(); ++c) {
+      const Eigen::Index j = free[c];
+      x(j) = y(static_cast<Eigen::Index>(c));
+      const double gap = (lower(j) - x(j)) / std::max(1.0, std::abs(lower(j)));
+      if (!(x(j) >= lower(j)) && gap > worst_gap) {
+        worst_gap = gap;
+        worst = j;
+      }
+    }
+    if (worst < 0) break;
+    fixed[static_cast<std::size_t>(worst)] = true;
+    x(worst) = lower(worst);
+  }
+  for (Eigen::Index j = 0; j < n; ++j)
+    x(j) = std::max(x(j), lower(j));
+  return x;
+}
+
+} // namespace
+
+RooflineFit fit_roofline(const std::vector<FitPoint>& points, const std::vector<std::string>& compute_kinds,
+                         const std::vector<double>& tier_bounds) {
+  RooflineFit fit;
+  if (points.empty()) return fit;
+  // Memory column of each point: 0 main memory, 1 + t for tier t.
+  std::vector<std::size_t> tier_of(points.size(), 0);
+  std::vector<bool> tier_used(tier_bounds.size(), false);
+  for (std::size_t i = 0; i < points.size(); ++i)
+    for (std::size_t t = 0; t < tier_bounds.size(); ++t)
+      if (points[i].bytes <= tier_bounds[t]) {
+        tier_of[i] = 1 + t;
+        break;
+      }
+  std::vector<bool> compute(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i)
+    compute[i] = points[i].flops > 0 &&
+                 std::find(compute_kinds.begin(), compute_kinds.end(), points[i].kind) != compute_kinds.end();
+  const auto tiers = static_cast<Eigen::Index>(tier_bounds.size());
+  for (int iteration = 1; iteration <= 20; ++iteration) {
+    fit.iterations = iteration;
+    // Unknowns: [launch, nominal/main-memory bandwidth, nominal/tier bandwidth..., nominal/compute per
+    // kind...].
+    std::map<std::string, Eigen::Index> column;
+    for (std::size_t i = 0; i < points.size(); ++i)
+      if (compute[i] && !column.count(points[i].kind)) column.emplace(points[i].kind, 0);
+    Eigen::Index next = 2 + tiers;
+    for (auto& [kind, c] : column)
+      c = next++;
+    Eigen::MatrixXd a = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(points.size()), next);
+    Eigen::VectorXd b = Eigen::VectorXd::Ones(static_cast<Eigen::Index>(points.size()));
+    bool any_memory = false;
+    std::fill(tier_used.begin(), tier_used.end(), false);
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const auto& p = points[i];
+      const auto r = static_cast<Eigen::Index>(i);
+      a(r, 0) = 1.0 / p.seconds;
+      if (compute[i]) {
+        a(r, column.at(p.kind)) = p.flops / p.peak_flops / p.seconds;
+      } else {
+        a(r, 1 + static_cast<Eigen::Index>(tier_of[i])) = p.bytes / p.bandwidth / p.seconds;
+        if (tier_of[i] == 0)
+          any_memory = true;
+        else
+          tier_used[tier_of[i] - 1] = true;
+      }
+    }
+    Eigen::VectorXd lower = Eigen::VectorXd::Ones(next);
+    lower(0) = 0.0;
+    for (Eigen::Index t = 0; t < tiers; ++t)
+      lower(2 + t) = 1e-3; // a cache may beat the nominal bandwidth
+    // Iteratively reweighted least squares towards the least absolute relative error (the MAPE that the
+    // report shows): rows are weighted by 1/sqrt(|residual|), so outliers pull less than in plain least
+    // squares.
+    Eigen::VectorXd x = bounded_least_squares(a, b, lower);
+    for (int irls = 0; irls < 15; ++irls) {
+      const Eigen::ArrayXd residual = (a * x - b).array().abs().max(1e-4);
+      const Eigen::VectorXd w = residual.rsqrt().matrix();
+      x = bounded_least_squares(w.asDiagonal() * a, w.asDiagonal() * b, lower);
+    }
+    fit.launch_overhead = x(0);
+    fit.memory_efficiency = any_memory ? 1.0 / x(1) : 1.0;
+    fit.memory_tiers.clear();
+    const double nominal = points.front().bandwidth;
+    for (Eigen::Index t = 0; t < tiers; ++t)
+      if (tier_used[static_cast<std::size_t>(t)])
+        fit.memory_tiers.push_back({tier_bounds[static_cast<std::size_t>(t)], nominal / x(2 + t)});
+    fit.efficiency.clear();
+    for (const auto& [kind, c] : column)
+      fit.efficiency[kind] = 1.0 / x(c);
+    // Reassign each point to the bound the fitted model says limits it.
+    bool changed = false;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const auto& p = points[i];
+      auto it = fit.efficiency.find(p.kind);
+      if (it == fit.efficiency.end()) continue; // kind has no compute-bound point: stays memory-bound
+      FitPoint memory_only = p;
+      memory_only.flops = 0;
+      const double memory_time = fit.predict(memory_only) - fit.launch_overhead;
+      const bool is_compute = p.flops / (p.peak_flops * it->second) >= memory_time;
+      if (is_compute != compute[i]) {
+        compute[i] = is_compute;
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+  return fit;
+}
+
+std::string calibration_json(const std::map<std::string, RooflineFit>& fits, const std::string& source,
+                             const std::string& notes) {
+  Json j;
+  j["format"] = "heterosim-calibration";
+  j["version"] = 1;
+  j["source"] = source;
+  j["notes"] = notes;
+  j["devices"] = Json::object();
+  for (const auto& [key, f] : fits) {
+    Json d;
+    d["efficiency"] = f.efficiency;
+    d["memory_efficiency"] = f.memory_efficiency;
+    d["launch_overhead"] = f.launch_overhead;
+    if (!f.memory_tiers.empty()) {
+      d["memory_tiers"] = Json::array();
+      for (const auto& t : f.memory_tiers)
+        d["memory_tiers"].push_back({{"up_to", t.up_to}, {"bandwidth", t.bandwidth}});
+    }
+    j["devices"][key] = std::move(d);
+  }
+  return j.dump(1) + "\n";
+}
+
+} // namespace hs::validation

@@ -1,0 +1,51 @@
+#pragma once
+// Least-squares fit of the cost model's roofline parameters from measured kernel times:
+//   t = launch + max(flops / (peak x efficiency[kind]), bytes / (bandwidth x memory_efficiency))
+// The max is handled by assigning each point to its bound (compute or memory) and refitting until the
+// assignment is stable; each fit is a linear least-squares problem in (launch, 1/efficiency[kind],
+// 1/memory_efficiency), weighted by 1/measured so that residuals are relative errors, then reweighted
+// (IRLS) towards the least mean absolute relative error, with bounds efficiency <= 1 and launch >= 0
+// kept by fixing violators at the bound and solving again.
+#include "sim/cost_model.hpp"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace hs::validation {
+
+struct FitPoint {
+  std::string kind;
+  double flops = 0.0;
+  double bytes = 0.0;
+  double seconds = 0.0;    // measured
+  double peak_flops = 0.0; // device nominal, flop/s
+  double bandwidth = 0.0;  // device nominal, bytes/s
+};
+
+struct RooflineFit {
+  std::map<std::string, double> efficiency; // per kind, only kinds with compute-bound points
+  double memory_efficiency = 1.0;
+  double launch_overhead = 0.0;                      // seconds
+  std::vector<Calibration::MemoryTier> memory_tiers; // fitted bandwidth of each cache level with points
+  int iterations = 0;
+
+  double predict(const FitPoint& p) const;
+  Calibration::Entry as_calibration_entry() const;
+};
+
+// The seconds the platform's nominal figures alone predict (efficiency 1, no launch overhead).
+double datasheet_prediction(const FitPoint& p);
+
+// `compute_kinds` start as compute-bound, others as memory-bound. `tier_bounds` (ascending bytes, for
+// example the L2 and L3 cache sizes) gives memory-bound points that move at most that many bytes their
+// own fitted bandwidth; empty: one bandwidth for all.
+RooflineFit fit_roofline(const std::vector<FitPoint>& points, const std::vector<std::string>& compute_kinds,
+                         const std::vector<double>& tier_bounds = {});
+
+// A calibration file (format "heterosim-calibration", version 1) with one entry per key (device name or
+// kind), and the provenance that `heterosim run --calibration` ignores but a reader needs.
+std::string calibration_json(const std::map<std::string, RooflineFit>& fits, const std::string& source,
+                             const std::string& notes);
+
+} // namespace hs::validation
