@@ -25,15 +25,8 @@ Calibration load_calibration(const std::string& path) {
     node.expect_only({"efficiency", "memory_efficiency", "launch_overhead", "memory_tiers"});
     Calibration::Entry e;
     if (auto eff = node.find("efficiency"))
-      for (const auto& [kind, v] : eff->members()) {
-        const double x = v.as_number();
-        if (x <= 0 || x > 1) v.fail("efficiency must be in (0, 1]");
-        e.compute_efficiency[kind] = x;
-      }
-    if (auto me = node.find("memory_efficiency")) {
-      e.memory_efficiency = me->as_number();
-      if (*e.memory_efficiency <= 0 || *e.memory_efficiency > 1) me->fail("memory efficiency must be in (0, 1]");
-    }
+      for (const auto& [kind, v] : eff->members()) e.compute_efficiency[kind] = v.as_fraction();
+    if (auto me = node.find("memory_efficiency")) e.memory_efficiency = me->as_fraction();
     if (auto lo = node.find("launch_overhead")) e.launch_overhead = lo->as_quantity(units::Quantity::Time);
     if (auto tiers = node.find("memory_tiers"))
       for (const auto& t : tiers->items()) {

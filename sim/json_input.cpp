@@ -111,6 +111,12 @@ long long JsonNode::as_integer(long long min, long long max) const {
   return v;
 }
 
+double JsonNode::as_fraction() const {
+  const double v = as_number();
+  if (v <= 0 || v > 1) fail("must be in (0, 1] (got " + value_->dump() + ")");
+  return v;
+}
+
 bool JsonNode::as_bool() const {
   if (!value_->is_boolean()) fail("expected true or false");
   return value_->get<bool>();

@@ -36,6 +36,8 @@ public:
   double as_quantity(units::Quantity q, bool allow_negative = false) const;
   long long as_integer(long long min, long long max) const;
   bool as_bool() const;
+  // A number in (0, 1]: efficiencies and other shares of a peak.
+  double as_fraction() const;
   std::vector<std::string> as_string_list() const;
 
   std::string string_or(const std::string& key, const std::string& fallback) const;

@@ -112,17 +112,9 @@ Device parse_device(const JsonNode& n) {
   d.memory_bandwidth = mem.at("bandwidth").as_quantity(Quantity::Bandwidth);
   d.memory_capacity = mem.at("capacity").as_quantity(Quantity::Bytes);
   d.launch_overhead = n.quantity_or("launch_overhead", Quantity::Time, 0.0);
-  if (auto eff = n.find("efficiency")) {
-    for (const auto& [kind, v] : eff->members()) {
-      const double e = v.as_number();
-      if (e <= 0 || e > 1) v.fail("efficiency must be in (0, 1]");
-      d.compute_efficiency[kind] = e;
-    }
-  }
-  if (auto me = n.find("memory_efficiency")) {
-    d.memory_efficiency = me->as_number();
-    if (d.memory_efficiency <= 0 || d.memory_efficiency > 1) me->fail("memory efficiency must be in (0, 1]");
-  }
+  if (auto eff = n.find("efficiency"))
+    for (const auto& [kind, v] : eff->members()) d.compute_efficiency[kind] = v.as_fraction();
+  if (auto me = n.find("memory_efficiency")) d.memory_efficiency = me->as_fraction();
   if (auto ops = n.find("supported_ops")) d.supported_ops = ops->as_string_list();
   if (auto ps = n.find("pstates")) {
     for (const auto& p : ps->items()) d.pstates.push_back(parse_pstate(p, 1.0));

@@ -58,6 +58,6 @@ TEST_CASE("a calibration file overrides efficiencies and launch overhead, by dev
   const CostModel calibrated(g, p, load_calibration(path));
   CHECK(calibrated.op_time(0, 0) == doctest::Approx(1e-3 + 8e12 / (10e12 * 0.4)));
   std::ofstream(path) << R"({"format": "heterosim-calibration", "version": 1, "devices": {"gpu": {"efficiency": {"gemm": 1.7}}}})";
-  CHECK_THROWS_WITH_AS(load_calibration(path), doctest::Contains("devices.gpu.efficiency.gemm: efficiency must be in (0, 1]"), InputError);
+  CHECK_THROWS_WITH_AS(load_calibration(path), doctest::Contains("devices.gpu.efficiency.gemm: must be in (0, 1]"), InputError);
   std::filesystem::remove(path);
 }
