@@ -1,0 +1,106 @@
+#include "policies/pareto/archive_search.hpp"
+
+#include "sim/random.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace hs::pareto {
+namespace {
+
+std::vector<std::vector<int>> super_node_neighbours(const Encoding& enc) {
+  const Graph& g = enc.base().graph();
+  const auto& node_of = enc.coarse().node_of;
+  std::vector<std::set<int>> adj(enc.coarse().nodes.size());
+  for (const Tensor& t : g.tensors)
+    for (OpId c : t.consumers) {
+      const int a = node_of[static_cast<std::size_t>(t.producer)], b = node_of[static_cast<std::size_t>(c)];
+      if (a == b) continue;
+      adj[static_cast<std::size_t>(a)].insert(b);
+      adj[static_cast<std::size_t>(b)].insert(a);
+    }
+  std::vector<std::vector<int>> out;
+  for (const auto& s : adj) out.emplace_back(s.begin(), s.end());
+  return out;
+}
+
+std::size_t pick(Rng& rng, std::size_t n) { return static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(n) - 1)); }
+
+class Mover {
+public:
+  explicit Mover(const Encoding& enc) : enc_(enc), neighbours_(super_node_neighbours(enc)) {
+    for (std::size_t s = 0; s < enc.coarse().nodes.size(); ++s)
+      if (enc.upper()[s] > 0) movable_.push_back(s);
+  }
+
+  void apply(Genome& g, Rng& rng) const {
+    const std::size_t fusions = enc_.candidates().fusions.size(), splits = enc_.candidates().splits.size();
+    const double r = rng.uniform();
+    if (r < 0.15 && fusions > 0) {
+      const std::size_t f = enc_.fusion_gene(pick(rng, fusions));
+      g[f] = 1 - g[f];
+    } else if (r < 0.25 && splits > 0) {
+      const std::size_t s = enc_.split_gene(pick(rng, splits));
+      g[s] = static_cast<int>(rng.integer(0, enc_.upper()[s]));
+    } else if (r < 0.45 && !movable_.empty()) {
+      block_move(g, rng);
+    } else if (!movable_.empty()) {
+      const std::size_t s = movable_[pick(rng, movable_.size())];
+      const int other = static_cast<int>(rng.integer(0, enc_.upper()[s] - 1));
+      g[s] = other >= g[s] ? other + 1 : other; // any index but the current one
+    }
+  }
+
+private:
+  void block_move(Genome& g, Rng& rng) const {
+    const std::size_t s = movable_[pick(rng, movable_.size())];
+    const auto& nodes = enc_.coarse().nodes;
+    const DeviceId target = nodes[s].devices[pick(rng, nodes[s].devices.size())];
+    auto place = [&](std::size_t node) {
+      const auto& devs = nodes[node].devices;
+      const auto it = std::find(devs.begin(), devs.end(), target);
+      if (it != devs.end()) g[node] = static_cast<int>(it - devs.begin());
+    };
+    place(s);
+    for (int nb : neighbours_[s]) place(static_cast<std::size_t>(nb));
+  }
+
+  const Encoding& enc_;
+  std::vector<std::vector<int>> neighbours_;
+  std::vector<std::size_t> movable_;
+};
+
+std::size_t tournament(const std::vector<double>& crowding, Rng& rng) {
+  const std::size_t a = pick(rng, crowding.size()), b = pick(rng, crowding.size());
+  return crowding[b] > crowding[a] ? b : a;
+}
+
+} // namespace
+
+void seed_search(SearchState& state, const std::vector<Baseline>& baselines, const std::string& origin) {
+  const Encoding& enc = state.problem().encoding();
+  for (const auto& b : baselines) state.submit_baseline(b);
+  for (const auto& b : baselines) state.submit(enc.project(b.plan), origin + ":" + b.policy);
+  for (DeviceId d = 0; d < enc.base().platform().device_count(); ++d) state.submit(enc.all_on(d), origin + ":all-on-" + enc.base().platform().devices[static_cast<std::size_t>(d)].name);
+}
+
+void run_archive_search(SearchState& state, const std::vector<Baseline>& baselines, std::uint64_t seed) {
+  Rng rng(seed ^ 0x5EA2C4A2C41FEULL);
+  const Encoding& enc = state.problem().encoding();
+  seed_search(state, baselines, "search-seed");
+  const Mover mover(enc);
+  // A bound on tries, so a space smaller than the budget ends the search instead of looping.
+  long long tries_left = 64LL * state.budget() + 1000;
+  while (!state.exhausted() && tries_left-- > 0 && !state.archive().empty()) {
+    const auto& entries = state.archive().entries();
+    const auto crowding = crowding_distance(state.archive().points());
+    Genome child = entries[tournament(crowding, rng)].genome;
+    const int moves = 1 + (rng.uniform() < 0.5 ? 1 + (rng.uniform() < 0.5 ? 1 : 0) : 0);
+    for (int m = 0; m < moves; ++m) mover.apply(child, rng);
+    if (state.seen(child)) continue;
+    state.submit(child, "search");
+  }
+  state.finish();
+}
+
+} // namespace hs::pareto

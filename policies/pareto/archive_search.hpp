@@ -1,0 +1,15 @@
+#pragma once
+// The project's search: an archive of non-dominated plans, seeded with the baselines' exact plans and
+// their projections onto the encoding (plus every-super-node-on-one-device plans), grown by neighbourhood
+// moves around archive members. Parents are drawn by binary tournament on crowding distance, so sparse
+// regions of the front are explored first. Moves: move a super-node to another allowed device; move a
+// super-node and its neighbours together (a block, so a coupled region can migrate at once); toggle a
+// fusion; change a split. Each child takes one to three moves.
+#include "policies/pareto/search_state.hpp"
+
+namespace hs::pareto {
+
+void seed_search(SearchState& state, const std::vector<Baseline>& baselines, const std::string& origin);
+void run_archive_search(SearchState& state, const std::vector<Baseline>& baselines, std::uint64_t seed);
+
+} // namespace hs::pareto
