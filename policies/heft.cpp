@@ -70,7 +70,14 @@ ListSchedule schedule_in_order(const std::vector<OpId>& order, const CostModel& 
         best_finish = start + w;
       }
     }
-    if (best < 0) throw PlanError("no device can run op '" + g.op(o).name + "' with its inputs where they are");
+    if (best < 0) {
+      std::string why;
+      for (DeviceId d = 0; d < p.device_count(); ++d) {
+        const std::string r = cost.infeasibility_reason(o, d);
+        why += "; " + (r.empty() ? "its inputs cannot reach device '" + p.devices[static_cast<std::size_t>(d)].name + "'" : r);
+      }
+      throw PlanError("no device can run op '" + g.op(o).name + "'" + why);
+    }
     const auto oi = static_cast<std::size_t>(o);
     s.device[oi] = best;
     s.start[oi] = best_start;

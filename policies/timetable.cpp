@@ -7,7 +7,10 @@ namespace hs {
 double Timetable::earliest_start(DeviceId device, double ready, double duration) const {
   const auto& slots = busy_[static_cast<std::size_t>(device)];
   double candidate = ready;
-  for (const auto& [s, e] : slots) {
+  // Intervals do not overlap, so ends are sorted too: skip every interval that ends before `ready`.
+  auto first = std::partition_point(slots.begin(), slots.end(), [&](const auto& iv) { return iv.second <= ready; });
+  for (auto it = first; it != slots.end(); ++it) {
+    const auto& [s, e] = *it;
     if (candidate + duration <= s) return candidate; // fits in the gap before this interval
     candidate = std::max(candidate, e);
   }

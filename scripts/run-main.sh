@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
-./build/heterosim run --platform hetero-server --workload random:ops=2000 --policy heft --seed 1 --out out/main --force "$@"
+./build/heterosim run --platform hetero-server --workload random:ops=2000,precision=fp16 --policy heft --seed 1 --out out/main --force "$@"

@@ -143,10 +143,13 @@ Graph GraphBuilder::build_impl() {
           break;
         }
     }
+    // path runs backwards along edges; reverse the looping part, and start at the lowest id for a stable message.
+    std::vector<OpId> loop(path.begin() + seen[static_cast<std::size_t>(cur)], path.end());
+    std::reverse(loop.begin(), loop.end());
+    std::rotate(loop.begin(), std::min_element(loop.begin(), loop.end()), loop.end());
     std::string cycle;
-    for (auto i = static_cast<std::size_t>(seen[static_cast<std::size_t>(cur)]); i < path.size(); ++i)
-      cycle = g.ops[static_cast<std::size_t>(path[i])].name + (cycle.empty() ? "" : " -> ") + cycle;
-    cycle += " -> " + g.ops[static_cast<std::size_t>(path.back())].name;
+    for (OpId o : loop) cycle += g.ops[static_cast<std::size_t>(o)].name + " -> ";
+    cycle += g.ops[static_cast<std::size_t>(loop.front())].name;
     throw InputError(label_, "ops", "the graph has a cycle: " + cycle);
   }
   return std::move(g_);

@@ -192,14 +192,24 @@ Platform parse_platform_json(const Json& j, const std::string& file) {
       const auto link_nodes = r.at("links").items();
       if (link_nodes.empty()) r.at("links").fail("a route needs at least one link");
       for (const auto& ln : link_nodes) {
-        const auto name = ln.as_string();
+        // A hop is a link name (crossed in its forward direction) or {"link": name, "reverse": true}:
+        // a path through a switch goes up one link and down the next.
+        bool reverse = false;
+        std::string name;
+        if (ln.raw().is_object()) {
+          ln.expect_only({"link", "reverse"});
+          name = ln.at("link").as_string();
+          if (auto rev = ln.find("reverse")) reverse = rev->as_bool();
+        } else {
+          name = ln.as_string();
+        }
         const auto id = p.find_link(name);
         if (!id) ln.fail("unknown link '" + name + "'");
-        forward.hops.push_back({*id, true});
+        forward.hops.push_back({*id, !reverse});
       }
       if (p.route(*from, *to)) r.fail("a route from '" + from_name + "' to '" + to_name + "' is already defined");
       Route backward;
-      for (auto it = forward.hops.rbegin(); it != forward.hops.rend(); ++it) backward.hops.push_back({it->link, false});
+      for (auto it = forward.hops.rbegin(); it != forward.hops.rend(); ++it) backward.hops.push_back({it->link, !it->forward});
       p.set_route(*from, *to, std::move(forward));
       const bool symmetrical = r.find("symmetrical") ? r.at("symmetrical").as_bool() : true;
       if (symmetrical) {

@@ -4,7 +4,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <cstdio>
 #include <deque>
+#include <iostream>
 #include <memory>
 #include <mutex>
 #include <simgrid/plugins/energy.h>
@@ -20,10 +22,22 @@ namespace hs {
 namespace {
 
 // A stream (or copy engine) sleeps on its condition variable until what it waits for is ready.
+// Most of the time it is ready already, so both sides skip the mutex then: a waiter re-checks the condition
+// under the mutex before blocking and a notifier notifies under it, so no wake-up is lost.
 struct Waitable {
   sg4::MutexPtr mutex = sg4::Mutex::create();
   sg4::ConditionVariablePtr cv = sg4::ConditionVariable::create();
+  int waiting = 0;
+
+  template <class Ready> void wait_for(Ready ready) {
+    if (ready()) return;
+    ++waiting;
+    std::unique_lock lock(*mutex);
+    cv->wait(lock, ready);
+    --waiting;
+  }
   void notify() {
+    if (waiting == 0) return;
     std::unique_lock lock(*mutex);
     cv->notify_all();
   }
@@ -95,10 +109,7 @@ private:
     sg4::Host* host = sg_.hosts[d];
     for (OpId o : plan_.queues[d][s]) {
       const auto oi = static_cast<std::size_t>(o);
-      {
-        std::unique_lock lock(*me.mutex);
-        me.cv->wait(lock, [&] { return missing_inputs_[oi] == 0; });
-      }
+      me.wait_for([&] { return missing_inputs_[oi] == 0; });
       const int pstate = plan_.pstate[oi];
       if (static_cast<unsigned long>(pstate) != host->get_pstate()) host->set_pstate(pstate);
       result_.ops[oi].start = sg4::Engine::get_clock();
@@ -150,10 +161,7 @@ private:
   void run_copy_engine(std::size_t d) {
     CopyQueue& q = *copy_queues_[d];
     for (;;) {
-      {
-        std::unique_lock lock(*q.signal.mutex);
-        q.signal.cv->wait(lock, [&] { return !q.transfers.empty() || q.closed; });
-      }
+      q.signal.wait_for([&] { return !q.transfers.empty() || q.closed; });
       if (q.transfers.empty()) return; // closed: every consumer has already received what it waited for
       const std::size_t index = q.transfers.front();
       q.transfers.pop_front();
@@ -258,6 +266,10 @@ Execution run_simgrid_in_this_process(const Plan& plan, const CostModel& cost) {
 
 Execution run_simgrid(const Plan& plan, const CostModel& cost) {
   validate_plan(plan, cost);
+  // Unflushed output would otherwise be written twice, once by the child.
+  std::fflush(nullptr);
+  std::cout.flush();
+  std::cerr.flush();
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   const pid_t child = ::fork();

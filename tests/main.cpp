@@ -1,2 +1,3 @@
+#define DOCTEST_CONFIG_USE_STD_HEADERS
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>

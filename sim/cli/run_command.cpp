@@ -85,7 +85,7 @@ Action run_command(CLI::App& app) {
   cmd->add_option("--calibration", o->calibration, "Calibration file overriding the platform's efficiencies");
   cmd->add_flag("--force", o->force, "Overwrite existing output files");
   cmd->add_flag("--allow-over-capacity", o->allow_over_capacity, "Keep a plan whose peak memory exceeds a device's capacity (exit 0, with a warning)");
-  cmd->add_flag("--quiet", o->quiet, "Print nothing but errors");
+  cmd->add_flag("-q,--quiet", o->quiet, "Print nothing but errors");
   return [o] { return run(*o); };
 }
 

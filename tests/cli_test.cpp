@@ -1,0 +1,144 @@
+// The command line as a user meets it: errors that name the file and the place, a non-zero exit,
+// byte-identical results for the same inputs and seed, and no silent overwrites.
+#include "test_support.hpp"
+
+#include <cstdio>
+#include <doctest/doctest.h>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Outcome {
+  int exit_code;
+  std::string output; // stdout and stderr together
+};
+
+Outcome heterosim(const std::string& args) {
+  const std::string cmd = std::string(HS_CLI) + " " + args + " 2>&1";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  const int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128, out};
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("heterosim-cli-test-" + std::to_string(::getpid())) / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string write(const fs::path& dir, const std::string& name, const std::string& text) {
+  std::ofstream(dir / name) << text;
+  return (dir / name).string();
+}
+
+} // namespace
+
+TEST_CASE("run prints every metric and writes the report, the timeline and the trace") {
+  const auto dir = scratch("run");
+  const auto r = heterosim("run --platform hetero-server --workload random:ops=60 --policy heft --seed 2 --out " + (dir / "o").string());
+  CHECK(r.exit_code == 0);
+  for (const char* what : {"latency", "energy", "peak mem", "transfers", "analytic engine", "npu0", "fpga0"})
+    CHECK_MESSAGE(r.output.find(what) != std::string::npos, what);
+  for (const char* f : {"report.json", "timeline.csv", "trace.json"}) CHECK(fs::file_size(dir / "o" / f) > 100);
+  const auto report = nlohmann::json::parse(slurp(dir / "o" / "report.json"));
+  CHECK(report["makespan_s"].get<double>() > 0);
+  CHECK(report["energy"]["total_j"].get<double>() > 0);
+  CHECK(report["devices"]["gpu0"].contains("peak_memory_bytes"));
+  const auto trace = nlohmann::json::parse(slurp(dir / "o" / "trace.json"));
+  CHECK(trace["traceEvents"].size() > 60);
+}
+
+TEST_CASE("same inputs and seed give byte-identical results; another seed does not") {
+  const auto dir = scratch("determinism");
+  const std::string common = "run --platform multi-gpu-node --workload random:ops=80 --policy heft -q --out ";
+  REQUIRE(heterosim(common + (dir / "a").string() + " --seed 5").exit_code == 0);
+  REQUIRE(heterosim(common + (dir / "b").string() + " --seed 5").exit_code == 0);
+  REQUIRE(heterosim(common + (dir / "c").string() + " --seed 6").exit_code == 0);
+  for (const char* f : {"report.json", "timeline.csv", "trace.json"}) CHECK(slurp(dir / "a" / f) == slurp(dir / "b" / f));
+  CHECK(slurp(dir / "a" / "report.json") != slurp(dir / "c" / "report.json"));
+}
+
+TEST_CASE("results are never overwritten without --force") {
+  const auto dir = scratch("overwrite");
+  const std::string cmd = "run --platform workstation --workload random:ops=20 -q --out " + (dir / "o").string();
+  REQUIRE(heterosim(cmd).exit_code == 0);
+  const auto before = slurp(dir / "o" / "report.json");
+  const auto again = heterosim(cmd + " --seed 9");
+  CHECK(again.exit_code != 0);
+  CHECK(again.output.find("already exists") != std::string::npos);
+  CHECK(slurp(dir / "o" / "report.json") == before);
+  CHECK(heterosim(cmd + " --seed 9 --force").exit_code == 0);
+  CHECK(slurp(dir / "o" / "report.json") != before);
+}
+
+TEST_CASE("each kind of bad input gets a clear error naming the file and the place, and a non-zero exit") {
+  const auto dir = scratch("bad");
+  const auto out = " -q --out " + (dir / "o").string();
+  struct Case {
+    std::string args;
+    std::string expected;
+  };
+  const std::string graph_head = R"({"format": "heterosim-graph", "version": 1, "ops": [)";
+  const std::vector<Case> cases = {
+      {"run --platform workstation --workload " + write(dir, "malformed.json", "{\"version\": 1, \"ops\": [\n{\"name\": \"a\",}\n]}"),
+       "malformed.json: line 2"},
+      {"run --platform workstation --workload " + write(dir, "cycle.json", graph_head + R"({"name": "a"}, {"name": "b"}], "tensors": [
+         {"producer": "a", "consumers": ["b"]}, {"producer": "b", "consumers": ["a"]}]})"),
+       "cycle.json: ops: the graph has a cycle: a -> b -> a"},
+      {"run --platform workstation --workload " + write(dir, "negative.json", graph_head + R"({"name": "a", "bytes_read": -1}]})"),
+       "negative.json: ops[0].bytes_read: must not be negative"},
+      {"run --platform workstation --workload " + write(dir, "unknown_op.json", graph_head + R"({"name": "a"}], "tensors": [{"producer": "a", "consumers": ["b"]}]})"),
+       "unknown_op.json: tensors[0].consumers[0]: unknown op 'b'"},
+      {"run --platform no-such-platform --workload random:ops=5", "no-such-platform: no such file"},
+      {"run --platform workstation --workload random:ops=5 --policy magic", "unknown policy 'magic'"},
+      {"run --platform workstation --workload random:opz=5", "random: opz: unknown parameter"},
+      {"run --platform workstation --workload random:ops=-5", "random: ops: must be between"},
+      {"run --platform workstation --workload " + write(dir, "nodevice.json", graph_head + R"({"name": "a", "kind": "gemm", "allowed_kinds": ["quantum"]}]})"),
+       "no device can run op 'a'"},
+      {"run --platform workstation --workload " + write(dir, "precision.json", graph_head + R"({"name": "a", "precision": "fp4"}]})"),
+       "has no fp4 throughput"},
+      {"run --platform workstation --workload " + write(dir, "huge.json", graph_head + R"({"name": "a", "params": "900GB"}]})"),
+       "memory over capacity"},
+      {"run --platform " + write(dir, "platform.json", R"({"format": "heterosim-platform", "version": 1, "name": "p", "devices": [{"name": "d", "kind": "gpu", "peak": {"fp32": "1Tf"}, "memory": {"bandwidth": "1GBps", "capacity": "-1GB"}, "power": {"idle": 1, "busy": 2}}]})") +
+           " --workload random:ops=5",
+       "platform.json: devices[0].memory.capacity: must not be negative"},
+      {"run --platform workstation --workload random:ops=5 --engine quantum", "--engine"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.args);
+    const auto r = heterosim(c.args + out + " --force");
+    CHECK(r.exit_code != 0);
+    CHECK_MESSAGE(r.output.find(c.expected) != std::string::npos, r.output);
+    CHECK(r.output.find("Segmentation") == std::string::npos);
+  }
+}
+
+TEST_CASE("listing commands print one line per entry") {
+  const auto policies = heterosim("policies");
+  CHECK(policies.exit_code == 0);
+  CHECK(policies.output.find("heft\t") != std::string::npos);
+  CHECK(policies.output.find("fastest-device\t") != std::string::npos);
+  const auto platforms = heterosim("platforms");
+  CHECK(platforms.output.find("hetero-server\t") != std::string::npos);
+  CHECK(heterosim("workloads").output.find("random\t") != std::string::npos);
+  CHECK(heterosim("run --help").output.find("--platform") != std::string::npos);
+}
