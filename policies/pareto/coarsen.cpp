@@ -92,26 +92,29 @@ Coarsening coarsen(const CostModel& cost, const RewriteCandidates& c, const Coar
   for (std::size_t s = 0; s < out.nodes.size(); ++s) {
     SuperNode& node = out.nodes[s];
     const auto& ok = group_can[static_cast<std::size_t>(uf.find(node.ops.front()))];
-    struct Option { DeviceId d; double time, energy, capacity; };
+    struct Option { DeviceId d; double time, energy, capacity; bool demotes; };
     std::vector<Option> options;
     for (DeviceId d = 0; d < p.device_count(); ++d) {
       if (!ok[static_cast<std::size_t>(d)]) continue;
       node.feasible.push_back(d);
       const Device& dev = p.devices[static_cast<std::size_t>(d)];
       double time = 0, params = 0, workspace = 0;
+      bool demotes = false;
       for (OpId x : node.ops) {
-        // A demoted op's time is its time at the lower precision: estimated from the roofline's compute
-        // term would need a second cost model, so pruning uses the nominal time when known, else 0.
+        // A demoted op has no time in this cost model (only the rewritten graph's has one), so a device
+        // that demotes is never pruned by dominance and never prunes another.
         const double t = cost.op_time(x, d);
+        demotes |= !(t < kInfeasible);
         time += t < kInfeasible ? t : 0.0;
         params += g.op(x).param_bytes;
         workspace = std::max(workspace, g.op(x).workspace_bytes);
       }
       if (params + workspace > dev.memory_capacity) continue;
-      options.push_back({d, time, time * dev.pstates.front().busy_watts, dev.memory_capacity});
+      options.push_back({d, time, time * dev.pstates.front().busy_watts, dev.memory_capacity, demotes});
     }
     for (const auto& a : options) {
-      const bool dominated = std::any_of(options.begin(), options.end(), [&](const Option& b) {
+      const bool dominated = !a.demotes && std::any_of(options.begin(), options.end(), [&](const Option& b) {
+        if (b.demotes) return false;
         const bool no_worse = b.time <= a.time && b.energy <= a.energy && b.capacity >= a.capacity;
         const bool better = b.time < a.time || b.energy < a.energy || b.capacity > a.capacity;
         return no_worse && better;
