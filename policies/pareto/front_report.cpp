@@ -49,12 +49,14 @@ OJson describe(const ParetoProblem& problem, const Entry& e) {
   OJson rewrites = {{"fusions", OJson::array()}, {"splits", OJson::array()}, {"demotions", OJson::array()}};
   OJson placement = OJson::object();
   OJson order = OJson::object();
+  // Placement grouped by device (a few keys: an object keyed by op would cost O(ops^2) to build).
+  std::vector<OJson> by_device(p.devices.size(), OJson::array());
   const Plan* plan = nullptr;
   const Graph* plan_graph = &g;
   Decoded decoded;
   if (e.fixed_plan) {
     plan = &*e.fixed_plan;
-    for (OpId x = 0; x < g.op_count(); ++x) placement[g.op(x).name] = dev_name(plan->device[static_cast<std::size_t>(x)]);
+    for (OpId x = 0; x < g.op_count(); ++x) by_device[static_cast<std::size_t>(plan->device[static_cast<std::size_t>(x)])].push_back(g.op(x).name);
   } else {
     decoded = problem.encoding().decode(e.genome);
     plan = &decoded.plan;
@@ -77,11 +79,13 @@ OJson describe(const ParetoProblem& problem, const Entry& e) {
                                     {"devices", {dev_name(decoded.op_device[static_cast<std::size_t>(x)]), dev_name(decoded.split_device[s])}}});
     }
     for (OpId x = 0; x < g.op_count(); ++x) {
-      placement[g.op(x).name] = dev_name(decoded.op_device[static_cast<std::size_t>(x)]);
+      by_device[static_cast<std::size_t>(decoded.op_device[static_cast<std::size_t>(x)])].push_back(g.op(x).name);
       const auto& to = decoded.decision.precision[static_cast<std::size_t>(x)];
       if (!to.empty()) rewrites["demotions"].push_back({{"op", g.op(x).name}, {"from", g.op(x).precision}, {"to", to}});
     }
   }
+  for (std::size_t d = 0; d < by_device.size(); ++d)
+    if (!by_device[d].empty()) placement[dev_name(static_cast<DeviceId>(d))] = std::move(by_device[d]);
   for (std::size_t d = 0; d < plan->queues.size(); ++d) {
     OJson q = OJson::array();
     for (const auto& stream : plan->queues[d])
