@@ -36,7 +36,10 @@ public:
   void apply(Genome& g, Rng& rng) const {
     const std::size_t fusions = enc_.candidates().fusions.size(), splits = enc_.candidates().splits.size();
     const double r = rng.uniform();
-    if (r < 0.15 && fusions > 0) {
+    if (r < 0.05 && fusions > 0) {
+      const int on = rng.uniform() < 0.8 ? 1 : 0; // all fusions at once: mostly a gain, so mostly on
+      for (std::size_t f = 0; f < fusions; ++f) g[enc_.fusion_gene(f)] = on;
+    } else if (r < 0.15 && fusions > 0) {
       const std::size_t f = enc_.fusion_gene(pick(rng, fusions));
       g[f] = 1 - g[f];
     } else if (r < 0.25 && splits > 0) {
@@ -77,11 +80,25 @@ std::size_t tournament(const std::vector<double>& crowding, Rng& rng) {
 
 } // namespace
 
+std::vector<std::pair<Genome, std::string>> seed_genomes(const Encoding& enc, const std::vector<Baseline>& baselines) {
+  std::vector<std::pair<Genome, std::string>> out;
+  for (const auto& b : baselines) out.emplace_back(enc.project(b.plan), b.policy);
+  for (DeviceId d = 0; d < enc.base().platform().device_count(); ++d)
+    out.emplace_back(enc.all_on(d), "all-on-" + enc.base().platform().devices[static_cast<std::size_t>(d)].name);
+  // The same placements with every fusion on: fusion rarely hurts, so these start near the front.
+  const std::size_t plain = out.size();
+  if (!enc.candidates().fusions.empty())
+    for (std::size_t i = 0; i < plain; ++i) {
+      Genome g = out[i].first;
+      for (std::size_t f = 0; f < enc.candidates().fusions.size(); ++f) g[enc.fusion_gene(f)] = 1;
+      out.emplace_back(std::move(g), out[i].second + "+fused");
+    }
+  return out;
+}
+
 void seed_search(SearchState& state, const std::vector<Baseline>& baselines, const std::string& origin) {
-  const Encoding& enc = state.problem().encoding();
   for (const auto& b : baselines) state.submit_baseline(b);
-  for (const auto& b : baselines) state.submit(enc.project(b.plan), origin + ":" + b.policy);
-  for (DeviceId d = 0; d < enc.base().platform().device_count(); ++d) state.submit(enc.all_on(d), origin + ":all-on-" + enc.base().platform().devices[static_cast<std::size_t>(d)].name);
+  for (const auto& [g, name] : seed_genomes(state.problem().encoding(), baselines)) state.submit(g, origin + ":" + name);
 }
 
 void run_archive_search(SearchState& state, const std::vector<Baseline>& baselines, std::uint64_t seed) {
@@ -95,7 +112,14 @@ void run_archive_search(SearchState& state, const std::vector<Baseline>& baselin
     const auto& entries = state.archive().entries();
     const auto crowding = crowding_distance(state.archive().points());
     Genome child = entries[tournament(crowding, rng)].genome;
-    const int moves = 1 + (rng.uniform() < 0.5 ? 1 + (rng.uniform() < 0.5 ? 1 : 0) : 0);
+    int moves = 1 + (rng.uniform() < 0.5 ? 1 + (rng.uniform() < 0.5 ? 1 : 0) : 0);
+    if (entries.size() > 1 && rng.uniform() < 0.25) {
+      // Uniform crossover with a second member: combines what two front plans got right.
+      const Genome& other = entries[tournament(crowding, rng)].genome;
+      for (std::size_t i = 0; i < child.size(); ++i)
+        if (rng.uniform() < 0.5) child[i] = other[i];
+      moves = rng.uniform() < 0.5 ? 0 : 1;
+    }
     for (int m = 0; m < moves; ++m) mover.apply(child, rng);
     if (state.seen(child)) continue;
     state.submit(child, "search");

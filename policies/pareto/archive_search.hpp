@@ -4,11 +4,15 @@
 // moves around archive members. Parents are drawn by binary tournament on crowding distance, so sparse
 // regions of the front are explored first. Moves: move a super-node to another allowed device; move a
 // super-node and its neighbours together (a block, so a coupled region can migrate at once); toggle a
-// fusion; change a split. Each child takes one to three moves.
+// fusion (or all of them); change a split. Each child takes one to three moves, or is a uniform crossover of
+// two members (a quarter of the time) with at most one move.
 #include "policies/pareto/search_state.hpp"
 
 namespace hs::pareto {
 
+// The baselines' projections and every-super-node-on-one-device genomes, each also with all fusions on.
+std::vector<std::pair<Genome, std::string>> seed_genomes(const Encoding& enc, const std::vector<Baseline>& baselines);
+// Submits the baselines' exact plans and seed_genomes().
 void seed_search(SearchState& state, const std::vector<Baseline>& baselines, const std::string& origin);
 void run_archive_search(SearchState& state, const std::vector<Baseline>& baselines, std::uint64_t seed);
 

@@ -47,8 +47,7 @@ void run_nsga2_search(SearchState& state, const std::vector<Baseline>& baselines
   pagmo::population pop(prob, 0u, static_cast<unsigned>(seed));
   Rng rng(seed ^ 0xA5A5F00DULL);
   std::vector<Genome> initial;
-  for (const auto& b : baselines) initial.push_back(enc.project(b.plan));
-  for (DeviceId d = 0; d < enc.base().platform().device_count(); ++d) initial.push_back(enc.all_on(d));
+  for (const auto& [g, name] : seed_genomes(enc, baselines)) initial.push_back(g);
   while (static_cast<int>(initial.size()) < pop_size) {
     Genome g(enc.size());
     for (std::size_t i = 0; i < g.size(); ++i) g[i] = static_cast<int>(rng.integer(0, enc.upper()[i]));
