@@ -48,11 +48,13 @@ Coarsening coarsen(const CostModel& cost, const RewriteCandidates& c, const Coar
     if (std::none_of(can[static_cast<std::size_t>(x)].begin(), can[static_cast<std::size_t>(x)].end(), [](bool b) { return b; }))
       throw InputError(p.file, "devices", "no device can run op '" + g.op(x).name + "' (" + cost.infeasibility_reason(x, 0) + ")");
   }
+  // Small graphs keep at least about four super-nodes per device, so coarsening never removes the choice.
+  const int max_ops = std::clamp(n / (4 * std::max(1, p.device_count())), 1, std::max(1, o.max_ops));
   UnionFind uf(n);
   std::vector<std::vector<bool>> group_can = can;
   auto try_join = [&](OpId a, OpId b) {
     const int ra = uf.find(a), rb = uf.find(b);
-    if (ra == rb || uf.size[static_cast<std::size_t>(ra)] + uf.size[static_cast<std::size_t>(rb)] > o.max_ops) return;
+    if (ra == rb || uf.size[static_cast<std::size_t>(ra)] + uf.size[static_cast<std::size_t>(rb)] > max_ops) return;
     std::vector<bool> both(nd);
     bool any = false;
     for (std::size_t d = 0; d < nd; ++d) any |= (both[d] = group_can[static_cast<std::size_t>(ra)][d] && group_can[static_cast<std::size_t>(rb)][d]);
@@ -113,11 +115,12 @@ Coarsening coarsen(const CostModel& cost, const RewriteCandidates& c, const Coar
       options.push_back({d, time, time * dev.pstates.front().busy_watts, dev.memory_capacity, demotes});
     }
     for (const auto& a : options) {
+      // Plain dominance on the super-node alone would be wrong: a slower device still shortens the makespan
+      // by running in parallel. Only a device far slower (prune_slowdown) than one that also costs no more
+      // energy and has no less capacity is dropped.
       const bool dominated = !a.demotes && std::any_of(options.begin(), options.end(), [&](const Option& b) {
-        if (b.demotes) return false;
-        const bool no_worse = b.time <= a.time && b.energy <= a.energy && b.capacity >= a.capacity;
-        const bool better = b.time < a.time || b.energy < a.energy || b.capacity > a.capacity;
-        return no_worse && better;
+        if (b.demotes || b.d == a.d) return false;
+        return a.time > o.prune_slowdown * b.time && b.energy <= a.energy && b.capacity >= a.capacity;
       });
       if (!dominated) node.devices.push_back(a.d);
     }

@@ -12,8 +12,8 @@ seeds="${SEEDS:-1 2 3}"
 platform="${PLATFORM:-hetero-server}"
 # One model per family where the builders exist; the random DAG otherwise (see table.md for what ran).
 default_workloads=()
-for spec in "resnet50:batch=8,precision=fp16" "bert_base:batch=8,seq=128,precision=fp16" \
-            "gpt2_small:batch=1,prompt=128,decode=8,precision=fp16" "gcn:precision=fp16" "random:ops=200,precision=fp16"; do
+for spec in "resnet50:batch=8,precision=fp16" "bert-base:batch=8,precision=fp16" \
+            "gpt2-small:precision=fp16,heads=fused" "gcn:precision=fp16" "random:ops=200,precision=fp16"; do
   name="${spec%%:*}"
   if "$cli" workloads 2>/dev/null | grep -q "^ *$name\b"; then default_workloads+=("$spec"); fi
 done
@@ -21,7 +21,7 @@ read -r -a workloads <<<"${WORKLOADS:-${default_workloads[*]}}"
 out="$here/out"
 mkdir -p "$out"
 for w in "${workloads[@]}"; do
-  tag="$(echo "$w" | tr ':,=' '_\-\-')"
+  tag="$(basename "$w" .json | tr ':,=' '_\-\-')"
   for b in $budgets; do
     for s in $seeds; do
       for alg in archive nsga2; do

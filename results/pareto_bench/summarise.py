@@ -54,7 +54,9 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|")
     summary = []
     for w in workloads:
-        tag = w.replace(":", "_").replace(",", "-").replace("=", "-")
+        base = os.path.basename(w)
+        base = base[:-5] if base.endswith(".json") else base
+        tag = base.replace(":", "_").replace(",", "-").replace("=", "-")
         for b in budgets:
             a = [load(os.path.join(out, tag, f"archive-b{b}-s{s}", "front.json")) for s in seeds]
             n = [load(os.path.join(out, tag, f"nsga2-b{b}-s{s}", "front.json")) for s in seeds]
