@@ -53,6 +53,31 @@ Genome Encoding::all_on(DeviceId dev) const {
   return g;
 }
 
+std::shared_ptr<const RewrittenModel> Encoding::rewritten_for(const RewriteDecision& d) const {
+  std::string key;
+  for (bool f : d.fuse) key += f ? '1' : '0';
+  key += '|';
+  for (bool s : d.split) key += s ? '1' : '0';
+  for (std::size_t i = 0; i < d.precision.size(); ++i)
+    if (!d.precision[i].empty()) {
+      key += '|';
+      key += std::to_string(i);
+      key += ':';
+      key += d.precision[i];
+    }
+  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+  auto model = std::make_shared<const RewrittenModel>(apply_rewrites(cost_->graph(), candidates_, d), cost_->platform(),
+                                                      options_.calibration);
+  constexpr std::size_t kCacheSize = 64;
+  if (cache_order_.size() >= kCacheSize) {
+    cache_.erase(cache_order_.front());
+    cache_order_.pop_front();
+  }
+  cache_.emplace(key, model);
+  cache_order_.push_back(key);
+  return model;
+}
+
 Decoded Encoding::decode(const Genome& genome) const {
   if (genome.size() != size()) throw std::invalid_argument("genome has the wrong length");
   const Graph& g = cost_->graph();
@@ -89,12 +114,11 @@ Decoded Encoding::decode(const Genome& genome) const {
     out.plan = plan_for_placement(*cost_, out.op_device, "pareto");
     return out;
   }
-  out.rewritten = std::make_unique<Rewritten>(apply_rewrites(g, candidates_, dec));
-  out.own_cost = std::make_unique<CostModel>(out.rewritten->graph, cost_->platform(), options_.calibration);
-  out.cost = out.own_cost.get();
+  out.rewritten = rewritten_for(dec);
+  out.cost = &out.rewritten->cost;
   std::vector<DeviceId> device;
-  device.reserve(out.rewritten->ops.size());
-  for (const auto& r : out.rewritten->ops)
+  device.reserve(out.rewritten->rewritten.ops.size());
+  for (const auto& r : out.rewritten->rewritten.ops)
     device.push_back(r.role == Role::SplitSecond ? out.split_device[static_cast<std::size_t>(r.candidate)]
                                                  : out.op_device[static_cast<std::size_t>(r.origin.front())]);
   out.plan = plan_for_placement(*out.cost, device, "pareto");

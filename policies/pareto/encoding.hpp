@@ -7,7 +7,10 @@
 #include "policies/pareto/coarsen.hpp"
 #include "sim/plan.hpp"
 
+#include <deque>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace hs::pareto {
@@ -22,10 +25,18 @@ struct EncodingOptions {
   Calibration calibration; // the base cost model's, reused for rewritten graphs
 };
 
+// A rewritten graph with its cost model (which points into the graph, so the pair never moves).
+struct RewrittenModel {
+  RewrittenModel(Rewritten r, const Platform& p, const Calibration& c) : rewritten(std::move(r)), cost(rewritten.graph, p, c) {}
+  RewrittenModel(const RewrittenModel&) = delete;
+  RewrittenModel& operator=(const RewrittenModel&) = delete;
+  Rewritten rewritten;
+  CostModel cost;
+};
+
 struct Decoded {
-  std::unique_ptr<Rewritten> rewritten; // null when the graph is unchanged
-  std::unique_ptr<CostModel> own_cost;  // the rewritten graph's cost model
-  const CostModel* cost = nullptr;      // the one the plan refers to
+  std::shared_ptr<const RewrittenModel> rewritten; // null when the graph is unchanged
+  const CostModel* cost = nullptr;                 // the one the plan refers to
   Plan plan;
   RewriteDecision decision;
   std::vector<DeviceId> op_device;    // per original op (the first half's device for a split op)
@@ -59,6 +70,11 @@ private:
   Coarsening coarse_;
   std::vector<std::vector<DeviceId>> split_targets_;
   std::vector<int> upper_;
+  // Placement moves keep the rewrite decision, so recent rewritten graphs are reused (results are the
+  // same; only the time to rebuild a graph and its cost model is saved).
+  std::shared_ptr<const RewrittenModel> rewritten_for(const RewriteDecision& d) const;
+  mutable std::map<std::string, std::shared_ptr<const RewrittenModel>> cache_;
+  mutable std::deque<std::string> cache_order_;
 };
 
 } // namespace hs::pareto
