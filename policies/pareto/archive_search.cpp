@@ -31,6 +31,16 @@ public:
   explicit Mover(const Encoding& enc) : enc_(enc), neighbours_(super_node_neighbours(enc)) {
     for (std::size_t s = 0; s < enc.coarse().nodes.size(); ++s)
       if (enc.upper()[s] > 0) movable_.push_back(s);
+    // Super-nodes in the order their first op appears topologically, for segment moves.
+    const Graph& g = enc.base().graph();
+    std::vector<char> seen(enc.coarse().nodes.size(), 0);
+    for (OpId o : g.topological_order()) {
+      const auto s = static_cast<std::size_t>(enc.coarse().node_of[static_cast<std::size_t>(o)]);
+      if (!seen[s]) {
+        seen[s] = 1;
+        topo_nodes_.push_back(s);
+      }
+    }
   }
 
   void apply(Genome& g, Rng& rng) const {
@@ -45,8 +55,10 @@ public:
     } else if (r < 0.25 && splits > 0) {
       const std::size_t s = enc_.split_gene(pick(rng, splits));
       g[s] = static_cast<int>(rng.integer(0, enc_.upper()[s]));
-    } else if (r < 0.45 && !movable_.empty()) {
+    } else if (r < 0.40 && !movable_.empty()) {
       block_move(g, rng);
+    } else if (r < 0.55 && !movable_.empty()) {
+      segment_move(g, rng);
     } else if (!movable_.empty()) {
       const std::size_t s = movable_[pick(rng, movable_.size())];
       const int other = static_cast<int>(rng.integer(0, enc_.upper()[s] - 1));
@@ -68,7 +80,25 @@ private:
     for (int nb : neighbours_[s]) place(static_cast<std::size_t>(nb));
   }
 
+  // A run of super-nodes consecutive in topological order, of log-uniform length up to half the graph,
+  // to one device: pipeline-like cuts that single moves would need many steps to reach.
+  void segment_move(Genome& g, Rng& rng) const {
+    const auto& nodes = enc_.coarse().nodes;
+    const std::size_t n = topo_nodes_.size();
+    const auto len = static_cast<std::size_t>(std::max(1.0, std::floor(rng.log_uniform(1.0, std::max(1.0, static_cast<double>(n) / 2) + 1))));
+    const std::size_t start = pick(rng, n);
+    const std::size_t s0 = movable_[pick(rng, movable_.size())];
+    const DeviceId target = nodes[s0].devices[pick(rng, nodes[s0].devices.size())];
+    for (std::size_t k = start; k < std::min(n, start + len); ++k) {
+      const std::size_t node = topo_nodes_[k];
+      const auto& devs = nodes[node].devices;
+      const auto it = std::find(devs.begin(), devs.end(), target);
+      if (it != devs.end()) g[node] = static_cast<int>(it - devs.begin());
+    }
+  }
+
   const Encoding& enc_;
+  std::vector<std::size_t> topo_nodes_;
   std::vector<std::vector<int>> neighbours_;
   std::vector<std::size_t> movable_;
 };
