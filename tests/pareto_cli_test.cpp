@@ -88,6 +88,21 @@ TEST_CASE("pareto writes the front, its plots and history, the same bytes for th
     CHECK(c["analytic"]["latency_s"].get<double>() <= 1.05 * best_latency);
     CHECK(c.contains("placement"));
   }
+  SUBCASE("weighted sum: the plan with the least weighted normalised objectives") {
+    std::size_t expected = 0;
+    double best = 1e300;
+    for (std::size_t i = 0; i < j["plans"].size(); ++i) {
+      const auto& n = j["plans"][i]["normalised"];
+      const double s = 1.0 * n[0].get<double>() + 2.0 * n[1].get<double>() + 0.0 * n[2].get<double>();
+      if (s < best) {
+        best = s;
+        expected = i;
+      }
+    }
+    const Outcome s = heterosim("select --front " + (a / "front.json").string() + " --weights 1,2,0");
+    REQUIRE(s.exit_code == 0);
+    CHECK(s.output.find("plan " + std::to_string(expected) + " ") == 0);
+  }
   SUBCASE("select reports an impossible limit and bad input clearly") {
     const Outcome none = heterosim("select --front " + (a / "front.json").string() + " --max-latency 0");
     CHECK(none.exit_code != 0);

@@ -53,10 +53,11 @@ def main():
     print("| workload | ops | genes | budget | archive HV | NSGA-II HV | baselines HV | heft | fastest-device |")
     print("|---|---|---|---|---|---|---|---|---|")
     summary = []
-    for w in workloads:
-        base = os.path.basename(w)
+    for spec in workloads:
+        base = os.path.basename(spec)
         base = base[:-5] if base.endswith(".json") else base
         tag = base.replace(":", "_").replace(",", "-").replace("=", "-")
+        w = base
         for b in budgets:
             a = [load(os.path.join(out, tag, f"archive-b{b}-s{s}", "front.json")) for s in seeds]
             n = [load(os.path.join(out, tag, f"nsga2-b{b}-s{s}", "front.json")) for s in seeds]

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <sstream>
 
 namespace hs::cli {
 namespace {
@@ -16,6 +17,7 @@ struct SelectOptions {
   std::string minimise = "latency";
   std::string engine = "analytic";
   std::map<std::string, std::string> limits; // objective -> limit text
+  std::string weights; // weighted-sum mode over the front's normalised objectives
   std::string out;
   bool force = false;
 };
@@ -57,7 +59,38 @@ int run_select(const SelectOptions& o) {
     values.push_back(std::move(v));
   }
   if (values.empty()) root.at("plans").fail("the front has no plans");
-  const auto chosen = pareto::select_plan(values, minimise, limits);
+  std::optional<std::size_t> chosen = pareto::select_plan(values, minimise, limits);
+  if (!o.weights.empty()) {
+    // Weighted sum of the normalised objectives (in the front's objective order), among plans within the limits.
+    const auto objectives = root.at("objectives").items();
+    std::vector<double> w;
+    std::stringstream in(o.weights);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+      std::size_t used = 0;
+      double v = -1;
+      try {
+        v = std::stod(item, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != item.size() || !(v >= 0)) throw InputError("--weights", item, "a weight must be a non-negative number");
+      w.push_back(v);
+    }
+    if (w.size() != objectives.size())
+      throw InputError("--weights", o.weights, "needs one weight per objective of the front (" + std::to_string(objectives.size()) + ")");
+    std::vector<std::vector<double>> normalised;
+    std::vector<std::size_t> index;
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+      if (!pareto::select_plan({values[i]}, minimise, limits)) continue; // outside the limits
+      std::vector<double> v;
+      for (const auto& x : plans[i].at("normalised").items()) v.push_back(x.as_number());
+      normalised.push_back(std::move(v));
+      index.push_back(i);
+    }
+    const auto pick = pareto::weighted_choice(normalised, w);
+    chosen = pick ? std::optional<std::size_t>(index[*pick]) : std::nullopt;
+  }
   if (!chosen) {
     std::cerr << "heterosim: no plan in " << o.front << " meets the limits\n";
     return 4;
@@ -84,6 +117,7 @@ Action select_command(CLI::App& app) {
   cmd->add_option("--engine", o->engine, "Whose values to compare: analytic or simgrid")
       ->check(CLI::IsMember({"analytic", "simgrid"}))
       ->capture_default_str();
+  cmd->add_option("--weights", o->weights, "Weighted-sum mode: one weight per objective of the front (normalised values), instead of --min");
   cmd->add_option("--out", o->out, "Write the chosen plan (JSON) to this file");
   cmd->add_flag("--force", o->force, "Overwrite --out if it exists");
   return [o] { return run_select(*o); };
