@@ -45,7 +45,9 @@ public:
 
   void apply(Genome& g, Rng& rng) const {
     const std::size_t fusions = enc_.candidates().fusions.size(), splits = enc_.candidates().splits.size();
-    const double r = rng.uniform();
+    // Without placement choices (one allowed device everywhere) only rewrite moves remain.
+    const double r = movable_.empty() ? rng.uniform() * ((splits > 0 ? 0.25 : 0.15)) : rng.uniform();
+    if (movable_.empty() && fusions == 0 && splits == 0) return;
     if (r < 0.05 && fusions > 0) {
       const int on = rng.uniform() < 0.8 ? 1 : 0; // all fusions at once: mostly a gain, so mostly on
       for (std::size_t f = 0; f < fusions; ++f) g[enc_.fusion_gene(f)] = on;
