@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <set>
+#include <pagmo/utils/hypervolume.hpp>
 
 namespace hs::pareto {
 namespace {
@@ -105,9 +106,32 @@ private:
   std::vector<std::size_t> movable_;
 };
 
-std::size_t tournament(const std::vector<double>& crowding, Rng& rng) {
-  const std::size_t a = pick(rng, crowding.size()), b = pick(rng, crowding.size());
-  return crowding[b] > crowding[a] ? b : a;
+// Each member's exclusive hypervolume contribution (pagmo, exact); members outside the reference box: 0.
+std::vector<double> hv_contributions(const std::vector<std::vector<double>>& pts, const std::vector<double>& ref) {
+  std::vector<std::vector<double>> inside;
+  std::vector<std::size_t> idx;
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    bool ok = true;
+    for (std::size_t k = 0; k < ref.size(); ++k) ok = ok && pts[i][k] < ref[k];
+    if (ok) {
+      inside.push_back(pts[i]);
+      idx.push_back(i);
+    }
+  }
+  std::vector<double> c(pts.size(), 0.0);
+  if (inside.size() < 2 || ref.size() < 2) {
+    for (auto i : idx) c[i] = 1;
+    return c;
+  }
+  pagmo::hypervolume hv(inside, false);
+  const auto contrib = hv.contributions(ref);
+  for (std::size_t j = 0; j < idx.size(); ++j) c[idx[j]] = contrib[j];
+  return c;
+}
+
+std::size_t tournament(const std::vector<double>& score, Rng& rng) {
+  const std::size_t a = pick(rng, score.size()), b = pick(rng, score.size());
+  return score[b] > score[a] ? b : a;
 }
 
 } // namespace
@@ -142,12 +166,12 @@ void run_archive_search(SearchState& state, const std::vector<Baseline>& baselin
   long long tries_left = 64LL * state.budget() + 1000;
   while (!state.exhausted() && tries_left-- > 0 && !state.archive().empty()) {
     const auto& entries = state.archive().entries();
-    const auto crowding = crowding_distance(state.archive().points());
-    Genome child = entries[tournament(crowding, rng)].genome;
+    const auto contribution = hv_contributions(state.archive().points(), state.problem().reference_point());
+    Genome child = entries[tournament(contribution, rng)].genome;
     int moves = 1 + (rng.uniform() < 0.5 ? 1 + (rng.uniform() < 0.5 ? 1 : 0) : 0);
     if (entries.size() > 1 && rng.uniform() < 0.25) {
       // Uniform crossover with a second member: combines what two front plans got right.
-      const Genome& other = entries[tournament(crowding, rng)].genome;
+      const Genome& other = entries[tournament(contribution, rng)].genome;
       for (std::size_t i = 0; i < child.size(); ++i)
         if (rng.uniform() < 0.5) child[i] = other[i];
       moves = rng.uniform() < 0.5 ? 0 : 1;
