@@ -1,7 +1,7 @@
 // Replay throughput: HeteroSim's actor-per-stream replay against the eager SimGrid approach of building
 // the whole DAG as s4u activities linked by add_successor (DESIGN.md: quadratic in SimGrid 3.32).
 //
-//   replay_bench lazy  OPS   -> one line: ops, transfers, seconds, events/s, peak RSS of the replay process
+//   replay_bench lazy  OPS   -> one line: ops, transfers, wall and CPU seconds, events per CPU second, peak RSS (KiB)
 //   replay_bench eager OPS   -> the same for the eager baseline
 //
 // Each replay runs in a child process (one SimGrid engine per process) whose wall time and peak RSS are
@@ -101,6 +101,7 @@ void eager_replay(const Plan& plan, const CostModel& cost) {
 
 struct Measured {
   double seconds;
+  double cpu_seconds; // user + system: less sensitive than wall time to other load on the machine
   long max_rss_kib;
   bool ok;
 };
@@ -117,7 +118,9 @@ template <class F> Measured in_child(F&& f) {
   rusage usage{};
   ::wait4(pid, &status, 0, &usage);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return {s, usage.ru_maxrss, WIFEXITED(status) && WEXITSTATUS(status) == 0};
+  const double cpu = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                     1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+  return {s, cpu, usage.ru_maxrss, WIFEXITED(status) && WEXITSTATUS(status) == 0};
 }
 
 } // namespace
@@ -145,6 +148,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const double events = static_cast<double>(ops) + static_cast<double>(transfers);
-  std::printf("%s %d %zu %.3f %.0f %ld\n", mode.c_str(), ops, transfers, m.seconds, events / m.seconds, m.max_rss_kib);
+  std::printf("%s %d %zu %.3f %.3f %.0f %ld\n", mode.c_str(), ops, transfers, m.seconds, m.cpu_seconds,
+              events / m.cpu_seconds, m.max_rss_kib);
   return 0;
 }

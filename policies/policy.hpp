@@ -18,9 +18,12 @@
 
 namespace hs {
 
+struct PolicyConfig; // policies/policy_config.hpp
+
 struct PolicyContext {
   const CostModel& cost;
   std::uint64_t seed = 0;
+  std::shared_ptr<const PolicyConfig> config = nullptr; // user parameters per policy (--policy-config)
 
   const Graph& graph() const { return cost.graph(); }
   const Platform& platform() const { return cost.platform(); }

@@ -38,6 +38,14 @@ std::vector<double> busy_seconds(const Report& r) {
   return busy;
 }
 
+// RFC 4180: a field with a comma, quote or newline is quoted, and its quotes doubled.
+std::string csv_field(const std::string& v) {
+  if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
+  std::string out = "\"";
+  for (char c : v) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 std::string fmt(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
@@ -124,12 +132,12 @@ std::string timeline_csv(const Report& r) {
   out << "kind,name,device,stream,from,to,bytes,start_s,end_s,duration_s\n";
   for (std::size_t o = 0; o < r.execution.ops.size(); ++o) {
     const auto& run = r.execution.ops[o];
-    out << "op," << g.ops[o].name << ',' << p.devices[static_cast<std::size_t>(r.plan->device[o])].name << ','
+    out << "op," << csv_field(g.ops[o].name) << ',' << csv_field(p.devices[static_cast<std::size_t>(r.plan->device[o])].name) << ','
         << r.plan->stream[o] << ",,," << 0 << ',' << run.start << ',' << run.end << ',' << run.end - run.start << '\n';
   }
   for (const auto& t : r.execution.transfers)
-    out << "transfer," << g.tensor(t.tensor).name << ",,," << p.devices[static_cast<std::size_t>(t.from)].name << ','
-        << p.devices[static_cast<std::size_t>(t.to)].name << ',' << t.bytes << ',' << t.start << ',' << t.end << ','
+    out << "transfer," << csv_field(g.tensor(t.tensor).name) << ",,," << csv_field(p.devices[static_cast<std::size_t>(t.from)].name) << ','
+        << csv_field(p.devices[static_cast<std::size_t>(t.to)].name) << ',' << t.bytes << ',' << t.start << ',' << t.end << ','
         << t.end - t.start << '\n';
   return out.str();
 }

@@ -1,14 +1,15 @@
 #include "sim/simgrid_engine.hpp"
 
-#include "sim/simgrid_platform.hpp"
+#include "sim/simgrid_replay_support.hpp"
 
 #include <cerrno>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <simgrid/plugins/energy.h>
 #include <simgrid/s4u.hpp>
 #include <stdexcept>
@@ -21,27 +22,7 @@ namespace sg4 = simgrid::s4u;
 namespace hs {
 namespace {
 
-// A stream (or copy engine) sleeps on its condition variable until what it waits for is ready.
-// Most of the time it is ready already, so both sides skip the mutex then: a waiter re-checks the condition
-// under the mutex before blocking and a notifier notifies under it, so no wake-up is lost.
-struct Waitable {
-  sg4::MutexPtr mutex = sg4::Mutex::create();
-  sg4::ConditionVariablePtr cv = sg4::ConditionVariable::create();
-  int waiting = 0;
-
-  template <class Ready> void wait_for(Ready ready) {
-    if (ready()) return;
-    ++waiting;
-    std::unique_lock lock(*mutex);
-    cv->wait(lock, ready);
-    --waiting;
-  }
-  void notify() {
-    if (waiting == 0) return;
-    std::unique_lock lock(*mutex);
-    cv->notify_all();
-  }
-};
+using replay::Waitable;
 
 struct PendingTransfer {
   TensorId tensor;
@@ -60,8 +41,8 @@ struct CopyQueue {
 // starts (DESIGN.md: building the whole DAG as s4u activities is quadratic in 3.32).
 class Replay {
 public:
-  Replay(const Plan& plan, const CostModel& cost, SimgridPlatform sg)
-      : plan_(plan), cost_(cost), g_(cost.graph()), sg_(std::move(sg)) {
+  Replay(const Plan& plan, const CostModel& cost, const SimgridPlatform& sg, std::vector<double> time_factor)
+      : plan_(plan), cost_(cost), g_(cost.graph()), sg_(sg), time_factor_(std::move(time_factor)) {
     const auto n = static_cast<std::size_t>(g_.op_count());
     missing_inputs_.resize(n);
     ops_left_ = n;
@@ -89,16 +70,10 @@ public:
   }
 
   Execution finish() {
-    const Platform& p = cost_.platform();
     if (ops_left_ != 0)
       throw std::runtime_error("the replay stopped with " + std::to_string(ops_left_) + " ops not run (deadlock)");
     result_.makespan = sg4::Engine::get_clock();
-    for (const auto* h : sg_.hosts) result_.device_energy.push_back(sg_host_get_consumed_energy(h));
-    for (std::size_t l = 0; l < p.links.size(); ++l) {
-      double joules = 0;
-      for (const auto* half : sg_.links[l]) joules += sg_link_get_consumed_energy(half);
-      result_.link_energy.push_back(joules);
-    }
+    replay::collect_energy(sg_, result_);
     sort_transfers(result_.transfers);
     return std::move(result_);
   }
@@ -113,7 +88,7 @@ private:
       const int pstate = plan_.pstate[oi];
       if (static_cast<unsigned long>(pstate) != host->get_pstate()) host->set_pstate(pstate);
       result_.ops[oi].start = sg4::Engine::get_clock();
-      sg4::this_actor::execute(cost_.op_time(o, static_cast<DeviceId>(d)) * kNominalSpeed);
+      sg4::this_actor::execute(cost_.op_time(o, static_cast<DeviceId>(d)) * time_factor_[oi] * kNominalSpeed);
       result_.ops[oi].end = sg4::Engine::get_clock();
       if (pstate != 0) host->set_pstate(0); // idle time is drawn at the nominal state, as the analytic model assumes
       publish_outputs(o, static_cast<DeviceId>(d));
@@ -161,10 +136,15 @@ private:
   void run_copy_engine(std::size_t d) {
     CopyQueue& q = *copy_queues_[d];
     for (;;) {
-      q.signal.wait_for([&] { return !q.transfers.empty() || q.closed; });
-      if (q.transfers.empty()) return; // closed: every consumer has already received what it waited for
-      const std::size_t index = q.transfers.front();
-      q.transfers.pop_front();
+      std::optional<std::size_t> next;
+      q.signal.take_when([&] { return !q.transfers.empty() || q.closed; },
+                         [&] {
+                           if (q.transfers.empty()) return; // closed
+                           next = q.transfers.front();
+                           q.transfers.pop_front();
+                         });
+      if (!next) return; // closed: every consumer has already received what it waited for
+      const std::size_t index = *next;
       const PendingTransfer& t = transfers_[index];
       const Tensor& tensor = g_.tensor(t.tensor);
       TransferRun run{t.tensor, t.from, t.to, tensor.bytes, sg4::Engine::get_clock(), 0.0};
@@ -183,7 +163,8 @@ private:
   const Plan& plan_;
   const CostModel& cost_;
   const Graph& g_;
-  SimgridPlatform sg_;
+  const SimgridPlatform& sg_;
+  std::vector<double> time_factor_; // scenario noise per op
   std::vector<int> missing_inputs_;
   std::size_t ops_left_ = 0;
   std::vector<std::vector<std::unique_ptr<Waitable>>> stream_signal_;
@@ -192,28 +173,10 @@ private:
   Execution result_;
 };
 
-// --- serialization across the fork -----------------------------------------------------------------
-
-template <class T> void put(std::string& out, const T& v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
-template <class T> void put_vector(std::string& out, const std::vector<T>& v) {
-  put(out, static_cast<uint64_t>(v.size()));
-  out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
-}
-template <class T> T get(const std::string& in, std::size_t& pos) {
-  if (pos + sizeof(T) > in.size()) throw std::runtime_error("truncated replay result");
-  T v;
-  std::memcpy(&v, in.data() + pos, sizeof v);
-  pos += sizeof v;
-  return v;
-}
-template <class T> std::vector<T> get_vector(const std::string& in, std::size_t& pos) {
-  const auto n = get<uint64_t>(in, pos);
-  if (n > (in.size() - pos) / sizeof(T)) throw std::runtime_error("truncated replay result");
-  std::vector<T> v(n);
-  std::memcpy(v.data(), in.data() + pos, n * sizeof(T));
-  pos += n * sizeof(T);
-  return v;
-}
+using replay::get;
+using replay::get_vector;
+using replay::put;
+using replay::put_vector;
 
 void write_all(int fd, const std::string& data) {
   std::size_t done = 0;
@@ -249,7 +212,10 @@ Execution deserialize(const std::string& bytes) {
   return e;
 }
 
-Execution run_simgrid_in_this_process(const Plan& plan, const CostModel& cost) {
+namespace replay {
+
+std::string simulate(const Platform& p, const Scenario& scenario, const std::function<void(SimgridPlatform&)>& setup,
+                     const std::function<std::string()>& finish) {
   int argc = 1;
   char name[] = "heterosim";
   char* argv[] = {name, nullptr};
@@ -258,14 +224,29 @@ Execution run_simgrid_in_this_process(const Plan& plan, const CostModel& cost) {
   configure_exact_network();
   sg_host_energy_plugin_init();
   sg_link_energy_plugin_init();
-  Replay replay(plan, cost, build_simgrid_platform(cost.platform()));
-  replay.start();
+  SimgridPlatform sg = build_simgrid_platform(p, scenario);
+  setup(sg);
   engine.run();
-  return replay.finish();
+  try {
+    return finish();
+  } catch (const std::exception& ex) {
+    // Actors still blocked (a deadlock) refer to the replay: leave without unwinding through them.
+    std::fprintf(stderr, "heterosim: SimGrid replay failed: %s\n", ex.what());
+    std::fflush(stderr);
+    _exit(2);
+  }
 }
 
-Execution run_simgrid(const Plan& plan, const CostModel& cost) {
-  validate_plan(plan, cost);
+void collect_energy(const SimgridPlatform& sg, Execution& e) {
+  for (const auto* h : sg.hosts) e.device_energy.push_back(sg_host_get_consumed_energy(h));
+  for (const auto& halves : sg.links) {
+    double joules = 0;
+    for (const auto* half : halves) joules += sg_link_get_consumed_energy(half);
+    e.link_energy.push_back(joules);
+  }
+}
+
+std::string run_in_child(const std::function<std::string()>& body) {
   // Unflushed output would otherwise be written twice, once by the child.
   std::fflush(nullptr);
   std::cout.flush();
@@ -277,7 +258,7 @@ Execution run_simgrid(const Plan& plan, const CostModel& cost) {
   if (child == 0) {
     ::close(fds[0]);
     try {
-      write_all(fds[1], serialize(run_simgrid_in_this_process(plan, cost)));
+      write_all(fds[1], body());
     } catch (const std::exception& ex) {
       std::fprintf(stderr, "heterosim: SimGrid replay failed: %s\n", ex.what());
       _exit(2);
@@ -302,7 +283,32 @@ Execution run_simgrid(const Plan& plan, const CostModel& cost) {
     throw std::runtime_error("the SimGrid replay process failed (" +
                              (WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
                                                   : "exit code " + std::to_string(WEXITSTATUS(status))) + ")");
-  return deserialize(data);
+  return data;
+}
+
+} // namespace replay
+
+Execution run_simgrid_in_this_process(const Plan& plan, const CostModel& cost, const Scenario& scenario) {
+  std::unique_ptr<Replay> replay;
+  const auto bytes = replay::simulate(
+      cost.platform(), scenario,
+      [&](SimgridPlatform& sg) {
+        replay = std::make_unique<Replay>(plan, cost, sg, scenario.op_time_factors(cost.graph().op_count()));
+        replay->start();
+      },
+      [&] {
+        auto out = serialize(replay->finish());
+        replay.reset(); // while the Engine still exists: the Replay owns SimGrid mutexes
+        return out;
+      });
+  return deserialize(bytes);
+}
+
+Execution run_simgrid(const Plan& plan, const CostModel& cost, const Scenario& scenario) {
+  validate_plan(plan, cost);
+  return deserialize(replay::run_in_child([&] {
+    return serialize(run_simgrid_in_this_process(plan, cost, scenario));
+  }));
 }
 
 } // namespace hs

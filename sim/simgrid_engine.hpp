@@ -5,14 +5,25 @@
 //
 // SimGrid keeps one engine per process (a second Engine inherits the first one's clock), so
 // run_simgrid() forks a child per replay and reads the result back through a pipe.
+#include "policies/dynamic_policy.hpp"
 #include "sim/execution.hpp"
+#include "sim/scenario.hpp"
 
 namespace hs {
 
-Execution run_simgrid(const Plan& plan, const CostModel& cost);
+// Replays a static plan; the scenario's profiles and noise apply (the plan itself does not change).
+Execution run_simgrid(const Plan& plan, const CostModel& cost, const Scenario& scenario = {});
 
 // Runs the replay in this process. Only once per process; exposed for the benchmark and tests that fork.
-Execution run_simgrid_in_this_process(const Plan& plan, const CostModel& cost);
+Execution run_simgrid_in_this_process(const Plan& plan, const CostModel& cost, const Scenario& scenario = {});
+
+// A run-time policy's replay: the decisions it took, as the Plan actually executed (each stream's ops in
+// the order they ran, all at the nominal p-state), and what happened.
+struct DynamicRun {
+  Plan plan;
+  Execution execution;
+};
+DynamicRun run_simgrid_dynamic(const DynamicPolicy& policy, const PolicyContext& ctx, const Scenario& scenario = {});
 
 // Binary form of an Execution, for the pipe between the replay child and its parent.
 std::string serialize(const Execution& e);

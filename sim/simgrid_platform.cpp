@@ -1,5 +1,7 @@
 #include "sim/simgrid_platform.hpp"
 
+#include <simgrid/kernel/ProfileBuilder.hpp>
+
 #include <cstdio>
 #include <string>
 
@@ -21,9 +23,30 @@ std::string watts(double idle, double busy) {
   std::snprintf(buf, sizeof buf, "%.17g:%.17g", idle, busy);
   return buf;
 }
+
+// A SimGrid profile ("date value" lines), or null. Host speed profiles take a fraction of the peak speed;
+// link bandwidth profiles take bytes per second (measured in 3.32), so links pass their bandwidth as `unit`.
+simgrid::kernel::profile::Profile* profile_for(const std::vector<ResourceProfile>& profiles, int index,
+                                               const std::string& name, double unit = 1.0) {
+  for (const auto& r : profiles) {
+    if (r.index != index) continue;
+    std::string text;
+    char buf[96];
+    if (r.steps.front().at > 0) {
+      std::snprintf(buf, sizeof buf, "0 %.17g\n", unit);
+      text += buf;
+    }
+    for (const auto& st : r.steps) {
+      std::snprintf(buf, sizeof buf, "%.17g %.17g\n", st.at, st.availability * unit);
+      text += buf;
+    }
+    return simgrid::kernel::profile::ProfileBuilder::from_string(name, text, -1);
+  }
+  return nullptr;
+}
 } // namespace
 
-SimgridPlatform build_simgrid_platform(const Platform& p) {
+SimgridPlatform build_simgrid_platform(const Platform& p, const Scenario& scenario) {
   SimgridPlatform out;
   auto* zone = sg4::create_full_zone("heterosim");
   for (const auto& d : p.devices) {
@@ -41,6 +64,8 @@ SimgridPlatform build_simgrid_platform(const Platform& p) {
     host->set_core_count(1);
     host->set_property("wattage_per_state", wattage);
     host->set_property("wattage_off", "0");
+    if (auto* profile = profile_for(scenario.devices, static_cast<int>(out.hosts.size()), d.name + "/availability"))
+      host->set_speed_profile(profile);
     host->seal();
     out.hosts.push_back(host);
   }
@@ -48,6 +73,12 @@ SimgridPlatform build_simgrid_platform(const Platform& p) {
     if (l.sharing == Sharing::SplitDuplex) {
       auto* link = zone->create_split_duplex_link(l.name, l.bandwidth);
       link->set_latency(l.latency);
+      const int index = static_cast<int>(out.links.size());
+      // One profile per direction: a profile drives a single resource.
+      if (auto* up = profile_for(scenario.links, index, l.name + "/up", l.bandwidth)) {
+        link->get_link_up()->set_bandwidth_profile(up);
+        link->get_link_down()->set_bandwidth_profile(profile_for(scenario.links, index, l.name + "/down", l.bandwidth));
+      }
       // The link's power is split evenly between its two directions.
       for (auto* half : {link->get_link_up(), link->get_link_down()})
         half->set_property("wattage_range", watts(l.idle_watts / 2, l.busy_watts / 2));
@@ -58,6 +89,8 @@ SimgridPlatform build_simgrid_platform(const Platform& p) {
       auto* link = zone->create_link(l.name, l.bandwidth);
       link->set_latency(l.latency);
       link->set_sharing_policy(sg4::Link::SharingPolicy::SHARED);
+      if (auto* profile = profile_for(scenario.links, static_cast<int>(out.links.size()), l.name + "/bandwidth", l.bandwidth))
+        link->set_bandwidth_profile(profile);
       link->set_property("wattage_range", watts(l.idle_watts, l.busy_watts));
       link->seal();
       out.links.push_back({link});

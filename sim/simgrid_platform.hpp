@@ -3,6 +3,7 @@
 // p-state is kNominalSpeed times the state's relative speed (ops arrive as durations from the CostModel);
 // a link is a split-duplex or shared SimGrid link; each route is added with its link directions.
 #include "sim/platform.hpp"
+#include "sim/scenario.hpp"
 
 #include <simgrid/s4u.hpp>
 #include <vector>
@@ -19,7 +20,8 @@ struct SimgridPlatform {
 };
 
 // Must run after the Engine and the energy plugins are initialised and before the simulation starts.
-SimgridPlatform build_simgrid_platform(const Platform& p);
+// Scenario profiles (background load, degraded links) become SimGrid speed and bandwidth profiles.
+SimgridPlatform build_simgrid_platform(const Platform& p, const Scenario& scenario = {});
 
 // Configuration that makes SimGrid's network exact for HeteroSim (see DESIGN.md): call before any zone.
 void configure_exact_network();

@@ -1,5 +1,5 @@
 // `heterosim policies | platforms | workloads`: what exists, one line each.
-#include "policies/policy.hpp"
+#include "policies/dynamic_policy.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/platform.hpp"
 #include "workloads/workload_registry.hpp"
@@ -15,7 +15,9 @@ namespace {
 Action policies_command(CLI::App& app) {
   app.add_subcommand("policies", "List the scheduling policies, one line each");
   return [] {
-    for (const auto& p : PolicyRegistry::instance().all()) std::cout << p.name() << "\t" << p.description() << "\n";
+    for (const auto& p : PolicyRegistry::instance().all()) std::cout << p.name() << "\tstatic\t" << p.description() << "\n";
+    for (const auto& p : DynamicPolicyRegistry::instance().all())
+      std::cout << p.name() << "\trun-time\t" << p.description() << "\n";
     return 0;
   };
 }

@@ -1,10 +1,9 @@
 // `heterosim run`: plan a workload on a platform with a policy, replay it, report.
-#include "policies/policy.hpp"
-#include "sim/analytic_engine.hpp"
+#include "policies/policy_config.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/cli/policy_runner.hpp"
 #include "sim/json_input.hpp"
 #include "sim/report.hpp"
-#include "sim/simgrid_engine.hpp"
 #include "workloads/workload_registry.hpp"
 
 #include <filesystem>
@@ -21,6 +20,8 @@ struct RunOptions {
   std::string engine = "simgrid";
   std::string out = "heterosim-out";
   std::string calibration;
+  std::string scenario;
+  std::string policy_config;
   std::uint64_t seed = 0;
   bool force = false;
   bool allow_over_capacity = false;
@@ -31,9 +32,9 @@ int run(const RunOptions& o) {
   const Platform platform = load_platform(o.platform);
   const Graph graph = load_workload(o.workload, o.seed);
   const CostModel cost(graph, platform, o.calibration.empty() ? Calibration{} : load_calibration(o.calibration));
-  const Policy& policy = policy_by_name(o.policy);
-  const Plan plan = policy.plan(PolicyContext{cost, o.seed});
-  validate_plan(plan, cost);
+  require_known_policy(o.policy);
+  const Scenario scenario = o.scenario.empty() ? Scenario{} : load_scenario(o.scenario, platform);
+  const PolicyContext ctx{cost, o.seed, o.policy_config.empty() ? nullptr : load_policy_config(o.policy_config)};
 
   // Refuse to overwrite before spending time on the replay.
   namespace fs = std::filesystem;
@@ -42,17 +43,9 @@ int run(const RunOptions& o) {
     for (const auto& f : outputs)
       if (fs::exists(f)) throw InputError(f, "", "already exists; pass --force to overwrite or choose another --out");
 
-  Execution analytic = run_analytic(plan, cost);
-  std::optional<double> cross_check;
-  Execution main_result;
-  if (o.engine == "simgrid") {
-    cross_check = analytic.makespan;
-    main_result = run_simgrid(plan, cost);
-  } else {
-    main_result = std::move(analytic);
-  }
-  const Report report = make_report({platform.name, graph.name, policy.name(), o.seed}, plan, cost,
-                                    std::move(main_result), cross_check);
+  PolicyOutcome outcome = execute_policy(o.policy, ctx, scenario, o.engine);
+  const Report report = make_report({platform.name, graph.name, o.policy, o.seed}, outcome.plan, cost,
+                                    std::move(outcome.execution), outcome.analytic_makespan);
   write_file_atomically(outputs[0], report_json(report).dump(1) + "\n", o.force);
   write_file_atomically(outputs[1], timeline_csv(report), o.force);
   write_file_atomically(outputs[2], chrome_trace(report), o.force);
@@ -76,13 +69,15 @@ Action run_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("run", "Plan a workload on a platform with a policy, replay it and report");
   cmd->add_option("--platform", o->platform, "Platform file or preset name (see `heterosim platforms`)")->required();
   cmd->add_option("--workload", o->workload, "Graph file or builder spec such as random:ops=1000 (see `heterosim workloads`)")->required();
-  cmd->add_option("--policy", o->policy, "Scheduling policy (see `heterosim policies`)")->capture_default_str();
+  cmd->add_option("--policy", o->policy, "Scheduling policy, static or run-time (see `heterosim policies`)")->capture_default_str();
   cmd->add_option("--engine", o->engine, "simgrid: discrete-event replay with bandwidth sharing; analytic: O(V+E) timeline")
       ->check(CLI::IsMember({"simgrid", "analytic"}))
       ->capture_default_str();
   cmd->add_option("--out", o->out, "Directory for report.json, timeline.csv and trace.json")->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed for random workloads and randomised policies")->capture_default_str();
   cmd->add_option("--calibration", o->calibration, "Calibration file overriding the platform's efficiencies");
+  cmd->add_option("--scenario", o->scenario, "What-if file: background load on devices, degraded links, op-time noise (SimGrid only)");
+  cmd->add_option("--policy-config", o->policy_config, "JSON file of policy parameters, keyed by policy name (see docs/policies.md)");
   cmd->add_flag("--force", o->force, "Overwrite existing output files");
   cmd->add_flag("--allow-over-capacity", o->allow_over_capacity, "Keep a plan whose peak memory exceeds a device's capacity (exit 0, with a warning)");
   cmd->add_flag("-q,--quiet", o->quiet, "Print nothing but errors");

@@ -1,0 +1,52 @@
+#include "policies/dynamic_policy.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace hs {
+
+double ReplayView::input_transfer_time(OpId op, DeviceId device) const {
+  const Graph& g = cost().graph();
+  double worst = 0.0;
+  for (TensorId t : g.op(op).inputs) {
+    if (holds(t, device)) continue;
+    const DeviceId from = device_of(g.tensor(t).producer);
+    worst = std::max(worst, cost().transfer_time(t, from, device));
+  }
+  return worst;
+}
+
+DynamicPolicyRegistry& DynamicPolicyRegistry::instance() {
+  static DynamicPolicyRegistry registry;
+  return registry;
+}
+
+bool DynamicPolicyRegistry::add(DynamicPolicy p) {
+  if (find(p.name()) || PolicyRegistry::instance().find(p.name()))
+    throw std::logic_error("policy '" + p.name() + "' registered twice");
+  policies_.push_back(std::move(p));
+  return true;
+}
+
+const DynamicPolicy* DynamicPolicyRegistry::find(const std::string& name) const {
+  for (const auto& p : policies_)
+    if (p.name() == name) return &p;
+  return nullptr;
+}
+
+std::vector<DynamicPolicy> DynamicPolicyRegistry::all() const {
+  auto out = policies_;
+  std::sort(out.begin(), out.end(),
+            [](const DynamicPolicy& a, const DynamicPolicy& b) { return a.name() < b.name(); });
+  return out;
+}
+
+std::vector<std::string> all_policy_names() {
+  auto names = PolicyRegistry::instance().names();
+  for (const auto& p : DynamicPolicyRegistry::instance().all())
+    names.push_back(p.name());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+} // namespace hs

@@ -1,0 +1,110 @@
+// heft-dvfs: energy-aware DVFS on top of HEFT, after the slack-reclamation schemes of list-scheduled DAGs
+// (Kimura et al., "Emprical study on reducing energy of parallel programs using slack reclamation by
+// DVFS in a power-scalable high performance cluster", IEEE Cluster 2006; Rizvandi et al., "Some
+// observations on optimal frequency selection in DVFS-based energy consumption minimization", JPDC 2011).
+// The HEFT plan keeps its devices and orders. A backward pass gives each op its latest finish that does
+// not push the makespan past (1 + slack) times HEFT's (slack from --policy-config, default 0): at most
+// the latest start of each successor minus the transfer, and of the next op on its stream. Each op then
+// takes the p-state that spends the least energy above idle, (busy watts - idle watts) x stretched time,
+// among those that still finish by that deadline when it starts as early as in the HEFT schedule. Every
+// op then starts no later than its latest start, so the analytic makespan stays within the allowed slack.
+// With slack > 0 the stretched plan is kept only if it spends less energy in total than the plan without
+// slack (a longer run draws idle power on every device), so energy never rises above HEFT's.
+#include "policies/heft.hpp"
+#include "policies/policy.hpp"
+#include "policies/policy_config.hpp"
+#include "sim/analytic_engine.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace hs {
+namespace {
+
+struct HeftDvfs {
+  std::string name() const { return "heft-dvfs"; }
+  std::string description() const {
+    return "HEFT, then lower p-states of ops with slack to save energy without extending the makespan beyond "
+           "--policy-config slack (slack reclamation, Kimura et al. 2006)";
+  }
+
+  Plan plan(const PolicyContext& ctx) const {
+    const CostModel& cost = ctx.cost;
+    double slack = 0.0;
+    if (auto section = policy_section(ctx, name())) {
+      section->expect_only({"slack", "notes"});
+      if (auto s = section->find("slack")) {
+        slack = s->as_number();
+        if (slack < 0 || slack > 10) s->fail("slack is a fraction of the makespan, in [0, 10]");
+      }
+    }
+    Plan heft = policy_by_name("heft").plan(ctx);
+    heft.policy = name();
+    Plan plan = lower_pstates(heft, cost, 0.0);
+    if (slack > 0) {
+      // A longer makespan also costs idle power on every device, which the per-op choice does not see: use
+      // the slack only when the whole plan then spends less energy (analytic engine).
+      Plan stretched = lower_pstates(heft, cost, slack);
+      const auto energy = [&](const Plan& x) {
+        const auto e = run_analytic(x, cost).device_energy;
+        return std::accumulate(e.begin(), e.end(), 0.0);
+      };
+      if (energy(stretched) < energy(plan)) plan = std::move(stretched);
+    }
+    return plan;
+  }
+
+  static Plan lower_pstates(Plan plan, const CostModel& cost, double slack) {
+    const Graph& g = cost.graph();
+    const Platform& p = cost.platform();
+    const Execution nominal = run_analytic(plan, cost);
+    const double deadline = nominal.makespan * (1 + slack);
+
+    const auto n = static_cast<std::size_t>(g.op_count());
+    std::vector<OpId> next_on_stream(n, -1);
+    for (const auto& streams : plan.queues)
+      for (const auto& queue : streams)
+        for (std::size_t k = 0; k + 1 < queue.size(); ++k)
+          next_on_stream[static_cast<std::size_t>(queue[k])] = queue[k + 1];
+
+    std::vector<double> latest_start(n, deadline);
+    const auto order = plan_execution_order(plan, g);
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      const OpId o = *it;
+      const auto oi = static_cast<std::size_t>(o);
+      const DeviceId d = plan.device[oi];
+      double latest_finish = deadline;
+      for (TensorId t : g.op(o).outputs)
+        for (OpId c : g.tensor(t).consumers) {
+          const DeviceId to = plan.device[static_cast<std::size_t>(c)];
+          latest_finish = std::min(latest_finish,
+                                   latest_start[static_cast<std::size_t>(c)] - cost.transfer_time(t, d, to));
+        }
+      if (next_on_stream[oi] >= 0)
+        latest_finish = std::min(latest_finish, latest_start[static_cast<std::size_t>(next_on_stream[oi])]);
+      const auto& states = p.devices[static_cast<std::size_t>(d)].pstates;
+      int chosen = 0;
+      double chosen_energy = kInfeasible;
+      for (int s = 0; s < static_cast<int>(states.size()); ++s) {
+        const double duration = cost.op_time(o, d, s);
+        // A small relative tolerance keeps the nominal state feasible despite rounding.
+        if (nominal.ops[oi].start + duration > latest_finish * (1 + 1e-12) && s != 0) continue;
+        const double energy =
+            (states[static_cast<std::size_t>(s)].busy_watts - states.front().idle_watts) * duration;
+        if (energy < chosen_energy) {
+          chosen = s;
+          chosen_energy = energy;
+        }
+      }
+      plan.pstate[oi] = chosen;
+      latest_start[oi] = latest_finish - cost.op_time(o, d, chosen);
+    }
+    return plan;
+  }
+};
+
+} // namespace
+
+HS_REGISTER_POLICY(HeftDvfs)
+
+} // namespace hs

@@ -1,0 +1,113 @@
+// The policy suite from the command line: run-time policies through `run`, `compare`, scenarios and
+// policy configuration files, with their errors.
+#include "test_support.hpp"
+
+#include <cstdio>
+#include <doctest/doctest.h>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Outcome {
+  int exit_code;
+  std::string output; // stdout and stderr together
+};
+
+Outcome heterosim(const std::string& args) {
+  const std::string cmd = std::string(HS_CLI) + " " + args + " 2>&1";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe))
+    out.append(buf, n);
+  const int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128, out};
+}
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("heterosim-policy-cli-" + std::to_string(::getpid())) / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+fs::path write(const fs::path& path, const std::string& text) {
+  std::ofstream(path) << text;
+  return path;
+}
+
+const std::string kTextbook = " --platform " + hs::test::source_dir() +
+                              "/platforms/textbook-3p.json --workload " + hs::test::source_dir() +
+                              "/workloads/examples/topcuoglu2002.json";
+
+} // namespace
+
+TEST_CASE("run accepts run-time policies, and refuses them on the analytic engine with a clear reason") {
+  const auto dir = scratch("dynamic");
+  const Outcome ok = heterosim("run" + kTextbook + " --policy dmda --out " + dir.string());
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.output.find("dmda") != std::string::npos);
+  CHECK(fs::exists(dir / "report.json"));
+  const Outcome refused =
+      heterosim("run" + kTextbook + " --policy eager --engine analytic --out " + (dir / "x").string());
+  CHECK(refused.exit_code != 0);
+  CHECK(refused.output.find("run time") != std::string::npos);
+  const Outcome unknown = heterosim("run" + kTextbook + " --policy eagre --out " + (dir / "y").string());
+  CHECK(unknown.exit_code != 0);
+  CHECK(unknown.output.find("work-stealing") != std::string::npos); // the known names include run-time ones
+}
+
+TEST_CASE("compare prints one row per policy with ratios to fastest-device, identically for the same seed") {
+  const auto dir = scratch("compare");
+  const std::string args = "compare" + kTextbook + " --policies heft,peft,eager --csv ";
+  const Outcome a = heterosim(args + (dir / "a.csv").string());
+  const Outcome b = heterosim(args + (dir / "b.csv").string());
+  REQUIRE(a.exit_code == 0);
+  for (const char* name : {"fastest-device", "heft", "peft", "eager"})
+    CHECK(a.output.find(name) != std::string::npos);
+  std::stringstream sa, sb;
+  sa << std::ifstream(dir / "a.csv").rdbuf();
+  sb << std::ifstream(dir / "b.csv").rdbuf();
+  CHECK(sa.str() == sb.str());
+  // HEFT on the Topcuoglu example: 80, as published (Topcuoglu, Hariri, Wu 2002).
+  CHECK(sa.str().find("heft,static,80,") != std::string::npos);
+  CHECK(heterosim(args + (dir / "a.csv").string()).exit_code != 0); // no silent overwrite
+
+  // On the analytic engine run-time policies are left out by default, and fail when asked for.
+  const Outcome analytic = heterosim("compare" + kTextbook + " --engine analytic");
+  CHECK(analytic.exit_code == 0);
+  CHECK(analytic.output.find("left out: dmda, eager, hybrid, work-stealing") != std::string::npos);
+  const Outcome asked = heterosim("compare" + kTextbook + " --engine analytic --policies heft,eager");
+  CHECK(asked.exit_code == 4);
+  CHECK(asked.output.find("failed:") != std::string::npos);
+}
+
+TEST_CASE(
+    "scenario and policy-config files: applied when valid, errors naming the file and place otherwise") {
+  const auto dir = scratch("files");
+  const auto slow = write(dir / "slow.json", R"({"format": "heterosim-scenario", "version": 1,
+      "devices": [{"device": "P2", "profile": [{"at": 0, "availability": 0.5}]}], "noise": {"cv": 0.1, "seed": 3}})");
+  const Outcome ok =
+      heterosim("run" + kTextbook + " --scenario " + slow.string() + " --out " + (dir / "s").string());
+  CHECK(ok.exit_code == 0);
+  const auto bad =
+      write(dir / "bad.json",
+            R"({"version": 1, "devices": [{"device": "P9", "profile": [{"at": 0, "availability": 0.5}]}]})");
+  const Outcome refused =
+      heterosim("run" + kTextbook + " --scenario " + bad.string() + " --out " + (dir / "t").string());
+  CHECK(refused.exit_code != 0);
+  CHECK(refused.output.find("bad.json: devices[0].device") != std::string::npos);
+  const auto config = write(dir / "config.json", R"({"heft-dvfs": {"slack": -1}})");
+  const Outcome bad_slack = heterosim("run" + kTextbook + " --policy heft-dvfs --policy-config " +
+                                      config.string() + " --out " + (dir / "u").string());
+  CHECK(bad_slack.exit_code != 0);
+  CHECK(bad_slack.output.find("config.json: heft-dvfs.slack") != std::string::npos);
+}

@@ -1,0 +1,84 @@
+#pragma once
+// Hand-made platforms and graphs for the policy tests, inline so each test shows what it depends on.
+#include "policies/dynamic_policy.hpp"
+#include "sim/execution.hpp"
+#include "test_support.hpp"
+
+#include <algorithm>
+#include <doctest/doctest.h>
+#include <string>
+
+namespace hs::test {
+
+// A cpu and two identical gpus (gpu kind) on a switch; gpus have a launch overhead and two p-states.
+inline Platform cpu_two_gpus(const std::string& gpu_capacity = "16GB") {
+  const auto gpu = [&](const std::string& name) {
+    return R"({"name": ")" + name + R"(", "kind": "gpu", "peak": {"fp32": "10Tf"}, "launch_overhead": "5us",
+      "memory": {"bandwidth": "1TBps", "capacity": ")" +
+           gpu_capacity + R"("}, "copy_engines": 2,
+      "pstates": [{"speed": 1, "idle": "10W", "busy": "110W"}, {"speed": 0.5, "idle": "8W", "busy": "40W"}]})";
+  };
+  return parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "cpu-two-gpus",
+    "devices": [{"name": "cpu", "kind": "cpu", "peak": {"fp32": "1Tf"}, "launch_overhead": "1us",
+                 "memory": {"bandwidth": "100GBps", "capacity": "64GB"}, "copy_engines": 2,
+                 "power": {"idle": "20W", "busy": "120W"}},)" +
+                            gpu("a") + "," + gpu("b") + R"(],
+    "links": [{"name": "link_a", "bandwidth": "32GBps"}, {"name": "link_b", "bandwidth": "32GBps"},
+              {"name": "nvlink", "bandwidth": "100GBps"}],
+    "routes": [{"from": "a", "to": "cpu", "links": ["link_a"]}, {"from": "b", "to": "cpu", "links": ["link_b"]},
+               {"from": "a", "to": "b", "links": ["nvlink"]}]})",
+                        "cpu-two-gpus");
+}
+
+// A source op fanning out to `width` independent chains of `length` GEMMs (1 ms each on a gpu at nominal
+// speed, 10 ms on the cpu), joined by a sink: plenty of parallel work that interference can unbalance.
+inline Graph chains(int width, int length) {
+  GraphBuilder b("chains");
+  auto src = b.op("src").kind("elementwise").flops(1e3).reads(1e3).writes(1e3);
+  auto sink = b.op("sink").kind("elementwise").flops(1e3).reads(1e3).writes(1e3);
+  for (int c = 0; c < width; ++c) {
+    OpHandle prev = src;
+    for (int k = 0; k < length; ++k) {
+      // 1e10 flops at 10 Tflop/s = 1 ms; 10 MB moved is far below the ridge point, so compute-bound.
+      std::string name = "c";
+      name += std::to_string(c);
+      name += '_';
+      name += std::to_string(k);
+      auto op = b.op(name).kind("gemm").flops(1e10).reads(5e6).writes(5e6);
+      prev.feeds(op, 1e5);
+      prev = op;
+    }
+    prev.feeds(sink, 1e3);
+  }
+  return std::move(b).build();
+}
+
+// Every consumer starts after its inputs are on its device; one op at a time per stream.
+inline void check_dependencies(const Execution& e, const Plan& plan, const CostModel& cost) {
+  const Graph& g = cost.graph();
+  constexpr double eps = 1e-9;
+  for (TensorId t = 0; t < g.tensor_count(); ++t) {
+    const OpId producer = g.tensor(t).producer;
+    for (OpId c : g.tensor(t).consumers) {
+      double ready = e.ops[producer].end;
+      if (plan.device[c] != plan.device[producer]) {
+        auto it = std::find_if(e.transfers.begin(), e.transfers.end(),
+                               [&](const TransferRun& r) { return r.tensor == t && r.to == plan.device[c]; });
+        REQUIRE_MESSAGE(it != e.transfers.end(), "missing transfer of ", g.tensor(t).name);
+        ready = it->end;
+      }
+      CHECK_MESSAGE(e.ops[c].start >= ready - eps, g.op(c).name, " starts before its input ",
+                    g.tensor(t).name);
+    }
+  }
+  for (const auto& streams : plan.queues)
+    for (const auto& q : streams)
+      for (std::size_t i = 1; i < q.size(); ++i)
+        CHECK(e.ops[q[i]].start >= e.ops[q[i - 1]].end - eps);
+}
+
+inline int ops_on(const Plan& plan, DeviceId d) {
+  return static_cast<int>(std::count(plan.device.begin(), plan.device.end(), d));
+}
+
+} // namespace hs::test
