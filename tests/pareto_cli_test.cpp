@@ -27,7 +27,8 @@ Outcome heterosim(const std::string& args) {
   REQUIRE(pipe != nullptr);
   std::string out;
   char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe))
+    out.append(buf, n);
   const int status = ::pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : 128, out};
 }
@@ -40,14 +41,16 @@ std::string slurp(const fs::path& p) {
 }
 
 fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("heterosim-pareto-test-" + std::to_string(::getpid())) / name;
+  const fs::path dir =
+      fs::temp_directory_path() / ("heterosim-pareto-test-" + std::to_string(::getpid())) / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
 }
 
-const std::string kRun = "pareto --platform " + hs::test::source_dir() +
-                         "/platforms/hetero-server.json --workload random:ops=24,precision=fp16 --budget 120 --seed 4 --quiet";
+const std::string kRun =
+    "pareto --platform " + hs::test::source_dir() +
+    "/platforms/hetero-server.json --workload random:ops=24,precision=fp16 --budget 120 --seed 4 --quiet";
 
 } // namespace
 
@@ -55,14 +58,16 @@ TEST_CASE("pareto writes the front, its plots and history, the same bytes for th
   const fs::path a = scratch("a"), b = scratch("b");
   REQUIRE(heterosim(kRun + " --out " + a.string()).exit_code == 0);
   REQUIRE(heterosim(kRun + " --out " + b.string()).exit_code == 0);
-  for (const char* f : {"front.json", "front.csv", "history.csv", "latency-energy.svg", "latency-memory.svg", "energy-memory.svg"}) {
+  for (const char* f : {"front.json", "front.csv", "history.csv", "latency-energy.svg", "latency-memory.svg",
+                        "energy-memory.svg"}) {
     CHECK_MESSAGE(fs::exists(a / f), f);
     CHECK_MESSAGE(slurp(a / f) == slurp(b / f), f, " differs between two runs with the same seed");
   }
   const auto j = nlohmann::json::parse(slurp(a / "front.json"));
   CHECK(j["format"] == "heterosim-pareto-front");
   REQUIRE(j["plans"].size() >= 1);
-  for (const auto& p : j["plans"]) CHECK(p.contains("simgrid")); // the front was replayed
+  for (const auto& p : j["plans"])
+    CHECK(p.contains("simgrid")); // the front was replayed
   CHECK(j["hypervolume"]["front"].get<double>() >= j["hypervolume"]["baselines"].get<double>());
   // Baselines are marked on every plot.
   CHECK(slurp(a / "latency-energy.svg").find(">heft</text>") != std::string::npos);
@@ -75,13 +80,15 @@ TEST_CASE("pareto writes the front, its plots and history, the same bytes for th
   }
   SUBCASE("select: least energy within 5% of the best latency") {
     double best_latency = 1e300;
-    for (const auto& p : j["plans"]) best_latency = std::min(best_latency, p["analytic"]["latency_s"].get<double>());
+    for (const auto& p : j["plans"])
+      best_latency = std::min(best_latency, p["analytic"]["latency_s"].get<double>());
     double expected_energy = 1e300;
     for (const auto& p : j["plans"])
       if (p["analytic"]["latency_s"].get<double>() <= 1.05 * best_latency)
         expected_energy = std::min(expected_energy, p["analytic"]["energy_j"].get<double>());
     const fs::path chosen = a / "chosen.json";
-    const Outcome s = heterosim("select --front " + (a / "front.json").string() + " --min energy --max-latency 1.05x --out " + chosen.string());
+    const Outcome s = heterosim("select --front " + (a / "front.json").string() +
+                                " --min energy --max-latency 1.05x --out " + chosen.string());
     REQUIRE(s.exit_code == 0);
     const auto c = nlohmann::json::parse(slurp(chosen));
     CHECK(c["analytic"]["energy_j"].get<double>() == expected_energy);
@@ -126,7 +133,8 @@ TEST_CASE("pareto and select refuse bad input with the place named") {
   const Outcome w = heterosim(kRun + " --out " + d.string() + " --weights 1,2");
   CHECK(w.exit_code != 0);
   CHECK(w.output.find("--weights") != std::string::npos);
-  std::ofstream(d / "broken.json") << "{\"format\": \"heterosim-pareto-front\", \"version\": 1, \"plans\": [{\"id\": 0}]}";
+  std::ofstream(d / "broken.json")
+      << "{\"format\": \"heterosim-pareto-front\", \"version\": 1, \"plans\": [{\"id\": 0}]}";
   const Outcome broken = heterosim("select --front " + (d / "broken.json").string());
   CHECK(broken.exit_code != 0);
   CHECK(broken.output.find("broken.json: plans[0]") != std::string::npos);

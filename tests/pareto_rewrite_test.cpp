@@ -37,14 +37,17 @@ Graph fusable_graph() {
 
 Platform two_gpus() {
   return parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "two",
-    "devices": [)" + test::device_json("g0", "gpu", "10Tf") + "," + test::device_json("g1", "gpu", "10Tf") + R"(],
+    "devices": [)" + test::device_json("g0", "gpu", "10Tf") +
+                            "," + test::device_json("g1", "gpu", "10Tf") + R"(],
     "links": [{"name": "l", "bandwidth": "32GBps", "latency": "1us"}],
-    "routes": [{"from": "g0", "to": "g1", "links": ["l"]}]})", "two");
+    "routes": [{"from": "g0", "to": "g1", "links": ["l"]}]})",
+                        "two");
 }
 
 double total(const Graph& g, double Op::*field) {
   double s = 0;
-  for (const auto& o : g.ops) s += o.*field;
+  for (const auto& o : g.ops)
+    s += o.*field;
   return s;
 }
 
@@ -75,7 +78,8 @@ TEST_CASE("fusion keeps FLOPs and removes exactly the intermediates' traffic") {
   CHECK(r.graph.op_count() == g.op_count() - 4);
   CHECK(total(r.graph, &Op::flops) == doctest::Approx(total(g, &Op::flops)));
   CHECK(total(r.graph, &Op::param_bytes) == doctest::Approx(total(g, &Op::param_bytes)));
-  // Intermediates conv->bn, bn->relu (16 MB each), gemm->bias, bias->gelu (8 MB each), each written and read once.
+  // Intermediates conv->bn, bn->relu (16 MB each), gemm->bias, bias->gelu (8 MB each), each written and read
+  // once.
   const double intermediates = 2 * 16e6 + 2 * 8e6;
   const double moved_before = total(g, &Op::bytes_read) + total(g, &Op::bytes_written);
   const double moved_after = total(r.graph, &Op::bytes_read) + total(r.graph, &Op::bytes_written);
@@ -83,12 +87,14 @@ TEST_CASE("fusion keeps FLOPs and removes exactly the intermediates' traffic") {
   // Every original op is represented exactly once.
   std::vector<int> seen(static_cast<std::size_t>(g.op_count()), 0);
   for (const auto& op : r.ops)
-    for (OpId x : op.origin) ++seen[static_cast<std::size_t>(x)];
+    for (OpId x : op.origin)
+      ++seen[static_cast<std::size_t>(x)];
   CHECK(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
   // The fused op is faster than its parts run one after another (one launch, less traffic).
   const CostModel after(r.graph, p);
   const OpId fused = *r.graph.find_op("conv+bn+relu");
-  const double parts = cost.op_time(*g.find_op("conv"), 0) + cost.op_time(*g.find_op("bn"), 0) + cost.op_time(*g.find_op("relu"), 0);
+  const double parts = cost.op_time(*g.find_op("conv"), 0) + cost.op_time(*g.find_op("bn"), 0) +
+                       cost.op_time(*g.find_op("relu"), 0);
   CHECK(after.op_time(fused, 0) < parts);
 }
 
@@ -146,10 +152,12 @@ TEST_CASE("the coarse partition covers every op once, on devices that can run al
     for (OpId x : co.nodes[s].ops) {
       ++seen[static_cast<std::size_t>(x)];
       CHECK(co.node_of[static_cast<std::size_t>(x)] == static_cast<int>(s));
-      for (DeviceId d : co.nodes[s].devices) CHECK(cost.feasible(x, d));
+      for (DeviceId d : co.nodes[s].devices)
+        CHECK(cost.feasible(x, d));
     }
   }
   CHECK(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
   for (const auto& f : c.fusions) // a fusable chain stays in one super-node
-    for (OpId x : f.chain) CHECK(co.node_of[static_cast<std::size_t>(x)] == co.node_of[static_cast<std::size_t>(f.chain.front())]);
+    for (OpId x : f.chain)
+      CHECK(co.node_of[static_cast<std::size_t>(x)] == co.node_of[static_cast<std::size_t>(f.chain.front())]);
 }

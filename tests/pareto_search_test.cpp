@@ -4,8 +4,8 @@
 #include "policies/pareto/archive_search.hpp"
 #include "policies/pareto/hypervolume.hpp"
 #include "policies/pareto/nsga2_search.hpp"
-#include "test_support.hpp"
 #include "sim/graph_io.hpp"
+#include "test_support.hpp"
 #include "workloads/workload_registry.hpp"
 
 #include <doctest/doctest.h>
@@ -22,7 +22,8 @@ struct Fixture {
   ParetoProblem problem{cost, ProblemOptions{}};
 };
 
-void check_front(const ParetoProblem& problem, const SearchState& state, const std::vector<Baseline>& baselines) {
+void check_front(const ParetoProblem& problem, const SearchState& state,
+                 const std::vector<Baseline>& baselines) {
   const auto& entries = state.archive().entries();
   REQUIRE_FALSE(entries.empty());
   for (const auto& a : entries) {
@@ -56,14 +57,19 @@ TEST_CASE("the archive search's front is non-dominated and covers every baseline
   check_front(f.problem, state, baselines);
   CHECK(state.evaluations() == 300);
   // The issue's bar: some plan beats fastest-device on energy, and some on memory.
-  const Baseline& fd = *std::find_if(baselines.begin(), baselines.end(), [](const Baseline& b) { return b.policy == "fastest-device"; });
+  const Baseline& fd = *std::find_if(baselines.begin(), baselines.end(),
+                                     [](const Baseline& b) { return b.policy == "fastest-device"; });
   const auto& e = state.archive().entries();
-  CHECK(std::any_of(e.begin(), e.end(), [&](const Entry& x) { return x.value.scores.energy < fd.value.scores.energy; }));
-  CHECK(std::any_of(e.begin(), e.end(), [&](const Entry& x) { return x.value.scores.memory < fd.value.scores.memory; }));
+  CHECK(std::any_of(e.begin(), e.end(),
+                    [&](const Entry& x) { return x.value.scores.energy < fd.value.scores.energy; }));
+  CHECK(std::any_of(e.begin(), e.end(),
+                    [&](const Entry& x) { return x.value.scores.memory < fd.value.scores.memory; }));
   // And the front's hypervolume is at least the baselines'.
   std::vector<std::vector<double>> bp;
-  for (const auto& b : baselines) bp.push_back(b.value.point);
-  CHECK(hypervolume(state.archive().points(), f.problem.reference_point()) >= hypervolume(bp, f.problem.reference_point()));
+  for (const auto& b : baselines)
+    bp.push_back(b.value.point);
+  CHECK(hypervolume(state.archive().points(), f.problem.reference_point()) >=
+        hypervolume(bp, f.problem.reference_point()));
 }
 
 TEST_CASE("NSGA-II on the same encoding keeps the same front properties") {
@@ -79,10 +85,13 @@ TEST_CASE("the same seed gives the same front and another seed explores differen
   const auto baselines = f.problem.baselines(0);
   auto run = [&](std::uint64_t seed, bool nsga2) {
     SearchState state(f.problem, 200);
-    if (nsga2) run_nsga2_search(state, baselines, seed);
-    else run_archive_search(state, baselines, seed);
+    if (nsga2)
+      run_nsga2_search(state, baselines, seed);
+    else
+      run_archive_search(state, baselines, seed);
     std::vector<std::pair<Genome, std::vector<double>>> out;
-    for (const auto& e : state.archive().entries()) out.emplace_back(e.genome, e.value.point);
+    for (const auto& e : state.archive().entries())
+      out.emplace_back(e.genome, e.value.point);
     return out;
   };
   CHECK(run(7, false) == run(7, false));
@@ -115,7 +124,8 @@ TEST_CASE("an over-budget precision penalty makes a plan infeasible") {
   CHECK(problem.evaluate(g_gpu).scores.feasible);
 }
 
-TEST_CASE("on the Topcuoglu et al. 2002 textbook DAG both searches reach the energy lower bound and beat HEFT") {
+TEST_CASE(
+    "on the Topcuoglu et al. 2002 textbook DAG both searches reach the energy lower bound and beat HEFT") {
   // textbook-3p: 1 W busy, 0 W idle, so energy = busy processor-seconds, and its minimum is each op on
   // its fastest processor: 91 s for this graph. HEFT's published makespan is 80.
   const Graph g = load_graph(test::source_dir() + "/workloads/examples/topcuoglu2002.json");
@@ -124,7 +134,8 @@ TEST_CASE("on the Topcuoglu et al. 2002 textbook DAG both searches reach the ene
   double lower_bound = 0;
   for (OpId o = 0; o < g.op_count(); ++o) {
     double best = kInfeasible;
-    for (DeviceId d = 0; d < p.device_count(); ++d) best = std::min(best, cost.op_time(o, d));
+    for (DeviceId d = 0; d < p.device_count(); ++d)
+      best = std::min(best, cost.op_time(o, d));
     lower_bound += best;
   }
   REQUIRE(lower_bound == doctest::Approx(91.0));
@@ -134,8 +145,10 @@ TEST_CASE("on the Topcuoglu et al. 2002 textbook DAG both searches reach the ene
   const auto baselines = problem.baselines(0);
   for (bool nsga2 : {false, true}) {
     SearchState state(problem, 1500);
-    if (nsga2) run_nsga2_search(state, baselines, 3);
-    else run_archive_search(state, baselines, 3);
+    if (nsga2)
+      run_nsga2_search(state, baselines, 3);
+    else
+      run_archive_search(state, baselines, 3);
     check_front(problem, state, baselines);
     const auto& e = state.archive().entries();
     double best_energy = kInfeasible, best_latency = kInfeasible;

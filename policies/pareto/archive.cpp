@@ -18,7 +18,8 @@ bool Archive::offer(Entry e) {
 std::vector<std::vector<double>> Archive::points() const {
   std::vector<std::vector<double>> p;
   p.reserve(entries_.size());
-  for (const auto& e : entries_) p.push_back(e.value.point);
+  for (const auto& e : entries_)
+    p.push_back(e.value.point);
   return p;
 }
 
@@ -30,11 +31,13 @@ std::vector<double> crowding_distance(const std::vector<std::vector<double>>& po
   std::vector<std::size_t> idx(n);
   for (std::size_t k = 0; k < m; ++k) {
     std::iota(idx.begin(), idx.end(), 0);
-    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return points[a][k] < points[b][k]; });
+    std::stable_sort(idx.begin(), idx.end(),
+                     [&](std::size_t a, std::size_t b) { return points[a][k] < points[b][k]; });
     const double span = points[idx.back()][k] - points[idx.front()][k];
     dist[idx.front()] = dist[idx.back()] = std::numeric_limits<double>::infinity();
     if (span <= 0) continue;
-    for (std::size_t i = 1; i + 1 < n; ++i) dist[idx[i]] += (points[idx[i + 1]][k] - points[idx[i - 1]][k]) / span;
+    for (std::size_t i = 1; i + 1 < n; ++i)
+      dist[idx[i]] += (points[idx[i + 1]][k] - points[idx[i - 1]][k]) / span;
   }
   return dist;
 }

@@ -20,8 +20,8 @@ struct Entry {
   Genome genome;
   std::optional<Plan> fixed_plan; // a baseline's own plan on the original graph (seeds enter exactly)
   Evaluated value;
-  std::string origin;  // "heft", "fastest-device", "search", "nsga2", ...
-  int evaluation = 0;  // when it was found
+  std::string origin; // "heft", "fastest-device", "search", "nsga2", ...
+  int evaluation = 0; // when it was found
 };
 
 class Archive {

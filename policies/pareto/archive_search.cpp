@@ -3,8 +3,8 @@
 #include "sim/random.hpp"
 
 #include <algorithm>
-#include <set>
 #include <pagmo/utils/hypervolume.hpp>
+#include <set>
 
 namespace hs::pareto {
 namespace {
@@ -21,11 +21,14 @@ std::vector<std::vector<int>> super_node_neighbours(const Encoding& enc) {
       adj[static_cast<std::size_t>(b)].insert(a);
     }
   std::vector<std::vector<int>> out;
-  for (const auto& s : adj) out.emplace_back(s.begin(), s.end());
+  for (const auto& s : adj)
+    out.emplace_back(s.begin(), s.end());
   return out;
 }
 
-std::size_t pick(Rng& rng, std::size_t n) { return static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(n) - 1)); }
+std::size_t pick(Rng& rng, std::size_t n) {
+  return static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(n) - 1));
+}
 
 class Mover {
 public:
@@ -51,7 +54,8 @@ public:
     if (movable_.empty() && fusions == 0 && splits == 0) return;
     if (r < 0.05 && fusions > 0) {
       const int on = rng.uniform() < 0.8 ? 1 : 0; // all fusions at once: mostly a gain, so mostly on
-      for (std::size_t f = 0; f < fusions; ++f) g[enc_.fusion_gene(f)] = on;
+      for (std::size_t f = 0; f < fusions; ++f)
+        g[enc_.fusion_gene(f)] = on;
     } else if (r < 0.15 && fusions > 0) {
       const std::size_t f = enc_.fusion_gene(pick(rng, fusions));
       g[f] = 1 - g[f];
@@ -80,7 +84,8 @@ private:
       if (it != devs.end()) g[node] = static_cast<int>(it - devs.begin());
     };
     place(s);
-    for (int nb : neighbours_[s]) place(static_cast<std::size_t>(nb));
+    for (int nb : neighbours_[s])
+      place(static_cast<std::size_t>(nb));
   }
 
   // A run of super-nodes consecutive in topological order, of log-uniform length up to half the graph,
@@ -88,7 +93,8 @@ private:
   void segment_move(Genome& g, Rng& rng) const {
     const auto& nodes = enc_.coarse().nodes;
     const std::size_t n = topo_nodes_.size();
-    const auto len = static_cast<std::size_t>(std::max(1.0, std::floor(rng.log_uniform(1.0, std::max(1.0, static_cast<double>(n) / 2) + 1))));
+    const auto len = static_cast<std::size_t>(
+        std::max(1.0, std::floor(rng.log_uniform(1.0, std::max(1.0, static_cast<double>(n) / 2) + 1))));
     const std::size_t start = pick(rng, n);
     const std::size_t s0 = movable_[pick(rng, movable_.size())];
     const DeviceId target = nodes[s0].devices[pick(rng, nodes[s0].devices.size())];
@@ -107,12 +113,14 @@ private:
 };
 
 // Each member's exclusive hypervolume contribution (pagmo, exact); members outside the reference box: 0.
-std::vector<double> hv_contributions(const std::vector<std::vector<double>>& pts, const std::vector<double>& ref) {
+std::vector<double> hv_contributions(const std::vector<std::vector<double>>& pts,
+                                     const std::vector<double>& ref) {
   std::vector<std::vector<double>> inside;
   std::vector<std::size_t> idx;
   for (std::size_t i = 0; i < pts.size(); ++i) {
     bool ok = true;
-    for (std::size_t k = 0; k < ref.size(); ++k) ok = ok && pts[i][k] < ref[k];
+    for (std::size_t k = 0; k < ref.size(); ++k)
+      ok = ok && pts[i][k] < ref[k];
     if (ok) {
       inside.push_back(pts[i]);
       idx.push_back(i);
@@ -120,12 +128,14 @@ std::vector<double> hv_contributions(const std::vector<std::vector<double>>& pts
   }
   std::vector<double> c(pts.size(), 0.0);
   if (inside.size() < 2 || ref.size() < 2) {
-    for (auto i : idx) c[i] = 1;
+    for (auto i : idx)
+      c[i] = 1;
     return c;
   }
   pagmo::hypervolume hv(inside, false);
   const auto contrib = hv.contributions(ref);
-  for (std::size_t j = 0; j < idx.size(); ++j) c[idx[j]] = contrib[j];
+  for (std::size_t j = 0; j < idx.size(); ++j)
+    c[idx[j]] = contrib[j];
   return c;
 }
 
@@ -136,25 +146,31 @@ std::size_t tournament(const std::vector<double>& score, Rng& rng) {
 
 } // namespace
 
-std::vector<std::pair<Genome, std::string>> seed_genomes(const Encoding& enc, const std::vector<Baseline>& baselines) {
+std::vector<std::pair<Genome, std::string>> seed_genomes(const Encoding& enc,
+                                                         const std::vector<Baseline>& baselines) {
   std::vector<std::pair<Genome, std::string>> out;
-  for (const auto& b : baselines) out.emplace_back(enc.project(b.plan), b.policy);
+  for (const auto& b : baselines)
+    out.emplace_back(enc.project(b.plan), b.policy);
   for (DeviceId d = 0; d < enc.base().platform().device_count(); ++d)
-    out.emplace_back(enc.all_on(d), "all-on-" + enc.base().platform().devices[static_cast<std::size_t>(d)].name);
+    out.emplace_back(enc.all_on(d),
+                     "all-on-" + enc.base().platform().devices[static_cast<std::size_t>(d)].name);
   // The same placements with every fusion on: fusion rarely hurts, so these start near the front.
   const std::size_t plain = out.size();
   if (!enc.candidates().fusions.empty())
     for (std::size_t i = 0; i < plain; ++i) {
       Genome g = out[i].first;
-      for (std::size_t f = 0; f < enc.candidates().fusions.size(); ++f) g[enc.fusion_gene(f)] = 1;
+      for (std::size_t f = 0; f < enc.candidates().fusions.size(); ++f)
+        g[enc.fusion_gene(f)] = 1;
       out.emplace_back(std::move(g), out[i].second + "+fused");
     }
   return out;
 }
 
 void seed_search(SearchState& state, const std::vector<Baseline>& baselines, const std::string& origin) {
-  for (const auto& b : baselines) state.submit_baseline(b);
-  for (const auto& [g, name] : seed_genomes(state.problem().encoding(), baselines)) state.submit(g, origin + ":" + name);
+  for (const auto& b : baselines)
+    state.submit_baseline(b);
+  for (const auto& [g, name] : seed_genomes(state.problem().encoding(), baselines))
+    state.submit(g, origin + ":" + name);
 }
 
 void run_archive_search(SearchState& state, const std::vector<Baseline>& baselines, std::uint64_t seed) {
@@ -176,7 +192,8 @@ void run_archive_search(SearchState& state, const std::vector<Baseline>& baselin
         if (rng.uniform() < 0.5) child[i] = other[i];
       moves = rng.uniform() < 0.5 ? 0 : 1;
     }
-    for (int m = 0; m < moves; ++m) mover.apply(child, rng);
+    for (int m = 0; m < moves; ++m)
+      mover.apply(child, rng);
     if (state.seen(child)) continue;
     state.submit(child, "search");
   }

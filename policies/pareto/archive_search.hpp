@@ -13,7 +13,8 @@
 namespace hs::pareto {
 
 // The baselines' projections and every-super-node-on-one-device genomes, each also with all fusions on.
-std::vector<std::pair<Genome, std::string>> seed_genomes(const Encoding& enc, const std::vector<Baseline>& baselines);
+std::vector<std::pair<Genome, std::string>> seed_genomes(const Encoding& enc,
+                                                         const std::vector<Baseline>& baselines);
 // Submits the baselines' exact plans and seed_genomes().
 void seed_search(SearchState& state, const std::vector<Baseline>& baselines, const std::string& origin);
 void run_archive_search(SearchState& state, const std::vector<Baseline>& baselines, std::uint64_t seed);

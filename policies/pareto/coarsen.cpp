@@ -15,7 +15,9 @@ struct UnionFind {
     std::iota(parent.begin(), parent.end(), 0);
   }
   int find(int x) {
-    while (parent[static_cast<std::size_t>(x)] != x) x = parent[static_cast<std::size_t>(x)] = parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(x)])];
+    while (parent[static_cast<std::size_t>(x)] != x)
+      x = parent[static_cast<std::size_t>(x)] =
+          parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(x)])];
     return x;
   }
   // The smaller root id stays the root, so the result does not depend on merge order details.
@@ -31,7 +33,8 @@ struct UnionFind {
 
 std::vector<bool> runnable(const CostModel& cost, OpId o, bool demote) {
   std::vector<bool> ok(static_cast<std::size_t>(cost.platform().device_count()));
-  for (DeviceId d = 0; d < cost.platform().device_count(); ++d) ok[static_cast<std::size_t>(d)] = run_precision(cost, o, d, demote).has_value();
+  for (DeviceId d = 0; d < cost.platform().device_count(); ++d)
+    ok[static_cast<std::size_t>(d)] = run_precision(cost, o, d, demote).has_value();
   return ok;
 }
 
@@ -45,8 +48,11 @@ Coarsening coarsen(const CostModel& cost, const RewriteCandidates& c, const Coar
   std::vector<std::vector<bool>> can(static_cast<std::size_t>(n));
   for (OpId x = 0; x < n; ++x) {
     can[static_cast<std::size_t>(x)] = runnable(cost, x, o.allow_demotion);
-    if (std::none_of(can[static_cast<std::size_t>(x)].begin(), can[static_cast<std::size_t>(x)].end(), [](bool b) { return b; }))
-      throw InputError(p.file, "devices", "no device can run op '" + g.op(x).name + "' (" + cost.infeasibility_reason(x, 0) + ")");
+    if (std::none_of(can[static_cast<std::size_t>(x)].begin(), can[static_cast<std::size_t>(x)].end(),
+                     [](bool b) { return b; }))
+      throw InputError(p.file, "devices",
+                       "no device can run op '" + g.op(x).name + "' (" + cost.infeasibility_reason(x, 0) +
+                           ")");
   }
   // Small graphs keep at least about four super-nodes per device, so coarsening never removes the choice.
   const int max_ops = std::clamp(n / (4 * std::max(1, p.device_count())), 1, std::max(1, o.max_ops));
@@ -54,16 +60,20 @@ Coarsening coarsen(const CostModel& cost, const RewriteCandidates& c, const Coar
   std::vector<std::vector<bool>> group_can = can;
   auto try_join = [&](OpId a, OpId b) {
     const int ra = uf.find(a), rb = uf.find(b);
-    if (ra == rb || uf.size[static_cast<std::size_t>(ra)] + uf.size[static_cast<std::size_t>(rb)] > max_ops) return;
+    if (ra == rb || uf.size[static_cast<std::size_t>(ra)] + uf.size[static_cast<std::size_t>(rb)] > max_ops)
+      return;
     std::vector<bool> both(nd);
     bool any = false;
-    for (std::size_t d = 0; d < nd; ++d) any |= (both[d] = group_can[static_cast<std::size_t>(ra)][d] && group_can[static_cast<std::size_t>(rb)][d]);
+    for (std::size_t d = 0; d < nd; ++d)
+      any |= (both[d] =
+                  group_can[static_cast<std::size_t>(ra)][d] && group_can[static_cast<std::size_t>(rb)][d]);
     if (!any) return;
     uf.join(ra, rb);
     group_can[static_cast<std::size_t>(uf.find(ra))] = both;
   };
   for (const auto& f : c.fusions)
-    for (std::size_t k = 1; k < f.chain.size(); ++k) try_join(f.chain[0], f.chain[k]);
+    for (std::size_t k = 1; k < f.chain.size(); ++k)
+      try_join(f.chain[0], f.chain[k]);
   // Strongest couplings first; ties by tensor id.
   std::vector<std::pair<double, TensorId>> edges;
   for (TensorId t = 0; t < g.tensor_count(); ++t) {
@@ -74,9 +84,11 @@ Coarsening coarsen(const CostModel& cost, const RewriteCandidates& c, const Coar
       if (move > o.coupling * compute) edges.emplace_back(move / std::max(compute, 1e-300), t);
     }
   }
-  std::stable_sort(edges.begin(), edges.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::stable_sort(edges.begin(), edges.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
   for (const auto& [ratio, t] : edges)
-    for (OpId cons : g.tensor(t).consumers) try_join(g.tensor(t).producer, cons);
+    for (OpId cons : g.tensor(t).consumers)
+      try_join(g.tensor(t).producer, cons);
 
   Coarsening out;
   out.node_of.assign(static_cast<std::size_t>(n), -1);
@@ -94,7 +106,11 @@ Coarsening coarsen(const CostModel& cost, const RewriteCandidates& c, const Coar
   for (std::size_t s = 0; s < out.nodes.size(); ++s) {
     SuperNode& node = out.nodes[s];
     const auto& ok = group_can[static_cast<std::size_t>(uf.find(node.ops.front()))];
-    struct Option { DeviceId d; double time, energy, capacity; bool demotes; };
+    struct Option {
+      DeviceId d;
+      double time, energy, capacity;
+      bool demotes;
+    };
     std::vector<Option> options;
     for (DeviceId d = 0; d < p.device_count(); ++d) {
       if (!ok[static_cast<std::size_t>(d)]) continue;
@@ -127,7 +143,8 @@ Coarsening coarsen(const CostModel& cost, const RewriteCandidates& c, const Coar
     if (node.devices.empty()) node.devices = node.feasible; // over capacity everywhere: the evaluator says so
     std::stable_sort(node.devices.begin(), node.devices.end(), [&](DeviceId a, DeviceId b) {
       const auto time_of = [&](DeviceId d) {
-        for (const auto& op : options) if (op.d == d) return op.time;
+        for (const auto& op : options)
+          if (op.d == d) return op.time;
         return kInfeasible;
       };
       return time_of(a) < time_of(b);

@@ -13,8 +13,10 @@ Encoding::Encoding(const CostModel& cost, EncodingOptions o) : cost_(&cost), opt
   if (!options_.fusion) candidates_.fusions.clear();
   if (!options_.splitting) candidates_.splits.clear();
   coarse_ = coarsen(cost, candidates_, options_.coarsen);
-  for (const auto& node : coarse_.nodes) upper_.push_back(static_cast<int>(node.devices.size()) - 1);
-  for (std::size_t f = 0; f < candidates_.fusions.size(); ++f) upper_.push_back(1);
+  for (const auto& node : coarse_.nodes)
+    upper_.push_back(static_cast<int>(node.devices.size()) - 1);
+  for (std::size_t f = 0; f < candidates_.fusions.size(); ++f)
+    upper_.push_back(1);
   for (const auto& s : candidates_.splits) {
     std::vector<DeviceId> targets;
     for (DeviceId d = 0; d < cost.platform().device_count(); ++d)
@@ -33,11 +35,14 @@ Genome Encoding::project(const Plan& plan) const {
     for (OpId x : node.ops) {
       const DeviceId d = plan.device[static_cast<std::size_t>(x)];
       const double t = cost_->op_time(x, d);
-      load[static_cast<std::size_t>(d)] += (t < kInfeasible ? t : 0.0) + 1e-30; // an op counts even at zero cost
+      load[static_cast<std::size_t>(d)] +=
+          (t < kInfeasible ? t : 0.0) + 1e-30; // an op counts even at zero cost
     }
     int best = 0;
     for (std::size_t k = 0; k < node.devices.size(); ++k)
-      if (load[static_cast<std::size_t>(node.devices[k])] > load[static_cast<std::size_t>(node.devices[static_cast<std::size_t>(best)])]) best = static_cast<int>(k);
+      if (load[static_cast<std::size_t>(node.devices[k])] >
+          load[static_cast<std::size_t>(node.devices[static_cast<std::size_t>(best)])])
+        best = static_cast<int>(k);
     g[s] = best;
   }
   return g;
@@ -55,9 +60,11 @@ Genome Encoding::all_on(DeviceId dev) const {
 
 std::shared_ptr<const RewrittenModel> Encoding::rewritten_for(const RewriteDecision& d) const {
   std::string key;
-  for (bool f : d.fuse) key += f ? '1' : '0';
+  for (bool f : d.fuse)
+    key += f ? '1' : '0';
   key += '|';
-  for (bool s : d.split) key += s ? '1' : '0';
+  for (bool s : d.split)
+    key += s ? '1' : '0';
   for (std::size_t i = 0; i < d.precision.size(); ++i)
     if (!d.precision[i].empty()) {
       key += '|';
@@ -66,8 +73,8 @@ std::shared_ptr<const RewrittenModel> Encoding::rewritten_for(const RewriteDecis
       key += d.precision[i];
     }
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-  auto model = std::make_shared<const RewrittenModel>(apply_rewrites(cost_->graph(), candidates_, d), cost_->platform(),
-                                                      options_.calibration);
+  auto model = std::make_shared<const RewrittenModel>(apply_rewrites(cost_->graph(), candidates_, d),
+                                                      cost_->platform(), options_.calibration);
   constexpr std::size_t kCacheSize = 64;
   if (cache_order_.size() >= kCacheSize) {
     cache_.erase(cache_order_.front());
@@ -86,19 +93,24 @@ Decoded Encoding::decode(const Genome& genome) const {
   out.op_device.assign(n, -1);
   for (std::size_t s = 0; s < coarse_.nodes.size(); ++s) {
     const auto& node = coarse_.nodes[s];
-    const DeviceId d = node.devices[static_cast<std::size_t>(std::clamp(genome[s], 0, static_cast<int>(node.devices.size()) - 1))];
-    for (OpId x : node.ops) out.op_device[static_cast<std::size_t>(x)] = d;
+    const DeviceId d = node.devices[static_cast<std::size_t>(
+        std::clamp(genome[s], 0, static_cast<int>(node.devices.size()) - 1))];
+    for (OpId x : node.ops)
+      out.op_device[static_cast<std::size_t>(x)] = d;
   }
   RewriteDecision& dec = out.decision;
   dec.fuse.assign(candidates_.fusions.size(), false);
-  for (std::size_t f = 0; f < candidates_.fusions.size(); ++f) dec.fuse[f] = genome[fusion_gene(f)] != 0;
+  for (std::size_t f = 0; f < candidates_.fusions.size(); ++f)
+    dec.fuse[f] = genome[fusion_gene(f)] != 0;
   dec.split.assign(candidates_.splits.size(), false);
   out.split_device.assign(candidates_.splits.size(), -1);
   for (std::size_t s = 0; s < candidates_.splits.size(); ++s) {
     const int k = genome[split_gene(s)];
     if (k <= 0) continue;
     dec.split[s] = true;
-    out.split_device[s] = split_targets_[s][static_cast<std::size_t>(std::min(k, static_cast<int>(split_targets_[s].size())) - 1)];
+    out.split_device[s] =
+        split_targets_[s]
+                      [static_cast<std::size_t>(std::min(k, static_cast<int>(split_targets_[s].size())) - 1)];
   }
   dec.precision.assign(n, "");
   for (std::size_t i = 0; i < n; ++i) {

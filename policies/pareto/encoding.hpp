@@ -27,7 +27,8 @@ struct EncodingOptions {
 
 // A rewritten graph with its cost model (which points into the graph, so the pair never moves).
 struct RewrittenModel {
-  RewrittenModel(Rewritten r, const Platform& p, const Calibration& c) : rewritten(std::move(r)), cost(rewritten.graph, p, c) {}
+  RewrittenModel(Rewritten r, const Platform& p, const Calibration& c)
+      : rewritten(std::move(r)), cost(rewritten.graph, p, c) {}
   RewrittenModel(const RewrittenModel&) = delete;
   RewrittenModel& operator=(const RewrittenModel&) = delete;
   Rewritten rewritten;
@@ -54,7 +55,9 @@ public:
   std::size_t size() const { return upper_.size(); }
   const std::vector<int>& upper() const { return upper_; } // inclusive; lower bounds are 0
   std::size_t fusion_gene(std::size_t f) const { return coarse_.nodes.size() + f; }
-  std::size_t split_gene(std::size_t s) const { return coarse_.nodes.size() + candidates_.fusions.size() + s; }
+  std::size_t split_gene(std::size_t s) const {
+    return coarse_.nodes.size() + candidates_.fusions.size() + s;
+  }
   const std::vector<DeviceId>& split_targets(std::size_t s) const { return split_targets_[s]; }
 
   // Each super-node on the allowed device that carries most of its ops' time in `plan`; no rewrites.

@@ -22,8 +22,8 @@ struct FrontReport {
   std::vector<Entry> plans;                   // sorted
   std::vector<std::optional<Scores>> simgrid; // per plan, when replayed
   std::vector<HistoryPoint> history;
-  std::vector<double> weights;                // weighted-sum mode, when given
-  std::optional<std::size_t> weighted;        // the plan it picks
+  std::vector<double> weights;         // weighted-sum mode, when given
+  std::optional<std::size_t> weighted; // the plan it picks
 };
 
 // Sorts the archive's entries and fills `plans`.
@@ -37,6 +37,7 @@ std::string front_csv(const ParetoProblem& problem, const FrontReport& r);
 std::string history_csv(const FrontReport& r);
 std::string front_table(const ParetoProblem& problem, const FrontReport& r);
 // One SVG per pair of objectives: {file stem, svg text}.
-std::vector<std::pair<std::string, std::string>> front_plots(const ParetoProblem& problem, const FrontReport& r);
+std::vector<std::pair<std::string, std::string>> front_plots(const ParetoProblem& problem,
+                                                             const FrontReport& r);
 
 } // namespace hs::pareto

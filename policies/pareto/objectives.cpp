@@ -11,10 +11,14 @@ namespace hs::pareto {
 
 std::string objective_name(Objective o) {
   switch (o) {
-  case Objective::Latency: return "latency";
-  case Objective::Energy: return "energy";
-  case Objective::Memory: return "memory";
-  case Objective::Precision: return "precision";
+  case Objective::Latency:
+    return "latency";
+  case Objective::Energy:
+    return "energy";
+  case Objective::Memory:
+    return "memory";
+  case Objective::Precision:
+    return "precision";
   }
   return "?";
 }
@@ -32,7 +36,8 @@ std::vector<Objective> parse_objective_list(const std::string& csv, const std::s
   while (std::getline(in, item, ',')) {
     const auto o = parse_objective(item);
     if (!o) throw InputError(option, item, "unknown objective (known: latency, energy, memory, precision)");
-    if (std::find(list.begin(), list.end(), *o) != list.end()) throw InputError(option, item, "objective given twice");
+    if (std::find(list.begin(), list.end(), *o) != list.end())
+      throw InputError(option, item, "objective given twice");
     list.push_back(*o);
   }
   if (list.size() < 2) throw InputError(option, csv, "a Pareto front needs at least two objectives");
@@ -41,10 +46,14 @@ std::vector<Objective> parse_objective_list(const std::string& csv, const std::s
 
 double Scores::raw(Objective o) const {
   switch (o) {
-  case Objective::Latency: return latency;
-  case Objective::Energy: return energy;
-  case Objective::Memory: return memory;
-  case Objective::Precision: return precision;
+  case Objective::Latency:
+    return latency;
+  case Objective::Energy:
+    return energy;
+  case Objective::Memory:
+    return memory;
+  case Objective::Precision:
+    return precision;
   }
   return 0.0;
 }
@@ -64,7 +73,8 @@ Scores score_execution(const Plan& plan, const CostModel& cost, const Execution&
   }
   const MemoryUsage m = memory_usage(plan, cost, e);
   const Platform& p = cost.platform();
-  for (std::size_t d = 0; d < p.devices.size(); ++d) s.memory = std::max(s.memory, m.peak[d] / p.devices[d].memory_capacity);
+  for (std::size_t d = 0; d < p.devices.size(); ++d)
+    s.memory = std::max(s.memory, m.peak[d] / p.devices[d].memory_capacity);
   if (s.memory > 1.0) {
     s.feasible = false;
     s.infeasible_because = "peak memory exceeds a device's capacity";
@@ -76,14 +86,21 @@ Scores score_execution(const Plan& plan, const CostModel& cost, const Execution&
   return s;
 }
 
-std::vector<double> normalise(const Scores& s, const Normalisation& n, const std::vector<Objective>& objectives) {
+std::vector<double> normalise(const Scores& s, const Normalisation& n,
+                              const std::vector<Objective>& objectives) {
   std::vector<double> v;
   v.reserve(objectives.size());
   for (Objective o : objectives) {
     switch (o) {
-    case Objective::Latency: v.push_back(s.latency / n.latency); break;
-    case Objective::Energy: v.push_back(s.energy / n.energy); break;
-    default: v.push_back(s.raw(o)); break;
+    case Objective::Latency:
+      v.push_back(s.latency / n.latency);
+      break;
+    case Objective::Energy:
+      v.push_back(s.energy / n.energy);
+      break;
+    default:
+      v.push_back(s.raw(o));
+      break;
     }
   }
   return v;

@@ -42,7 +42,8 @@ struct Normalisation {
   double energy = 1.0;  // fastest-device plan's energy
 };
 
-std::vector<double> normalise(const Scores& s, const Normalisation& n, const std::vector<Objective>& objectives);
+std::vector<double> normalise(const Scores& s, const Normalisation& n,
+                              const std::vector<Objective>& objectives);
 
 // Pareto dominance for minimisation: a is no worse everywhere and better somewhere.
 bool dominates(const std::vector<double>& a, const std::vector<double>& b);

@@ -16,11 +16,13 @@ Plan plan_for_placement(const CostModel& cost, const std::vector<DeviceId>& devi
     double tail = 0.0;
     for (TensorId t : g.op(o).outputs)
       for (OpId c : g.tensor(t).consumers)
-        tail = std::max(tail, cost.transfer_time(t, d, device[static_cast<std::size_t>(c)]) + rank[static_cast<std::size_t>(c)]);
+        tail = std::max(tail, cost.transfer_time(t, d, device[static_cast<std::size_t>(c)]) +
+                                  rank[static_cast<std::size_t>(c)]);
     rank[static_cast<std::size_t>(o)] = cost.op_time(o, d) + tail;
   }
   Plan plan = Plan::empty(g.op_count(), cost.platform(), std::move(policy));
-  for (OpId o : order_by_decreasing(g, rank)) plan.append(o, device[static_cast<std::size_t>(o)]);
+  for (OpId o : order_by_decreasing(g, rank))
+    plan.append(o, device[static_cast<std::size_t>(o)]);
   return plan;
 }
 

@@ -41,9 +41,15 @@ std::vector<double> ParetoProblem::reference_point() const {
   for (Objective o : options_.objectives) {
     switch (o) {
     case Objective::Latency:
-    case Objective::Energy: r.push_back(2.0); break;
-    case Objective::Memory: r.push_back(1.0); break;
-    case Objective::Precision: r.push_back(options_.error_budget > 0 ? options_.error_budget : 1.0); break;
+    case Objective::Energy:
+      r.push_back(2.0);
+      break;
+    case Objective::Memory:
+      r.push_back(1.0);
+      break;
+    case Objective::Precision:
+      r.push_back(options_.error_budget > 0 ? options_.error_budget : 1.0);
+      break;
     }
   }
   return r;

@@ -9,14 +9,16 @@ namespace hs::pareto {
 namespace {
 
 bool is_anchor(const std::string& kind) {
-  static const std::set<std::string> k = {"conv2d", "conv", "gemm", "matmul", "linear", "batchnorm", "elementwise"};
+  static const std::set<std::string> k = {"conv2d", "conv",      "gemm",       "matmul",
+                                          "linear", "batchnorm", "elementwise"};
   return k.count(kind) > 0;
 }
 
 // Ops that a compiler folds into the epilogue of the op before them.
 bool is_epilogue(const std::string& kind) {
-  static const std::set<std::string> k = {"batchnorm", "bias", "bias_add", "relu", "gelu", "silu", "sigmoid", "tanh",
-                                          "activation", "elementwise", "add", "mul", "dropout", "scale"};
+  static const std::set<std::string> k = {"batchnorm", "bias",    "bias_add", "relu",       "gelu",
+                                          "silu",      "sigmoid", "tanh",     "activation", "elementwise",
+                                          "add",       "mul",     "dropout",  "scale"};
   return k.count(kind) > 0;
 }
 
@@ -28,7 +30,8 @@ bool share_device(const CostModel& cost, OpId a, OpId b) {
 
 int feasible_devices(const CostModel& cost, OpId o) {
   int n = 0;
-  for (DeviceId d = 0; d < cost.platform().device_count(); ++d) n += cost.feasible(o, d) ? 1 : 0;
+  for (DeviceId d = 0; d < cost.platform().device_count(); ++d)
+    n += cost.feasible(o, d) ? 1 : 0;
   return n;
 }
 
@@ -63,7 +66,8 @@ RewriteCandidates find_rewrite_candidates(const CostModel& cost, const RewriteOp
       cur = next;
     }
     if (chain.size() < 2) continue;
-    for (OpId x : chain) taken[static_cast<std::size_t>(x)] = true;
+    for (OpId x : chain)
+      taken[static_cast<std::size_t>(x)] = true;
     c.fusions.push_back({chain});
   }
   const double total = g.total_flops();
@@ -71,13 +75,15 @@ RewriteCandidates find_rewrite_candidates(const CostModel& cost, const RewriteOp
   for (OpId x = 0; x < g.op_count(); ++x) {
     const Op& op = g.op(x);
     if ((op.kind == "gemm" || op.kind == "matmul" || op.kind == "linear") && !op.has_explicit_times() &&
-        op.flops >= o.split_min_flops && op.flops >= o.split_min_share * total && feasible_devices(cost, x) >= 2)
+        op.flops >= o.split_min_flops && op.flops >= o.split_min_share * total &&
+        feasible_devices(cost, x) >= 2)
       big.push_back(x);
   }
   std::stable_sort(big.begin(), big.end(), [&](OpId a, OpId b) { return g.op(a).flops > g.op(b).flops; });
   if (static_cast<int>(big.size()) > o.max_splits) big.resize(static_cast<std::size_t>(o.max_splits));
   std::sort(big.begin(), big.end());
-  for (OpId x : big) c.splits.push_back({x});
+  for (OpId x : big)
+    c.splits.push_back({x});
   return c;
 }
 
@@ -86,7 +92,8 @@ Rewritten apply_rewrites(const Graph& g, const RewriteCandidates& c, const Rewri
   std::vector<int> fusion_of(n, -1), split_of(n, -1);
   for (std::size_t i = 0; i < c.fusions.size(); ++i)
     if (i < d.fuse.size() && d.fuse[i])
-      for (OpId x : c.fusions[i].chain) fusion_of[static_cast<std::size_t>(x)] = static_cast<int>(i);
+      for (OpId x : c.fusions[i].chain)
+        fusion_of[static_cast<std::size_t>(x)] = static_cast<int>(i);
   for (std::size_t i = 0; i < c.splits.size(); ++i)
     if (i < d.split.size() && d.split[i] && fusion_of[static_cast<std::size_t>(c.splits[i].op)] < 0)
       split_of[static_cast<std::size_t>(c.splits[i].op)] = static_cast<int>(i);
@@ -171,8 +178,9 @@ Rewritten apply_rewrites(const Graph& g, const RewriteCandidates& c, const Rewri
   for (const Tensor& t : g.tensors) {
     const auto p = static_cast<std::size_t>(t.producer);
     const int f = fusion_of[p];
-    const bool internal = f >= 0 && std::all_of(t.consumers.begin(), t.consumers.end(),
-                                                [&](OpId c2) { return fusion_of[static_cast<std::size_t>(c2)] == f; });
+    const bool internal = f >= 0 && std::all_of(t.consumers.begin(), t.consumers.end(), [&](OpId c2) {
+                            return fusion_of[static_cast<std::size_t>(c2)] == f;
+                          });
     if (internal && !t.consumers.empty()) continue;
     std::vector<OpId> consumers;
     for (OpId c2 : t.consumers)

@@ -34,10 +34,10 @@ struct RewriteCandidates {
 };
 
 struct RewriteOptions {
-  int max_chain = 4;               // ops per fused chain
-  double split_min_flops = 1e9;    // a GEMM is split only above this many FLOPs ...
-  double split_min_share = 0.02;   // ... and this share of the graph's FLOPs
-  int max_splits = 32;             // the largest GEMMs only
+  int max_chain = 4;             // ops per fused chain
+  double split_min_flops = 1e9;  // a GEMM is split only above this many FLOPs ...
+  double split_min_share = 0.02; // ... and this share of the graph's FLOPs
+  int max_splits = 32;           // the largest GEMMs only
 };
 
 // Chains whose intermediates have one producer and one consumer and whose ops share a feasible device;

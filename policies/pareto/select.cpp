@@ -21,7 +21,8 @@ Limit parse_limit(std::size_t objective, const std::string& text) {
     used = 0;
   }
   if (number.empty() || used != number.size() || !std::isfinite(l.value) || l.value < 0)
-    throw std::invalid_argument("'" + text + "' is not a limit (a non-negative number, or a multiple such as 1.05x)");
+    throw std::invalid_argument("'" + text +
+                                "' is not a limit (a non-negative number, or a multiple such as 1.05x)");
   return l;
 }
 
@@ -30,13 +31,15 @@ std::optional<std::size_t> select_plan(const std::vector<std::vector<double>>& v
   std::vector<double> bound;
   for (const auto& l : limits) {
     double best = std::numeric_limits<double>::infinity();
-    for (const auto& v : values) best = std::min(best, v[l.objective]);
+    for (const auto& v : values)
+      best = std::min(best, v[l.objective]);
     bound.push_back(l.relative ? l.value * best : l.value);
   }
   std::optional<std::size_t> chosen;
   for (std::size_t i = 0; i < values.size(); ++i) {
     bool ok = true;
-    for (std::size_t k = 0; k < limits.size() && ok; ++k) ok = values[i][limits[k].objective] <= bound[k];
+    for (std::size_t k = 0; k < limits.size() && ok; ++k)
+      ok = values[i][limits[k].objective] <= bound[k];
     if (ok && (!chosen || values[i][minimise] < values[*chosen][minimise])) chosen = i;
   }
   return chosen;
@@ -48,7 +51,8 @@ std::optional<std::size_t> weighted_choice(const std::vector<std::vector<double>
   double best = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < values.size(); ++i) {
     double s = 0;
-    for (std::size_t k = 0; k < weights.size() && k < values[i].size(); ++k) s += weights[k] * values[i][k];
+    for (std::size_t k = 0; k < weights.size() && k < values[i].size(); ++k)
+      s += weights[k] * values[i][k];
     if (s < best) {
       best = s;
       chosen = i;
