@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libsimgrid-dev libboost-dev libeigen3-dev libcli11-dev nlohmann-json3-dev doctest-dev libpagmo-dev
+  libonnx-dev libprotobuf-dev
 )
 
 missing=()

@@ -3,9 +3,9 @@
 // when an op is dispatched (or earlier, when the policy commits it to a device: prefetch).
 #include "sim/simgrid_engine.hpp"
 #include "sim/simgrid_replay_support.hpp"
+#include "sim/simgrid_transfers.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -23,16 +23,9 @@ struct Copy {
   std::vector<OpId> waiters; // dispatched consumers on `device` waiting for it
 };
 
-struct PendingTransfer {
+struct Request {
   TensorId tensor;
-  DeviceId from;
   DeviceId to;
-};
-
-struct CopyQueue {
-  Waitable signal;
-  std::deque<PendingTransfer> transfers;
-  bool closed = false;
 };
 
 class DynamicReplay final : public ReplayView {
@@ -40,7 +33,8 @@ public:
   DynamicReplay(std::unique_ptr<DynamicScheduler> scheduler, const CostModel& cost, const SimgridPlatform& sg,
                 std::vector<double> time_factor)
       : scheduler_(std::move(scheduler)), cost_(cost), g_(cost.graph()), sg_(sg),
-        time_factor_(std::move(time_factor)) {
+        time_factor_(std::move(time_factor)),
+        transfers_(g_, cost.platform(), sg, result_.transfers, [this](std::size_t i) { transfer_arrived(i); }) {
     const auto n = static_cast<std::size_t>(g_.op_count());
     const Platform& p = cost.platform();
     placed_.assign(n, -1);
@@ -57,7 +51,6 @@ public:
     result_.engine = "simgrid";
     result_.ops.resize(n);
     for (const auto& d : p.devices) {
-      copy_queues_.push_back(std::make_unique<CopyQueue>());
       stream_signal_.emplace_back();
       for (int s = 0; s < d.streams; ++s)
         stream_signal_.back().push_back(std::make_unique<Waitable>());
@@ -68,15 +61,12 @@ public:
     const Platform& p = cost_.platform();
     for (OpId o = 0; o < g_.op_count(); ++o)
       if (preds_left_[static_cast<std::size_t>(o)] == 0) became_ready(o);
-    if (ops_left_ == 0) close_copy_queues();
-    for (std::size_t d = 0; d < p.devices.size(); ++d) {
+    if (ops_left_ == 0) transfers_.close(true);
+    for (std::size_t d = 0; d < p.devices.size(); ++d)
       for (int s = 0; s < p.devices[d].streams; ++s)
         sg4::Actor::create(p.devices[d].name + "/stream" + std::to_string(s), sg_.hosts[d],
                            [this, d, s] { run_stream(static_cast<DeviceId>(d), s); });
-      for (int c = 0; c < p.devices[d].copy_engines; ++c)
-        sg4::Actor::create(p.devices[d].name + "/copy" + std::to_string(c), sg_.hosts[d],
-                           [this, d] { run_copy_engine(d); });
-    }
+    transfers_.start_actors();
   }
 
   std::string finish() {
@@ -120,7 +110,7 @@ private:
     if (error_.empty()) error_ = what;
     ops_left_ = 0; // every actor leaves
     wake_idle_streams();
-    close_copy_queues();
+    transfers_.close(true);
   }
 
   void became_ready(OpId o) {
@@ -134,7 +124,6 @@ private:
 
   // Makes sure each input of `o` is on `dev` or on its way; registers `o` as waiting when `wait`.
   void request_inputs(OpId o, DeviceId dev, bool wait) {
-    std::vector<CopyQueue*> to_wake;
     for (TensorId t : g_.op(o).inputs) {
       auto& copies = copies_[static_cast<std::size_t>(t)];
       auto it = std::find_if(copies.begin(), copies.end(), [&](const Copy& c) { return c.device == dev; });
@@ -142,18 +131,16 @@ private:
         const DeviceId from = placed_[static_cast<std::size_t>(g_.tensor(t).producer)];
         copies.push_back({dev, false, {}});
         it = std::prev(copies.end());
-        CopyQueue& q = *copy_queues_[static_cast<std::size_t>(from)];
-        q.transfers.push_back({t, from, dev});
-        to_wake.push_back(&q);
+        transfers_.enqueue(t, from, dev, requests_.size());
+        requests_.push_back({t, dev});
       }
       if (wait && !it->arrived) {
         it->waiters.push_back(o);
         ++missing_inputs_[static_cast<std::size_t>(o)];
       }
     }
-    // Only now: notifying may let other actors run, and they may change `copies_`.
-    for (CopyQueue* q : to_wake)
-      q->signal.notify();
+    // Only now: waking copy engines lets other actors run, and they may change `copies_`.
+    transfers_.flush();
   }
 
   std::optional<OpId> next_op(DeviceId d) {
@@ -196,7 +183,7 @@ private:
         copies_[static_cast<std::size_t>(t)].push_back({d, true, {}});
       for (OpId c : g_.successors(o))
         if (--preds_left_[static_cast<std::size_t>(c)] == 0) became_ready(c);
-      if (--ops_left_ == 0) close_copy_queues();
+      if (--ops_left_ == 0) transfers_.close(true); // what is still queued is an unused prefetch
       wake_idle_streams(); // new ready ops, or a device whose load changed
     }
   }
@@ -206,44 +193,15 @@ private:
     idle_.notify();
   }
 
-  void close_copy_queues() {
-    for (auto& q : copy_queues_) {
-      q->closed = true;
-      q->signal.notify();
-    }
-  }
-
-  void run_copy_engine(std::size_t d) {
-    CopyQueue& q = *copy_queues_[d];
-    for (;;) {
-      std::optional<PendingTransfer> next;
-      q.signal.take_when([&] { return !q.transfers.empty() || q.closed; },
-                         [&] {
-                           if (q.closed) return;
-                           next = q.transfers.front();
-                           q.transfers.pop_front();
-                         });
-      if (!next) return; // every op has run: what is still queued is an unused prefetch
-      const PendingTransfer t = *next;
-      const Tensor& tensor = g_.tensor(t.tensor);
-      TransferRun run{t.tensor, t.from, t.to, tensor.bytes, now(), 0.0};
-      if (tensor.comm_time) {
-        sg4::this_actor::sleep_for(*tensor.comm_time);
-      } else {
-        sg4::Comm::sendto(sg_.hosts[static_cast<std::size_t>(t.from)],
-                          sg_.hosts[static_cast<std::size_t>(t.to)], static_cast<uint64_t>(tensor.bytes));
-      }
-      run.end = now();
-      result_.transfers.push_back(run);
-      auto& copies = copies_[static_cast<std::size_t>(t.tensor)];
-      auto it = std::find_if(copies.begin(), copies.end(), [&](const Copy& c) { return c.device == t.to; });
-      it->arrived = true;
-      const auto waiters = std::move(it->waiters);
-      it->waiters.clear();
-      for (OpId c : waiters)
-        if (--missing_inputs_[static_cast<std::size_t>(c)] == 0)
-          input_signal_[static_cast<std::size_t>(c)]->notify();
-    }
+  void transfer_arrived(std::size_t request) {
+    const Request& r = requests_[request];
+    auto& copies = copies_[static_cast<std::size_t>(r.tensor)];
+    auto it = std::find_if(copies.begin(), copies.end(), [&](const Copy& c) { return c.device == r.to; });
+    it->arrived = true;
+    const auto waiters = std::move(it->waiters);
+    it->waiters.clear();
+    for (OpId c : waiters)
+      if (--missing_inputs_[static_cast<std::size_t>(c)] == 0) input_signal_[static_cast<std::size_t>(c)]->notify();
   }
 
   std::unique_ptr<DynamicScheduler> scheduler_;
@@ -265,8 +223,9 @@ private:
   Waitable idle_;                     // idle streams wait here for new ready ops
   std::uint64_t wake_generation_ = 0; // bumped by every event that may give an idle stream work
   std::vector<std::vector<std::unique_ptr<Waitable>>> stream_signal_;
-  std::vector<std::unique_ptr<CopyQueue>> copy_queues_;
+  std::vector<Request> requests_; // what each queued transfer brings where
   Execution result_;
+  replay::Transfers transfers_; // after result_, which it records into
 };
 
 } // namespace

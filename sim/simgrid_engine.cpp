@@ -1,6 +1,7 @@
 #include "sim/simgrid_engine.hpp"
 
 #include "sim/simgrid_replay_support.hpp"
+#include "sim/simgrid_transfers.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -31,18 +32,13 @@ struct PendingTransfer {
   std::vector<OpId> waiters; // consumers on `to`
 };
 
-struct CopyQueue {
-  Waitable signal;
-  std::deque<std::size_t> transfers; // indices into Replay::transfers
-  bool closed = false;               // every op has run: nothing more will be queued
-};
-
 // The replay keeps the DAG in HeteroSim's structures and creates each SimGrid activity only when it
 // starts (DESIGN.md: building the whole DAG as s4u activities is quadratic in 3.32).
 class Replay {
 public:
   Replay(const Plan& plan, const CostModel& cost, const SimgridPlatform& sg, std::vector<double> time_factor)
-      : plan_(plan), cost_(cost), g_(cost.graph()), sg_(sg), time_factor_(std::move(time_factor)) {
+      : plan_(plan), cost_(cost), g_(cost.graph()), sg_(sg), time_factor_(std::move(time_factor)),
+        transfers_(g_, cost.platform(), sg, result_.transfers, [this](std::size_t i) { transfer_arrived(i); }) {
     const auto n = static_cast<std::size_t>(g_.op_count());
     missing_inputs_.resize(n);
     ops_left_ = n;
@@ -52,21 +48,17 @@ public:
     for (std::size_t d = 0; d < plan.queues.size(); ++d) {
       stream_signal_.emplace_back();
       for (std::size_t s = 0; s < plan.queues[d].size(); ++s) stream_signal_.back().push_back(std::make_unique<Waitable>());
-      copy_queues_.push_back(std::make_unique<CopyQueue>());
     }
   }
 
   void start() {
     const Platform& p = cost_.platform();
-    if (ops_left_ == 0) close_copy_queues();
-    for (std::size_t d = 0; d < plan_.queues.size(); ++d) {
-      sg4::Host* host = sg_.hosts[d];
+    if (ops_left_ == 0) transfers_.close();
+    for (std::size_t d = 0; d < plan_.queues.size(); ++d)
       for (std::size_t s = 0; s < plan_.queues[d].size(); ++s)
         if (!plan_.queues[d][s].empty())
-          sg4::Actor::create(p.devices[d].name + "/stream" + std::to_string(s), host, [this, d, s] { run_stream(d, s); });
-      for (int c = 0; c < p.devices[d].copy_engines; ++c)
-        sg4::Actor::create(p.devices[d].name + "/copy" + std::to_string(c), host, [this, d] { run_copy_engine(d); });
-    }
+          sg4::Actor::create(p.devices[d].name + "/stream" + std::to_string(s), sg_.hosts[d], [this, d, s] { run_stream(d, s); });
+    transfers_.start_actors();
   }
 
   Execution finish() {
@@ -91,39 +83,35 @@ private:
       sg4::this_actor::execute(cost_.op_time(o, static_cast<DeviceId>(d)) * time_factor_[oi] * kNominalSpeed);
       result_.ops[oi].end = sg4::Engine::get_clock();
       if (pstate != 0) host->set_pstate(0); // idle time is drawn at the nominal state, as the analytic model assumes
+      if (--ops_left_ == 0) transfers_.close();
       publish_outputs(o, static_cast<DeviceId>(d));
-      if (--ops_left_ == 0) close_copy_queues();
-    }
-  }
-
-  // Copy engines are ordinary actors that leave once all ops have run, rather than daemons: daemons are
-  // killed when the Engine is destroyed, after the Replay their stacks refer to.
-  void close_copy_queues() {
-    for (auto& q : copy_queues_) {
-      q->closed = true;
-      q->signal.notify();
     }
   }
 
   void publish_outputs(OpId o, DeviceId dev) {
+    // Record every transfer with its waiters before anything can run: input_arrived() and flush() are simcalls.
+    std::vector<OpId> local;
     for (TensorId t : g_.op(o).outputs) {
-      std::size_t first_new = transfers_.size();
+      const std::size_t first_new = pending_.size();
       for (OpId c : g_.tensor(t).consumers) {
         const DeviceId to = plan_.device[static_cast<std::size_t>(c)];
         if (to == dev) {
-          input_arrived(c);
+          local.push_back(c);
           continue;
         }
         std::size_t i = first_new;
-        while (i < transfers_.size() && transfers_[i].to != to) ++i;
-        if (i == transfers_.size()) transfers_.push_back({t, dev, to, {}});
-        transfers_[i].waiters.push_back(c);
+        while (i < pending_.size() && pending_[i].to != to) ++i;
+        if (i == pending_.size()) pending_.push_back({t, dev, to, {}});
+        pending_[i].waiters.push_back(c);
       }
-      if (transfers_.size() == first_new) continue;
-      CopyQueue& q = *copy_queues_[static_cast<std::size_t>(dev)];
-      for (std::size_t i = first_new; i < transfers_.size(); ++i) q.transfers.push_back(i);
-      q.signal.notify();
+      for (std::size_t i = first_new; i < pending_.size(); ++i) transfers_.enqueue(t, dev, pending_[i].to, i);
     }
+    transfers_.flush();
+    for (OpId c : local) input_arrived(c);
+  }
+
+  void transfer_arrived(std::size_t index) {
+    for (OpId c : pending_[index].waiters) input_arrived(c);
   }
 
   void input_arrived(OpId c) {
@@ -131,33 +119,6 @@ private:
     --missing_inputs_[ci];
     if (missing_inputs_[ci] == 0)
       stream_signal_[static_cast<std::size_t>(plan_.device[ci])][static_cast<std::size_t>(plan_.stream[ci])]->notify();
-  }
-
-  void run_copy_engine(std::size_t d) {
-    CopyQueue& q = *copy_queues_[d];
-    for (;;) {
-      std::optional<std::size_t> next;
-      q.signal.take_when([&] { return !q.transfers.empty() || q.closed; },
-                         [&] {
-                           if (q.transfers.empty()) return; // closed
-                           next = q.transfers.front();
-                           q.transfers.pop_front();
-                         });
-      if (!next) return; // closed: every consumer has already received what it waited for
-      const std::size_t index = *next;
-      const PendingTransfer& t = transfers_[index];
-      const Tensor& tensor = g_.tensor(t.tensor);
-      TransferRun run{t.tensor, t.from, t.to, tensor.bytes, sg4::Engine::get_clock(), 0.0};
-      if (tensor.comm_time) {
-        sg4::this_actor::sleep_for(*tensor.comm_time); // textbook edge: its stated cost, no route involved
-      } else {
-        sg4::Comm::sendto(sg_.hosts[static_cast<std::size_t>(t.from)], sg_.hosts[static_cast<std::size_t>(t.to)],
-                          static_cast<uint64_t>(tensor.bytes));
-      }
-      run.end = sg4::Engine::get_clock();
-      result_.transfers.push_back(run);
-      for (OpId c : transfers_[index].waiters) input_arrived(c);
-    }
   }
 
   const Plan& plan_;
@@ -168,9 +129,9 @@ private:
   std::vector<int> missing_inputs_;
   std::size_t ops_left_ = 0;
   std::vector<std::vector<std::unique_ptr<Waitable>>> stream_signal_;
-  std::vector<std::unique_ptr<CopyQueue>> copy_queues_;
-  std::deque<PendingTransfer> transfers_; // deque: references stay valid while it grows
+  std::deque<PendingTransfer> pending_; // deque: references stay valid while it grows
   Execution result_;
+  replay::Transfers transfers_; // after result_, which it records into
 };
 
 using replay::get;

@@ -126,3 +126,17 @@ TEST_CASE("energy: known answers from idle and busy power, and a slower p-state"
     CHECK(e.device_energy[1] == doctest::Approx(5.0 * 3.0)); // idle all along
   }
 }
+
+TEST_CASE("textbook DAGs (explicit costs) replay exactly as analysed, however many edges overlap") {
+  // The textbook model has no copy-engine limit: explicit-cost edges must not queue behind each other.
+  const Platform p = load_platform(test::source_dir() + "/platforms/textbook-3p.json");
+  for (const std::string spec : {"topcuoglu:v=80,ccr=5,seed=2", "topcuoglu:v=80,ccr=10,out_degree=4,seed=3"}) {
+    CAPTURE(spec);
+    const Graph g = load_workload(spec);
+    const CostModel cost(g, p);
+    const Plan plan = policy_by_name("heft").plan({cost, 0});
+    const Execution a = run_analytic(plan, cost), s = run_simgrid(plan, cost);
+    CHECK(s.makespan == doctest::Approx(a.makespan).epsilon(1e-9));
+    check_invariants(s, plan, cost);
+  }
+}

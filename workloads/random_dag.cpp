@@ -75,7 +75,7 @@ Graph random_ml_dag(const RandomDagOptions& o) {
         if (consumers[p].empty()) continue;
         std::sort(consumers[p].begin(), consumers[p].end());
         const OpId producer = previous[p];
-        b.tensor("t" + std::to_string(producer), b.mutable_op(producer).bytes_written, producer, consumers[p]);
+        b.tensor(std::string("t").append(std::to_string(producer)), b.mutable_op(producer).bytes_written, producer, consumers[p]);
       }
     }
     previous = current;

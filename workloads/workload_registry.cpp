@@ -4,6 +4,7 @@
 #include "sim/graph_io.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <filesystem>
 #include <stdexcept>
@@ -80,8 +81,30 @@ std::vector<WorkloadBuilder> WorkloadRegistry::all() const {
   return out;
 }
 
+namespace {
+std::vector<WorkloadFileFormat>& file_formats() {
+  static std::vector<WorkloadFileFormat> formats;
+  return formats;
+}
+} // namespace
+
+bool register_workload_file_format(WorkloadFileFormat f) {
+  for (const auto& existing : file_formats())
+    if (existing.extension == f.extension) throw std::logic_error("workload file format '" + f.extension + "' registered twice");
+  file_formats().push_back(std::move(f));
+  return true;
+}
+
+std::vector<WorkloadFileFormat> workload_file_formats() { return file_formats(); }
+
 Graph load_workload(const std::string& spec, std::uint64_t seed) {
-  if (std::filesystem::exists(spec)) return load_graph(spec);
+  if (std::filesystem::exists(spec)) {
+    std::string ext = std::filesystem::path(spec).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    for (const auto& f : file_formats())
+      if (f.extension == ext) return f.load(spec);
+    return load_graph(spec);
+  }
   const auto colon = spec.find(':');
   const std::string name = spec.substr(0, colon);
   const WorkloadBuilder* b = WorkloadRegistry::instance().find(name);
@@ -94,13 +117,18 @@ Graph load_workload(const std::string& spec, std::uint64_t seed) {
   if (colon != std::string::npos) {
     std::string rest = spec.substr(colon + 1);
     std::size_t pos = 0;
+    std::string last_key;
     while (pos <= rest.size() && !rest.empty()) {
       const auto comma = rest.find(',', pos);
       const std::string item = rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
       const auto eq = item.find('=');
-      if (eq == std::string::npos || eq == 0) throw InputError(spec, item, "expected key=value");
-      if (!values.emplace(item.substr(0, eq), item.substr(eq + 1)).second)
-        throw InputError(spec, item.substr(0, eq), "given twice");
+      if (eq == std::string::npos && !last_key.empty()) {
+        values[last_key] += "," + item; // a list value: devices=P1,P2,P3
+      } else {
+        if (eq == std::string::npos || eq == 0) throw InputError(spec, item, "expected key=value");
+        last_key = item.substr(0, eq);
+        if (!values.emplace(last_key, item.substr(eq + 1)).second) throw InputError(spec, last_key, "given twice");
+      }
       if (comma == std::string::npos) break;
       pos = comma + 1;
     }

@@ -49,10 +49,24 @@ private:
   std::vector<WorkloadBuilder> builders_;
 };
 
+// Graph files other than the JSON format, by extension (".dot", ".onnx"): importers register here.
+struct WorkloadFileFormat {
+  std::string extension; // with the dot, lower case
+  std::string description;
+  std::function<Graph(const std::string& path)> load;
+};
+bool register_workload_file_format(WorkloadFileFormat f);
+std::vector<WorkloadFileFormat> workload_file_formats();
+
 // A file path or a builder spec ("random:ops=1000,seed=3"); `seed` is the default for builders' seed.
 Graph load_workload(const std::string& spec_or_path, std::uint64_t seed = 0);
 
 } // namespace hs
+
+#define HS_REGISTER_WORKLOAD_FILE_FORMAT(id, ...)                                                           \
+  namespace {                                                                                               \
+  [[maybe_unused]] const bool hs_workload_format_##id = ::hs::register_workload_file_format(__VA_ARGS__); \
+  }
 
 #define HS_REGISTER_WORKLOAD(id, ...)                                                                   \
   namespace {                                                                                           \

@@ -44,10 +44,13 @@ Action platforms_command(CLI::App& app) {
 }
 
 Action workloads_command(CLI::App& app) {
-  app.add_subcommand("workloads", "List the workload builders and their parameters, one line each");
+  app.add_subcommand("workloads", "List the workload builders and their parameters, one line each, and the graph file formats");
   return [] {
     for (const auto& w : WorkloadRegistry::instance().all())
       std::cout << w.name << "\t" << w.description << "\t[" << w.parameters << "]\n";
+    std::cout << "\nfiles: .json (heterosim-graph)";
+    for (const auto& f : workload_file_formats()) std::cout << ", " << f.extension << " (" << f.description << ")";
+    std::cout << "\n";
     return 0;
   };
 }

@@ -1,0 +1,175 @@
+// GPT-2 (Radford et al. 2019; sizes from the released checkpoints): pre-layer-norm decoder with learned
+// positions and the output head tied to the token embedding. Inference is a prefill of the prompt followed
+// by `decode` single-token steps; each step appends its keys and values to a per-layer KV cache whose
+// tensors grow with the position and are read by every later step. Training is one forward/backward pass
+// over `seq` tokens with the language-model loss.
+#include "workloads/gpt2.hpp"
+
+#include "sim/error.hpp"
+#include "workloads/model_options.hpp"
+
+#include <stdexcept>
+
+namespace hs {
+namespace {
+
+using layers::ValueId;
+
+struct Cache {
+  std::vector<ValueId> k, v; // per head (or one each when heads are fused)
+};
+
+class Gpt2Builder {
+public:
+  Gpt2Builder(layers::LayerGraph& g, const Gpt2Options& o)
+      : g_(g), o_(o), hidden_(static_cast<double>(o.dims.hidden)) {}
+
+  // One pass over `tokens` new tokens per sequence at positions [start, start + tokens). `step` is empty
+  // for the prefill or training pass (which owns the weights) and "stepN" for decode steps.
+  ValueId pass(const std::string& step, ValueId ids, double tokens, double start,
+               std::vector<Cache>& caches) {
+    const double batch = static_cast<double>(g_.batch()), rows = batch * tokens;
+    const bool owner = step.empty();
+    auto name = [&](const std::string& n) { return owner ? n : step + "." + n; };
+    auto from = [&](const std::string& n) { return owner ? std::string() : n; };
+    const ValueId tok =
+        g_.embedding(name("wte"), ids, rows, static_cast<double>(o_.vocab), hidden_, from("wte"));
+    const ValueId pos =
+        g_.embedding(name("wpe"), ids, rows, static_cast<double>(o_.context), hidden_, from("wpe"));
+    ValueId x = g_.add(name("embeddings.add"), {tok, pos}, rows * hidden_);
+    for (long long l = 0; l < o_.layers; ++l) {
+      const std::string p = std::string("h").append(
+          std::to_string(l)); // not "h" + ...: GCC 12 -Wrestrict false positive (PR 105329)
+      ValueId h = g_.layernorm(name(p + ".ln1"), x, rows, hidden_, from(p + ".ln1"));
+      transformer::Projections proj =
+          transformer::qkv(g_, name(p + ".attn"), h, rows, o_.dims, from(p + ".attn"));
+      if (!g_.training())
+        append_to_cache(name(p + ".attn.kv_cache"), proj, caches[static_cast<std::size_t>(l)], batch,
+                        start + tokens, owner);
+      const auto context =
+          transformer::attend(g_, name(p + ".attn"), proj, batch, tokens, start + tokens, o_.dims);
+      h = transformer::attention_output(g_, name(p + ".attn"), context, rows, o_.dims, from(p + ".attn"));
+      x = g_.add(name(p + ".attn.residual"), {x, h}, rows * hidden_);
+      h = g_.layernorm(name(p + ".ln2"), x, rows, hidden_, from(p + ".ln2"));
+      h = transformer::feed_forward(g_, name(p + ".mlp"), h, rows, o_.dims, from(p + ".mlp"));
+      x = g_.add(name(p + ".mlp.residual"), {x, h}, rows * hidden_);
+    }
+    x = g_.layernorm(name("ln_f"), x, rows, hidden_, from("ln_f"));
+    const double vocab = static_cast<double>(o_.vocab);
+    if (g_.training()) {
+      const ValueId logits = g_.linear("lm_head", x, rows, hidden_, vocab, false, "wte");
+      return g_.loss("loss", logits, rows, vocab);
+    }
+    // Generation needs the logits of the last position only; the next token is their argmax (greedy).
+    const ValueId logits = g_.linear(name("lm_head"), x, batch, hidden_, vocab, false, "wte");
+    return g_.reduce(name("sample"), {logits}, batch * vocab, batch);
+  }
+
+private:
+  // Keys and values of the new tokens join the cache; the prefill's projections are the first cache.
+  void append_to_cache(const std::string& op_name, transformer::Projections& proj, Cache& cache, double batch,
+                       double length, bool first) {
+    if (first) {
+      cache.k = proj.k;
+      cache.v = proj.v;
+      return;
+    }
+    const double parts = static_cast<double>(proj.k.size());
+    const double per_part = batch * length * hidden_ * g_.elem() / parts;
+    std::vector<ValueId> inputs = cache.k;
+    inputs.insert(inputs.end(), cache.v.begin(), cache.v.end());
+    inputs.insert(inputs.end(), proj.k.begin(), proj.k.end());
+    inputs.insert(inputs.end(), proj.v.begin(), proj.v.end());
+    // Written in place: the op moves only the new rows, but the cache it hands on is the whole length.
+    const double new_rows = 2 * batch * hidden_ * g_.elem();
+    const auto out = g_.custom(op_name, "scatter", inputs, 0, new_rows, new_rows,
+                               std::vector<double>(2 * proj.k.size(), per_part));
+    cache.k.assign(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(proj.k.size()));
+    cache.v.assign(out.begin() + static_cast<std::ptrdiff_t>(proj.k.size()), out.end());
+    proj.k = cache.k;
+    proj.v = cache.v;
+  }
+
+  layers::LayerGraph& g_;
+  const Gpt2Options& o_;
+  double hidden_;
+};
+
+} // namespace
+
+Gpt2Options gpt2_preset(const std::string& size) {
+  Gpt2Options o;
+  o.name = "gpt2-" + size;
+  if (size == "small") return o;
+  o.dims.inner = 0;
+  if (size == "medium") {
+    o.layers = 24;
+    o.dims.hidden = 1024;
+    o.dims.heads = 16;
+  } else if (size == "large") {
+    o.layers = 36;
+    o.dims.hidden = 1280;
+    o.dims.heads = 20;
+  } else {
+    throw std::invalid_argument("gpt2: no size '" + size + "'");
+  }
+  o.dims.inner = 4 * o.dims.hidden;
+  return o;
+}
+
+Graph gpt2(const Gpt2Options& o) {
+  const bool training = o.model.training;
+  layers::LayerGraph g(o.name + "-b" + std::to_string(o.model.batch) + "-s" + std::to_string(o.seq) +
+                           (training ? "" : "-d" + std::to_string(o.decode)) + "-" + o.model.precision +
+                           (training ? "-training" : "-inference"),
+                       o.model);
+  const double batch = static_cast<double>(o.model.batch);
+  Gpt2Builder b(g, o);
+  std::vector<Cache> caches(static_cast<std::size_t>(o.layers));
+  ValueId next = b.pass("", g.input("input_ids", batch * static_cast<double>(o.seq) * 8),
+                        static_cast<double>(o.seq), 0, caches);
+  if (!training)
+    for (long long t = 0; t < o.decode; ++t)
+      next = b.pass("step" + std::to_string(t + 1), next, 1, static_cast<double>(o.seq + t), caches);
+  return std::move(g).finish();
+}
+
+} // namespace hs
+
+namespace {
+
+hs::WorkloadBuilder gpt2_builder(const std::string& size, const std::string& what) {
+  const hs::Gpt2Options preset = hs::gpt2_preset(size);
+  return hs::WorkloadBuilder{
+      preset.name, what,
+      std::string("batch=1 seq=128 (prompt) decode=8 (inference: generated tokens) heads=branches|fused ") +
+          hs::layers::kCommonModelParameters,
+      [preset](hs::WorkloadParams& p) {
+        hs::Gpt2Options o = preset;
+        o.model = hs::layers::read_model_options(p, o.name, 1);
+        o.seq = p.integer("seq", 128, 1, o.context);
+        o.decode = p.integer("decode", o.model.training ? 0 : 8, 0, o.context);
+        if (o.model.training && o.decode > 0)
+          throw hs::InputError(o.name, "decode",
+                               "decode steps are for inference; training runs one pass over seq tokens");
+        if (o.seq + o.decode > o.context)
+          throw hs::InputError(o.name, "decode",
+                               "seq + decode must not exceed the context of " + std::to_string(o.context));
+        o.dims.head_branches = p.text("heads", "branches", {"branches", "fused"}) == "branches";
+        return hs::gpt2(o);
+      }};
+}
+
+} // namespace
+
+HS_REGISTER_WORKLOAD(gpt2_small,
+                     gpt2_builder("small", "GPT-2 small decoder (Radford et al. 2019): 12 layers, hidden "
+                                           "768, 12 heads; prefill + decode with KV cache"))
+HS_REGISTER_WORKLOAD(
+    gpt2_medium,
+    gpt2_builder("medium",
+                 "GPT-2 medium decoder: 24 layers, hidden 1024, 16 heads; prefill + decode with KV cache"))
+HS_REGISTER_WORKLOAD(
+    gpt2_large,
+    gpt2_builder("large",
+                 "GPT-2 large decoder: 36 layers, hidden 1280, 20 heads; prefill + decode with KV cache"))

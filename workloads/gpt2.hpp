@@ -1,0 +1,25 @@
+#pragma once
+// GPT-2 decoders (Radford et al. 2019: small 124M, medium 355M, large 774M); see gpt2.cpp.
+#include "sim/graph.hpp"
+#include "workloads/layers.hpp"
+#include "workloads/transformer.hpp"
+
+#include <string>
+
+namespace hs {
+
+struct Gpt2Options {
+  std::string name = "gpt2-small";
+  long long layers = 12;
+  transformer::Dimensions dims;
+  long long vocab = 50257;
+  long long context = 1024; // n_ctx: prompt plus generated tokens must fit
+  long long seq = 128;      // prompt (inference) or training sequence length
+  long long decode = 8;     // inference: tokens generated after the prefill, one step each
+  layers::ModelOptions model;
+};
+
+Gpt2Options gpt2_preset(const std::string& size); // "small", "medium", "large"
+Graph gpt2(const Gpt2Options& o);
+
+} // namespace hs

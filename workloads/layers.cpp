@@ -1,0 +1,369 @@
+#include "workloads/layers.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace hs::layers {
+
+double element_bytes(const std::string& precision) {
+  if (precision == "fp64") return 8;
+  if (precision == "fp16" || precision == "bf16") return 2;
+  if (precision == "int8") return 1;
+  return 4;
+}
+
+// Per-element FLOP conventions, counted from each formula (documented in workloads/README.md).
+namespace per_element {
+constexpr double batchnorm_forward = 5;   // (x - mean) * rsqrt(var + eps) * gamma + beta, plus statistics
+constexpr double batchnorm_data_grad = 8; // dx from dy, x-hat and the two batch sums
+constexpr double norm_weight_grad = 3;    // dgamma += dy * x-hat, dbeta += dy
+constexpr double layernorm_forward = 8;   // mean, centre, square-sum, normalise, scale, shift
+constexpr double layernorm_data_grad = 10;
+constexpr double softmax_forward = 5;   // max, subtract, exp, sum, divide
+constexpr double softmax_data_grad = 4; // y * (dy - sum(dy * y))
+constexpr double loss_forward = 6;      // log-softmax and the picked log-probability
+constexpr double loss_grad = 2;         // softmax - one_hot, scaled by 1/rows
+// Adam (Kingma & Ba 2015, Alg. 1, as PyTorch implements it): m = b1*m + (1-b1)*g (3), v = b2*v + (1-b2)*g*g
+// (4), denom = sqrt(v)/sqrt(bc2) + eps (3), p -= step * m / denom (3).
+constexpr double adam = 13;
+} // namespace per_element
+
+LayerGraph::LayerGraph(std::string graph_name, ModelOptions options)
+    : options_(std::move(options)), elem_(element_bytes(options_.precision)), b_(std::move(graph_name)) {}
+
+ValueId LayerGraph::new_value(OpId producer, double bytes, const std::string& name, bool requires_grad) {
+  values_.push_back(Value{producer, bytes, name, {}, requires_grad});
+  return static_cast<ValueId>(values_.size() - 1);
+}
+
+void LayerGraph::use(ValueId v, OpId consumer) {
+  auto& c = values_[static_cast<std::size_t>(v)].consumers;
+  if (std::find(c.begin(), c.end(), consumer) == c.end()) c.push_back(consumer);
+}
+
+bool LayerGraph::any_requires_grad(const std::vector<ValueId>& x) const {
+  return std::any_of(x.begin(), x.end(),
+                     [&](ValueId v) { return values_[static_cast<std::size_t>(v)].requires_grad; });
+}
+
+double LayerGraph::bytes_of(const std::vector<ValueId>& x) const {
+  double s = 0;
+  for (ValueId v : x)
+    s += bytes(v);
+  return s;
+}
+
+LayerGraph::Layer& LayerGraph::add_layer(OpHandle h, std::string kind, std::vector<ValueId> inputs,
+                                         double flops) {
+  h.kind(kind).precision(options_.precision).flops(flops).reads(bytes_of(inputs));
+  for (ValueId v : inputs)
+    use(v, h.id());
+  Layer l;
+  l.op = h.id();
+  l.name = b_.mutable_op(h.id()).name;
+  l.kind = std::move(kind);
+  l.differentiable.assign(inputs.size(), true);
+  l.inputs = std::move(inputs);
+  l.flops = flops;
+  layer_of_op_[l.op] = layers_.size();
+  op_by_name_[l.name] = l.op;
+  layers_.push_back(std::move(l));
+  return layers_.back();
+}
+
+ValueId LayerGraph::single_output(Layer& layer, double out_bytes, bool requires_grad) {
+  b_.mutable_op(layer.op).bytes_written = out_bytes;
+  const ValueId v = new_value(layer.op, out_bytes, layer.name, requires_grad);
+  layer.outputs.push_back(v);
+  return v;
+}
+
+ValueId LayerGraph::input(const std::string& name, double input_bytes) {
+  auto h = b_.op(name);
+  h.kind("input").precision(options_.precision).writes(input_bytes);
+  return new_value(h.id(), input_bytes, name, false);
+}
+
+void LayerGraph::attach_weights(Layer& l, double weights, const std::string& weights_from, bool read_all) {
+  Op& op = b_.mutable_op(l.op);
+  if (read_all) op.bytes_read += weights * elem_;
+  if (weights_from.empty()) {
+    l.weights = weights;
+    parameters_ += weights;
+    op.param_bytes = weights * elem_;
+    return;
+  }
+  auto it = op_by_name_.find(weights_from);
+  if (it == op_by_name_.end())
+    throw std::logic_error(l.name + ": no layer '" + weights_from + "' to share weights with");
+  const Layer& owner = layers_[layer_of_op_.at(it->second)];
+  if (owner.weights != weights)
+    throw std::logic_error(l.name + ": shares weights of a different size with " + weights_from);
+  l.weight_owner = owner.op;
+}
+
+std::vector<ValueId> LayerGraph::linear_parts(const std::string& name, const std::vector<ValueId>& x,
+                                              double rows, double in, double out, bool bias, int parts,
+                                              const std::string& weights_from) {
+  const double flops = 2 * rows * in * out + (bias ? rows * out : 0);
+  Layer& l = add_layer(b_.op(name), "gemm", x, flops);
+  l.data_grad_kind = l.weight_grad_kind = "gemm";
+  l.data_grad_flops = 2 * rows * in * out;
+  l.weight_grad_flops = flops;
+  l.data_grad_reads_saved = false;
+  attach_weights(l, in * out + (bias ? out : 0), weights_from);
+  b_.mutable_op(l.op).bytes_written = rows * out * elem_;
+  std::vector<ValueId> outs;
+  for (int p = 0; p < parts; ++p)
+    outs.push_back(new_value(l.op, rows * out * elem_ / parts,
+                             parts == 1 ? name : name + ":part" + std::to_string(p), true));
+  l.outputs = outs;
+  return outs;
+}
+
+ValueId LayerGraph::conv2d(const std::string& name, ValueId x, const Conv& c, bool bias) {
+  const double n = static_cast<double>(options_.batch);
+  const double out_elements = n * static_cast<double>(c.channels_out * c.out_height() * c.out_width());
+  const double macs_per_output = static_cast<double>(c.channels_in * c.kernel * c.kernel);
+  const double weights = static_cast<double>(c.channels_out * c.channels_in * c.kernel * c.kernel) +
+                         (bias ? static_cast<double>(c.channels_out) : 0);
+  const double flops = 2 * out_elements * macs_per_output + (bias ? out_elements : 0);
+  Layer& l = add_layer(b_.op(name), "conv2d", {x}, flops);
+  l.data_grad_kind = l.weight_grad_kind = "conv2d";
+  l.data_grad_flops = 2 * out_elements * macs_per_output;
+  l.weight_grad_flops = flops;
+  l.data_grad_reads_saved = false;
+  attach_weights(l, weights, "");
+  return single_output(l, out_elements * elem_, true);
+}
+
+ValueId LayerGraph::batchnorm(const std::string& name, ValueId x, double elements, double channels) {
+  Layer& l = add_layer(b_.op(name), "batchnorm", {x}, per_element::batchnorm_forward * elements);
+  l.data_grad_kind = l.weight_grad_kind = "batchnorm";
+  l.data_grad_flops = per_element::batchnorm_data_grad * elements;
+  l.weight_grad_flops = per_element::norm_weight_grad * elements;
+  attach_weights(l, 2 * channels, ""); // running statistics are buffers, not parameters
+  return single_output(l, elements * elem_, true);
+}
+
+ValueId LayerGraph::layernorm(const std::string& name, ValueId x, double rows, double width,
+                              const std::string& weights_from) {
+  const double elements = rows * width;
+  Layer& l = add_layer(b_.op(name), "layernorm", {x}, per_element::layernorm_forward * elements);
+  l.data_grad_kind = l.weight_grad_kind = "layernorm";
+  l.data_grad_flops = per_element::layernorm_data_grad * elements;
+  l.weight_grad_flops = per_element::norm_weight_grad * elements;
+  attach_weights(l, 2 * width, weights_from);
+  return single_output(l, elements * elem_, true);
+}
+
+ValueId LayerGraph::elementwise(const std::string& name, const std::vector<ValueId>& x, double elements,
+                                double flops_per_element, Saved saved) {
+  Layer& l = add_layer(b_.op(name), "elementwise", x, flops_per_element * elements);
+  l.saved = saved;
+  l.data_grad_kind = "elementwise";
+  l.data_grad_flops = flops_per_element * elements;
+  return single_output(l, elements * elem_, any_requires_grad(x));
+}
+
+ValueId LayerGraph::add(const std::string& name, const std::vector<ValueId>& x, double elements) {
+  Layer& l = add_layer(b_.op(name), "elementwise", x, static_cast<double>(x.size() - 1) * elements);
+  l.pass_through = true;
+  return single_output(l, elements * elem_, any_requires_grad(x));
+}
+
+ValueId LayerGraph::softmax(const std::string& name, ValueId x, double rows, double width) {
+  Layer& l = add_layer(b_.op(name), "softmax", {x}, per_element::softmax_forward * rows * width);
+  l.saved = Saved::Output;
+  l.data_grad_kind = "softmax";
+  l.data_grad_flops = per_element::softmax_data_grad * rows * width;
+  return single_output(l, rows * width * elem_, any_requires_grad({x}));
+}
+
+ValueId LayerGraph::matmul(const std::string& name, ValueId a, ValueId b, double count, double m, double n,
+                           double k, const std::string& kind) {
+  const double flops = 2 * count * m * n * k;
+  Layer& l = add_layer(b_.op(name), kind, {a, b}, flops);
+  l.data_grad_kind = kind;
+  l.data_grad_flops = 2 * flops; // dA = dC B^T and dB = A^T dC
+  return single_output(l, count * m * n * elem_, any_requires_grad({a, b}));
+}
+
+ValueId LayerGraph::pooling(const std::string& name, ValueId x, double in_elements, double out_elements,
+                            double window, bool max_pool) {
+  Layer& l = add_layer(b_.op(name), "pooling", {x}, out_elements * window);
+  l.saved = max_pool ? Saved::Inputs : Saved::Nothing; // max pooling routes the gradient to the argmax
+  l.data_grad_kind = "pooling";
+  l.data_grad_flops = std::max(in_elements, out_elements * window);
+  return single_output(l, out_elements * elem_, any_requires_grad({x}));
+}
+
+ValueId LayerGraph::embedding(const std::string& name, ValueId ids, double rows, double vocab, double width,
+                              const std::string& weights_from) {
+  Layer& l = add_layer(b_.op(name), "embedding", {ids}, rows * width);
+  l.differentiable = {false};
+  l.weight_grad_kind = "scatter"; // the table's gradient is a scatter-add of the rows' gradients
+  l.weight_grad_flops = rows * width;
+  attach_weights(l, vocab * width, weights_from, false);
+  b_.mutable_op(l.op).bytes_read += rows * width * elem_; // only the rows looked up are read
+  return single_output(l, rows * width * elem_, true);
+}
+
+ValueId LayerGraph::gather(const std::string& name, ValueId features, ValueId index, double edges,
+                           double width) {
+  Layer& l = add_layer(b_.op(name), "gather", {features, index}, edges * width);
+  l.differentiable = {true, false};
+  l.data_grad_kind = "scatter";
+  l.data_grad_flops = edges * width;
+  b_.mutable_op(l.op).bytes_read = edges * width * elem_ + bytes(index);
+  return single_output(l, edges * width * elem_, any_requires_grad({features}));
+}
+
+ValueId LayerGraph::scatter(const std::string& name, ValueId messages, ValueId index, double edges,
+                            double nodes, double width) {
+  Layer& l = add_layer(b_.op(name), "scatter", {messages, index}, 2 * edges * width); // normalise and add
+  l.differentiable = {true, false};
+  l.saved = Saved::Nothing; // d(messages) is d(out) gathered by the index, which is a graph input
+  l.data_grad_kind = "gather";
+  l.data_grad_flops = 2 * edges * width;
+  return single_output(l, nodes * width * elem_, any_requires_grad({messages}));
+}
+
+ValueId LayerGraph::reduce(const std::string& name, const std::vector<ValueId>& x, double elements,
+                           double out_elements) {
+  Layer& l = add_layer(b_.op(name), "reduce", x, elements);
+  l.saved = Saved::Nothing;
+  l.data_grad_kind = "elementwise";
+  l.data_grad_flops = elements;
+  return single_output(l, out_elements * elem_, any_requires_grad(x));
+}
+
+std::vector<ValueId> LayerGraph::custom(const std::string& name, const std::string& kind,
+                                        const std::vector<ValueId>& x, double flops, double bytes_read,
+                                        double bytes_written, const std::vector<double>& outputs) {
+  Layer& l = add_layer(b_.op(name), kind, x, flops);
+  l.differentiable.assign(x.size(), false);
+  l.saved = Saved::Nothing;
+  Op& op = b_.mutable_op(l.op);
+  op.bytes_read = bytes_read;
+  op.bytes_written = bytes_written;
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    l.outputs.push_back(new_value(l.op, outputs[i], name + ":" + std::to_string(i), false));
+  return l.outputs;
+}
+
+ValueId LayerGraph::loss(const std::string& name, ValueId logits, double rows, double classes) {
+  Layer& l = add_layer(b_.op(name), "softmax", {logits}, per_element::loss_forward * rows * classes);
+  l.is_loss = true;
+  l.data_grad_kind = "softmax";
+  l.data_grad_flops = per_element::loss_grad * rows * classes;
+  return single_output(l, rows * elem_, true);
+}
+
+void LayerGraph::emit_backward() {
+  if (std::none_of(layers_.begin(), layers_.end(), [](const Layer& l) { return l.is_loss; }))
+    throw std::logic_error(b_.op_count() ? "training graph without a loss layer" : "empty model");
+  // For each forward value, the backward ops that produce (a part of) its gradient; their sum is the
+  // gradient.
+  std::vector<std::vector<OpId>> grad_sources(values_.size());
+  std::map<std::pair<OpId, ValueId>, ValueId> grad_values;
+  auto gradient_values = [&](ValueId v) {
+    std::vector<ValueId> out;
+    for (OpId s : grad_sources[static_cast<std::size_t>(v)]) {
+      auto [it, fresh] = grad_values.try_emplace({s, v}, -1);
+      if (fresh)
+        it->second = new_value(
+            s, bytes(v), b_.mutable_op(s).name + ":d" + values_[static_cast<std::size_t>(v)].name, true);
+      out.push_back(it->second);
+    }
+    return out;
+  };
+  std::map<OpId, std::vector<ValueId>> weight_grads; // by owning layer op
+  const std::size_t forward_layers = layers_.size();
+  for (std::size_t i = forward_layers; i-- > 0;) {
+    const Layer& l = layers_[i]; // layers_ does not grow during the backward pass
+    std::vector<ValueId> upstream;
+    double accumulate = 0; // several consumers' gradients of one output are summed on the way in
+    for (ValueId o : l.outputs) {
+      const auto grads = gradient_values(o);
+      upstream.insert(upstream.end(), grads.begin(), grads.end());
+      if (grads.size() > 1) accumulate += static_cast<double>(grads.size() - 1) * bytes(o) / elem_;
+    }
+    if (upstream.empty() && !l.is_loss) continue; // does not contribute to the loss
+    if (l.pass_through) {
+      for (std::size_t k = 0; k < l.inputs.size(); ++k)
+        if (l.differentiable[k] && values_[static_cast<std::size_t>(l.inputs[k])].requires_grad)
+          for (ValueId o : l.outputs)
+            for (OpId s : grad_sources[static_cast<std::size_t>(o)])
+              grad_sources[static_cast<std::size_t>(l.inputs[k])].push_back(s);
+      continue;
+    }
+    const std::vector<ValueId> saved = l.saved == Saved::Inputs   ? l.inputs
+                                       : l.saved == Saved::Output ? l.outputs
+                                                                  : std::vector<ValueId>{};
+    const double upstream_bytes = bytes_of(upstream);
+    const double own_weight_bytes = (l.weights > 0         ? l.weights
+                                     : l.weight_owner >= 0 ? layers_[layer_of_op_[l.weight_owner]].weights
+                                                           : 0) *
+                                    elem_;
+
+    std::vector<ValueId> grad_inputs;
+    for (std::size_t k = 0; k < l.inputs.size(); ++k)
+      if (l.differentiable[k] && values_[static_cast<std::size_t>(l.inputs[k])].requires_grad)
+        grad_inputs.push_back(l.inputs[k]);
+    if (!grad_inputs.empty()) {
+      auto h = b_.op(l.name + (l.weights > 0 || l.weight_owner >= 0 ? ".dgrad" : ".bwd"));
+      const std::vector<ValueId> reads = l.data_grad_reads_saved ? saved : std::vector<ValueId>{};
+      h.kind(l.data_grad_kind).precision(options_.precision).flops(l.data_grad_flops + accumulate);
+      h.reads(upstream_bytes + bytes_of(reads) + own_weight_bytes).writes(bytes_of(grad_inputs));
+      for (ValueId g : upstream)
+        use(g, h.id());
+      for (ValueId s : reads)
+        use(s, h.id());
+      for (ValueId v : grad_inputs)
+        grad_sources[static_cast<std::size_t>(v)].push_back(h.id());
+    }
+    if (l.weights > 0 || l.weight_owner >= 0) {
+      auto h = b_.op(l.name + ".wgrad");
+      const double grad_bytes = own_weight_bytes;
+      h.kind(l.weight_grad_kind)
+          .precision(options_.precision)
+          .flops(l.weight_grad_flops + (grad_inputs.empty() ? accumulate : 0));
+      h.reads(upstream_bytes + bytes_of(saved)).writes(grad_bytes);
+      for (ValueId g : upstream)
+        use(g, h.id());
+      for (ValueId s : saved)
+        use(s, h.id());
+      const OpId owner = l.weight_owner >= 0 ? l.weight_owner : l.op;
+      weight_grads[owner].push_back(new_value(h.id(), grad_bytes, l.name + ":dW", true));
+    }
+  }
+  // Adam keeps two fp32 moments per parameter; with fp16/bf16 weights it also keeps an fp32 master copy
+  // (mixed-precision training, Micikevicius et al. 2018).
+  const double state_per_param = 8 + (elem_ < 4 ? 4 : 0);
+  for (std::size_t i = 0; i < forward_layers; ++i) {
+    const Layer& l = layers_[i];
+    auto it = weight_grads.find(l.op);
+    if (it == weight_grads.end()) continue;
+    auto h = b_.op(l.name + ".adam");
+    h.kind("optimizer").precision(options_.precision).flops(per_element::adam * l.weights);
+    h.params(state_per_param * l.weights);
+    h.reads(l.weights * elem_ + bytes_of(it->second) + state_per_param * l.weights);
+    h.writes(l.weights * elem_ + state_per_param * l.weights);
+    for (ValueId g : it->second)
+      use(g, h.id());
+  }
+}
+
+Graph LayerGraph::finish() && {
+  if (options_.training) emit_backward();
+  for (const Value& v : values_)
+    if (!v.consumers.empty()) {
+      std::vector<OpId> consumers = v.consumers;
+      std::sort(consumers.begin(), consumers.end());
+      b_.tensor(v.name, v.bytes, v.producer, consumers);
+    }
+  return std::move(b_).build();
+}
+
+} // namespace hs::layers

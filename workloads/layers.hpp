@@ -1,0 +1,155 @@
+#pragma once
+// Shared layer arithmetic for the model builders. A model is written once, as its forward pass, through
+// LayerGraph; in training mode finish() derives the backward pass (a data-gradient op and, for layers with
+// weights, a weight-gradient op per layer) and an Adam update per weight tensor. Backward ops read the
+// forward values they need, so those activations stay alive until their backward use, as in a real
+// framework.
+//
+// FLOPs count a multiply-add as 2 FLOPs. Bytes are what the op reads and writes at the element size of
+// the model's precision; weights count as read by every op that uses them and as resident (param bytes)
+// on the op that owns them.
+#include "sim/graph.hpp"
+#include "sim/graph_builder.hpp"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace hs::layers {
+
+double element_bytes(const std::string& precision);
+
+struct ModelOptions {
+  long long batch = 1;
+  std::string precision = "fp32";
+  bool training = false;
+};
+
+using ValueId = int;
+
+// Which forward values a backward op reads besides the incoming gradient.
+enum class Saved { Inputs, Output, Nothing };
+
+class LayerGraph {
+public:
+  LayerGraph(std::string graph_name, ModelOptions options);
+
+  double elem() const { return elem_; }
+  long long batch() const { return options_.batch; }
+  bool training() const { return options_.training; }
+
+  // A graph input (image, token ids, edge list) of `bytes`; never differentiated.
+  ValueId input(const std::string& name, double bytes);
+
+  // Layers with weights take `weights_from`: empty, the layer owns its weights (resident on its op, counted
+  // as parameters, updated by its own optimizer op); else the name of the layer whose weights it reuses
+  // (tied embeddings, decode steps), which keeps them and receives their gradient.
+
+  // y[rows, out] = x[rows, in] W[in, out] (+ b), x given as column blocks (concatenated heads). `parts` > 1
+  // splits the output by columns into that many values (attention heads) so each consumer reads its slice.
+  std::vector<ValueId> linear_parts(const std::string& name, const std::vector<ValueId>& x, double rows,
+                                    double in, double out, bool bias, int parts,
+                                    const std::string& weights_from = "");
+  ValueId linear(const std::string& name, ValueId x, double rows, double in, double out, bool bias = true,
+                 const std::string& weights_from = "") {
+    return linear_parts(name, {x}, rows, in, out, bias, 1, weights_from)[0];
+  }
+
+  struct Conv {
+    long long channels_in, height, width, channels_out, kernel, stride, padding;
+    long long out_height() const { return (height + 2 * padding - kernel) / stride + 1; }
+    long long out_width() const { return (width + 2 * padding - kernel) / stride + 1; }
+  };
+  ValueId conv2d(const std::string& name, ValueId x, const Conv& c, bool bias = false);
+
+  // Normalisations with a learned scale and shift of `channels` (BatchNorm) or `width` (LayerNorm).
+  ValueId batchnorm(const std::string& name, ValueId x, double elements, double channels);
+  ValueId layernorm(const std::string& name, ValueId x, double rows, double width,
+                    const std::string& weights_from = "");
+
+  // Pointwise ops. `flops_per_element` counts one output element; `saved` says what backward reads.
+  ValueId elementwise(const std::string& name, const std::vector<ValueId>& x, double elements,
+                      double flops_per_element, Saved saved);
+  // Sum of same-shaped inputs (residual): its gradient passes straight through, no backward op.
+  ValueId add(const std::string& name, const std::vector<ValueId>& x, double elements);
+  ValueId softmax(const std::string& name, ValueId x, double rows, double width);
+
+  // Batched product of two activations (attention scores, context): `count` products of [m,k] x [k,n].
+  ValueId matmul(const std::string& name, ValueId a, ValueId b, double count, double m, double n, double k,
+                 const std::string& kind = "attention");
+
+  ValueId pooling(const std::string& name, ValueId x, double in_elements, double out_elements, double window,
+                  bool max_pool);
+  // Table lookup: `rows` rows of `width` from a [vocab, width] table (weights owned by this op).
+  ValueId embedding(const std::string& name, ValueId ids, double rows, double vocab, double width,
+                    const std::string& weights_from = "");
+  // Edge-wise read of node features (gather) and edge-to-node reduction (scatter-add).
+  ValueId gather(const std::string& name, ValueId features, ValueId index, double edges, double width);
+  ValueId scatter(const std::string& name, ValueId messages, ValueId index, double edges, double nodes,
+                  double width);
+  // A reduction over `elements` to `out_elements` (argmax for sampling, pooler CLS slice...).
+  ValueId reduce(const std::string& name, const std::vector<ValueId>& x, double elements,
+                 double out_elements);
+  // An inference-only op with several outputs and no gradient (KV-cache append): explicit costs.
+  std::vector<ValueId> custom(const std::string& name, const std::string& kind, const std::vector<ValueId>& x,
+                              double flops, double bytes_read, double bytes_written,
+                              const std::vector<double>& outputs);
+  // Softmax cross-entropy over [rows, classes]; the start of the backward pass in training.
+  ValueId loss(const std::string& name, ValueId logits, double rows, double classes);
+
+  double bytes(ValueId v) const { return values_[static_cast<std::size_t>(v)].bytes; }
+
+  // Parameters (elements) owned by the model's ops, counted once.
+  double parameter_count() const { return parameters_; }
+
+  // Training: derives backward and optimizer ops. Then makes one tensor per value and builds the graph.
+  Graph finish() &&;
+
+private:
+  struct Value {
+    OpId producer;
+    double bytes;
+    std::string name;
+    std::vector<OpId> consumers;
+    bool requires_grad;
+  };
+  struct Layer {
+    OpId op;
+    std::string name;
+    std::string kind;
+    std::vector<ValueId> inputs;
+    std::vector<ValueId> outputs;
+    double flops = 0;
+    double weights = 0;        // weight elements owned (0: none)
+    OpId weight_owner = -1;    // tied weights: the layer op that owns and updates them
+    bool pass_through = false; // gradient goes to the inputs unchanged (residual add)
+    bool is_loss = false;
+    Saved saved = Saved::Inputs;
+    bool data_grad_reads_saved = true; // false for linear/conv: dX needs only dY and the weights
+    double data_grad_flops = 0;        // backward FLOPs for the input gradients
+    double weight_grad_flops = 0;
+    std::string data_grad_kind, weight_grad_kind;
+    std::vector<bool> differentiable; // per input: does the gradient flow into it (index tensors: no)
+  };
+
+  ValueId new_value(OpId producer, double bytes, const std::string& name, bool requires_grad);
+  void use(ValueId v, OpId consumer);
+  bool any_requires_grad(const std::vector<ValueId>& x) const;
+  double bytes_of(const std::vector<ValueId>& x) const;
+  Layer& add_layer(OpHandle h, std::string kind, std::vector<ValueId> inputs, double flops);
+  ValueId single_output(Layer& layer, double bytes, bool requires_grad);
+  // Gives `layer` its weights or points it at the owner's; adds the weight bytes to what the op reads.
+  void attach_weights(Layer& layer, double weights, const std::string& weights_from, bool read_all = true);
+  void emit_backward();
+
+  ModelOptions options_;
+  double elem_;
+  GraphBuilder b_;
+  std::vector<Value> values_;
+  std::vector<Layer> layers_;
+  std::map<OpId, std::size_t> layer_of_op_;
+  std::map<std::string, OpId> op_by_name_;
+  double parameters_ = 0;
+};
+
+} // namespace hs::layers
