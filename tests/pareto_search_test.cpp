@@ -160,3 +160,27 @@ TEST_CASE(
     CHECK(best_latency < 80.0);
   }
 }
+
+TEST_CASE("every model family gets a front that covers its baselines and beats fastest-device on energy and "
+          "memory") {
+  const Platform p = load_platform(test::source_dir() + "/platforms/hetero-server.json");
+  for (const char* spec : {"resnet18:precision=fp16", "bert-base:seq=32,precision=fp16",
+                           "gpt2-small:seq=16,decode=1,heads=fused,precision=fp16", "gcn:precision=fp16",
+                           "graphsage:precision=fp16", "random:ops=30,precision=fp16"}) {
+    CAPTURE(spec);
+    const Graph g = load_workload(spec, 1);
+    const CostModel cost(g, p);
+    const ParetoProblem problem(cost, ProblemOptions{});
+    const auto baselines = problem.baselines(0);
+    SearchState state(problem, 60);
+    run_archive_search(state, baselines, 1);
+    check_front(problem, state, baselines);
+    const Baseline& fd = *std::find_if(baselines.begin(), baselines.end(),
+                                       [](const Baseline& b) { return b.policy == "fastest-device"; });
+    const auto& e = state.archive().entries();
+    CHECK(std::any_of(e.begin(), e.end(),
+                      [&](const Entry& x) { return x.value.scores.energy < fd.value.scores.energy; }));
+    CHECK(std::any_of(e.begin(), e.end(),
+                      [&](const Entry& x) { return x.value.scores.memory < fd.value.scores.memory; }));
+  }
+}
