@@ -1,0 +1,203 @@
+#include "policies/pareto/archive_search.hpp"
+
+#include "sim/random.hpp"
+
+#include <algorithm>
+#include <pagmo/utils/hypervolume.hpp>
+#include <set>
+
+namespace hs::pareto {
+namespace {
+
+std::vector<std::vector<int>> super_node_neighbours(const Encoding& enc) {
+  const Graph& g = enc.base().graph();
+  const auto& node_of = enc.coarse().node_of;
+  std::vector<std::set<int>> adj(enc.coarse().nodes.size());
+  for (const Tensor& t : g.tensors)
+    for (OpId c : t.consumers) {
+      const int a = node_of[static_cast<std::size_t>(t.producer)], b = node_of[static_cast<std::size_t>(c)];
+      if (a == b) continue;
+      adj[static_cast<std::size_t>(a)].insert(b);
+      adj[static_cast<std::size_t>(b)].insert(a);
+    }
+  std::vector<std::vector<int>> out;
+  for (const auto& s : adj)
+    out.emplace_back(s.begin(), s.end());
+  return out;
+}
+
+std::size_t pick(Rng& rng, std::size_t n) {
+  return static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(n) - 1));
+}
+
+class Mover {
+public:
+  explicit Mover(const Encoding& enc) : enc_(enc), neighbours_(super_node_neighbours(enc)) {
+    for (std::size_t s = 0; s < enc.coarse().nodes.size(); ++s)
+      if (enc.upper()[s] > 0) movable_.push_back(s);
+    // Super-nodes in the order their first op appears topologically, for segment moves.
+    const Graph& g = enc.base().graph();
+    std::vector<char> seen(enc.coarse().nodes.size(), 0);
+    for (OpId o : g.topological_order()) {
+      const auto s = static_cast<std::size_t>(enc.coarse().node_of[static_cast<std::size_t>(o)]);
+      if (!seen[s]) {
+        seen[s] = 1;
+        topo_nodes_.push_back(s);
+      }
+    }
+  }
+
+  void apply(Genome& g, Rng& rng) const {
+    const std::size_t fusions = enc_.candidates().fusions.size(), splits = enc_.candidates().splits.size();
+    // Without placement choices (one allowed device everywhere) only rewrite moves remain.
+    const double r = movable_.empty() ? rng.uniform() * ((splits > 0 ? 0.25 : 0.15)) : rng.uniform();
+    if (movable_.empty() && fusions == 0 && splits == 0) return;
+    if (r < 0.05 && fusions > 0) {
+      const int on = rng.uniform() < 0.8 ? 1 : 0; // all fusions at once: mostly a gain, so mostly on
+      for (std::size_t f = 0; f < fusions; ++f)
+        g[enc_.fusion_gene(f)] = on;
+    } else if (r < 0.15 && fusions > 0) {
+      const std::size_t f = enc_.fusion_gene(pick(rng, fusions));
+      g[f] = 1 - g[f];
+    } else if (r < 0.25 && splits > 0) {
+      const std::size_t s = enc_.split_gene(pick(rng, splits));
+      g[s] = static_cast<int>(rng.integer(0, enc_.upper()[s]));
+    } else if (r < 0.40 && !movable_.empty()) {
+      block_move(g, rng);
+    } else if (r < 0.55 && !movable_.empty()) {
+      segment_move(g, rng);
+    } else if (!movable_.empty()) {
+      const std::size_t s = movable_[pick(rng, movable_.size())];
+      const int other = static_cast<int>(rng.integer(0, enc_.upper()[s] - 1));
+      g[s] = other >= g[s] ? other + 1 : other; // any index but the current one
+    }
+  }
+
+private:
+  void block_move(Genome& g, Rng& rng) const {
+    const std::size_t s = movable_[pick(rng, movable_.size())];
+    const auto& nodes = enc_.coarse().nodes;
+    const DeviceId target = nodes[s].devices[pick(rng, nodes[s].devices.size())];
+    auto place = [&](std::size_t node) {
+      const auto& devs = nodes[node].devices;
+      const auto it = std::find(devs.begin(), devs.end(), target);
+      if (it != devs.end()) g[node] = static_cast<int>(it - devs.begin());
+    };
+    place(s);
+    for (int nb : neighbours_[s])
+      place(static_cast<std::size_t>(nb));
+  }
+
+  // A run of super-nodes consecutive in topological order, of log-uniform length up to half the graph,
+  // to one device: pipeline-like cuts that single moves would need many steps to reach.
+  void segment_move(Genome& g, Rng& rng) const {
+    const auto& nodes = enc_.coarse().nodes;
+    const std::size_t n = topo_nodes_.size();
+    const auto len = static_cast<std::size_t>(
+        std::max(1.0, std::floor(rng.log_uniform(1.0, std::max(1.0, static_cast<double>(n) / 2) + 1))));
+    const std::size_t start = pick(rng, n);
+    const std::size_t s0 = movable_[pick(rng, movable_.size())];
+    const DeviceId target = nodes[s0].devices[pick(rng, nodes[s0].devices.size())];
+    for (std::size_t k = start; k < std::min(n, start + len); ++k) {
+      const std::size_t node = topo_nodes_[k];
+      const auto& devs = nodes[node].devices;
+      const auto it = std::find(devs.begin(), devs.end(), target);
+      if (it != devs.end()) g[node] = static_cast<int>(it - devs.begin());
+    }
+  }
+
+  const Encoding& enc_;
+  std::vector<std::size_t> topo_nodes_;
+  std::vector<std::vector<int>> neighbours_;
+  std::vector<std::size_t> movable_;
+};
+
+// Each member's exclusive hypervolume contribution (pagmo, exact); members outside the reference box: 0.
+std::vector<double> hv_contributions(const std::vector<std::vector<double>>& pts,
+                                     const std::vector<double>& ref) {
+  std::vector<std::vector<double>> inside;
+  std::vector<std::size_t> idx;
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    bool ok = true;
+    for (std::size_t k = 0; k < ref.size(); ++k)
+      ok = ok && pts[i][k] < ref[k];
+    if (ok) {
+      inside.push_back(pts[i]);
+      idx.push_back(i);
+    }
+  }
+  std::vector<double> c(pts.size(), 0.0);
+  if (inside.size() < 2 || ref.size() < 2) {
+    for (auto i : idx)
+      c[i] = 1;
+    return c;
+  }
+  pagmo::hypervolume hv(inside, false);
+  const auto contrib = hv.contributions(ref);
+  for (std::size_t j = 0; j < idx.size(); ++j)
+    c[idx[j]] = contrib[j];
+  return c;
+}
+
+std::size_t tournament(const std::vector<double>& score, Rng& rng) {
+  const std::size_t a = pick(rng, score.size()), b = pick(rng, score.size());
+  return score[b] > score[a] ? b : a;
+}
+
+} // namespace
+
+std::vector<std::pair<Genome, std::string>> seed_genomes(const Encoding& enc,
+                                                         const std::vector<Baseline>& baselines) {
+  std::vector<std::pair<Genome, std::string>> out;
+  for (const auto& b : baselines)
+    out.emplace_back(enc.project(b.plan), b.policy);
+  for (DeviceId d = 0; d < enc.base().platform().device_count(); ++d)
+    out.emplace_back(enc.all_on(d),
+                     "all-on-" + enc.base().platform().devices[static_cast<std::size_t>(d)].name);
+  // The same placements with every fusion on: fusion rarely hurts, so these start near the front.
+  const std::size_t plain = out.size();
+  if (!enc.candidates().fusions.empty())
+    for (std::size_t i = 0; i < plain; ++i) {
+      Genome g = out[i].first;
+      for (std::size_t f = 0; f < enc.candidates().fusions.size(); ++f)
+        g[enc.fusion_gene(f)] = 1;
+      out.emplace_back(std::move(g), out[i].second + "+fused");
+    }
+  return out;
+}
+
+void seed_search(SearchState& state, const std::vector<Baseline>& baselines, const std::string& origin) {
+  for (const auto& b : baselines)
+    state.submit_baseline(b);
+  for (const auto& [g, name] : seed_genomes(state.problem().encoding(), baselines))
+    state.submit(g, origin + ":" + name);
+}
+
+void run_archive_search(SearchState& state, const std::vector<Baseline>& baselines, std::uint64_t seed) {
+  Rng rng(seed ^ 0x5EA2C4A2C41FEULL);
+  const Encoding& enc = state.problem().encoding();
+  seed_search(state, baselines, "search-seed");
+  const Mover mover(enc);
+  // A bound on tries, so a space smaller than the budget ends the search instead of looping.
+  long long tries_left = 64LL * state.budget() + 1000;
+  while (!state.exhausted() && tries_left-- > 0 && !state.archive().empty()) {
+    const auto& entries = state.archive().entries();
+    const auto contribution = hv_contributions(state.archive().points(), state.problem().reference_point());
+    Genome child = entries[tournament(contribution, rng)].genome;
+    int moves = 1 + (rng.uniform() < 0.5 ? 1 + (rng.uniform() < 0.5 ? 1 : 0) : 0);
+    if (entries.size() > 1 && rng.uniform() < 0.25) {
+      // Uniform crossover with a second member: combines what two front plans got right.
+      const Genome& other = entries[tournament(contribution, rng)].genome;
+      for (std::size_t i = 0; i < child.size(); ++i)
+        if (rng.uniform() < 0.5) child[i] = other[i];
+      moves = rng.uniform() < 0.5 ? 0 : 1;
+    }
+    for (int m = 0; m < moves; ++m)
+      mover.apply(child, rng);
+    if (state.seen(child)) continue;
+    state.submit(child, "search");
+  }
+  state.finish();
+}
+
+} // namespace hs::pareto

@@ -1,0 +1,283 @@
+#include "policies/pareto/front_report.hpp"
+
+#include "policies/pareto/hypervolume.hpp"
+#include "policies/pareto/svg_plot.hpp"
+#include "sim/simgrid_engine.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+namespace hs::pareto {
+namespace {
+
+using OJson = nlohmann::ordered_json;
+
+std::string g6(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string unit_of(Objective o) {
+  switch (o) {
+  case Objective::Latency:
+    return "s";
+  case Objective::Energy:
+    return "J";
+  case Objective::Memory:
+    return "fraction of capacity";
+  case Objective::Precision:
+    return "error-budget units";
+  }
+  return "";
+}
+
+OJson scores_json(const Scores& s) {
+  OJson j;
+  j["latency_s"] = s.latency;
+  j["energy_j"] = s.energy;
+  j["memory_ratio"] = s.memory;
+  j["precision_penalty"] = s.precision;
+  j["feasible"] = s.feasible;
+  if (!s.feasible) j["infeasible_because"] = s.infeasible_because;
+  return j;
+}
+
+// Placement, order and rewrites of one plan, in op and device names.
+OJson describe(const ParetoProblem& problem, const Entry& e) {
+  const Platform& p = problem.cost().platform();
+  const Graph& g = problem.cost().graph();
+  const auto dev_name = [&](DeviceId d) { return p.devices[static_cast<std::size_t>(d)].name; };
+  OJson j;
+  OJson rewrites = {{"fusions", OJson::array()}, {"splits", OJson::array()}, {"demotions", OJson::array()}};
+  OJson placement = OJson::object();
+  OJson order = OJson::object();
+  // Placement grouped by device (a few keys: an object keyed by op would cost O(ops^2) to build).
+  std::vector<OJson> by_device(p.devices.size(), OJson::array());
+  const Plan* plan = nullptr;
+  const Graph* plan_graph = &g;
+  Decoded decoded;
+  if (e.fixed_plan) {
+    plan = &*e.fixed_plan;
+    for (OpId x = 0; x < g.op_count(); ++x)
+      by_device[static_cast<std::size_t>(plan->device[static_cast<std::size_t>(x)])].push_back(g.op(x).name);
+  } else {
+    decoded = problem.encoding().decode(e.genome);
+    plan = &decoded.plan;
+    plan_graph = &decoded.cost->graph();
+    const auto& cand = problem.encoding().candidates();
+    for (std::size_t f = 0; f < cand.fusions.size(); ++f)
+      if (decoded.decision.fuse[f]) {
+        OJson chain = OJson::array();
+        for (OpId x : cand.fusions[f].chain)
+          chain.push_back(g.op(x).name);
+        rewrites["fusions"].push_back(chain);
+      }
+    for (std::size_t s = 0; s < cand.splits.size(); ++s) {
+      if (!decoded.decision.split[s]) continue;
+      const OpId x = cand.splits[s].op;
+      bool fused = false;
+      for (std::size_t f = 0; f < cand.fusions.size(); ++f)
+        if (decoded.decision.fuse[f] &&
+            std::count(cand.fusions[f].chain.begin(), cand.fusions[f].chain.end(), x))
+          fused = true;
+      if (fused) continue; // fusion wins, as in apply_rewrites
+      rewrites["splits"].push_back(
+          {{"op", g.op(x).name},
+           {"devices",
+            {dev_name(decoded.op_device[static_cast<std::size_t>(x)]), dev_name(decoded.split_device[s])}}});
+    }
+    for (OpId x = 0; x < g.op_count(); ++x) {
+      by_device[static_cast<std::size_t>(decoded.op_device[static_cast<std::size_t>(x)])].push_back(
+          g.op(x).name);
+      const auto& to = decoded.decision.precision[static_cast<std::size_t>(x)];
+      if (!to.empty())
+        rewrites["demotions"].push_back({{"op", g.op(x).name}, {"from", g.op(x).precision}, {"to", to}});
+    }
+  }
+  for (std::size_t d = 0; d < by_device.size(); ++d)
+    if (!by_device[d].empty()) placement[dev_name(static_cast<DeviceId>(d))] = std::move(by_device[d]);
+  for (std::size_t d = 0; d < plan->queues.size(); ++d) {
+    OJson q = OJson::array();
+    for (const auto& stream : plan->queues[d])
+      for (OpId x : stream)
+        q.push_back(plan_graph->op(x).name);
+    if (!q.empty()) order[dev_name(static_cast<DeviceId>(d))] = q;
+  }
+  j["rewrites"] = rewrites;
+  j["placement"] = placement;
+  j["order"] = order;
+  return j;
+}
+
+} // namespace
+
+FrontReport make_front_report(const SearchState& state) {
+  FrontReport r;
+  r.evaluations = state.evaluations();
+  r.budget = state.budget();
+  r.plans = state.archive().entries();
+  std::stable_sort(r.plans.begin(), r.plans.end(),
+                   [](const Entry& a, const Entry& b) { return a.value.point < b.value.point; });
+  r.simgrid.assign(r.plans.size(), std::nullopt);
+  r.history = state.history();
+  return r;
+}
+
+void replay_in_simgrid(const ParetoProblem& problem, FrontReport& r) {
+  for (std::size_t i = 0; i < r.plans.size(); ++i) {
+    const Entry& e = r.plans[i];
+    if (e.fixed_plan) {
+      const Execution ex = run_simgrid(*e.fixed_plan, problem.cost());
+      r.simgrid[i] = score_execution(*e.fixed_plan, problem.cost(), ex, 0.0, problem.error_budget());
+    } else {
+      const Decoded d = problem.encoding().decode(e.genome);
+      const Execution ex = run_simgrid(d.plan, *d.cost);
+      r.simgrid[i] = score_execution(d.plan, *d.cost, ex, d.precision_penalty, problem.error_budget());
+    }
+  }
+}
+
+OJson front_json(const ParetoProblem& problem, const FrontReport& r) {
+  OJson j;
+  j["format"] = "heterosim-pareto-front";
+  j["version"] = 1;
+  j["platform"] = r.platform;
+  j["workload"] = r.workload;
+  j["algorithm"] = r.algorithm;
+  j["seed"] = r.seed;
+  j["budget"] = r.budget;
+  j["evaluations"] = r.evaluations;
+  OJson objectives = OJson::array();
+  for (Objective o : problem.objectives())
+    objectives.push_back({{"name", objective_name(o)}, {"unit", unit_of(o)}});
+  j["objectives"] = objectives;
+  j["normalisation"] = {{"reference_policy", problem.reference_policy()},
+                        {"latency_s", problem.normalisation().latency},
+                        {"energy_j", problem.normalisation().energy},
+                        {"note", "latency and energy over the reference plan's (analytic engine); memory is "
+                                 "peak/capacity; precision as is"}};
+  j["error_budget"] = problem.error_budget();
+  const auto ref = problem.reference_point();
+  std::vector<std::vector<double>> front_points, base_points;
+  for (const auto& e : r.plans)
+    front_points.push_back(e.value.point);
+  for (const auto& b : r.baselines)
+    base_points.push_back(b.value.point);
+  j["hypervolume"] = {{"front", hypervolume(front_points, ref)},
+                      {"baselines", hypervolume(base_points, ref)},
+                      {"reference_point", ref},
+                      {"engine", "analytic"}};
+  OJson coarse = {{"ops", problem.cost().graph().op_count()},
+                  {"super_nodes", problem.encoding().coarse().nodes.size()},
+                  {"fusion_candidates", problem.encoding().candidates().fusions.size()},
+                  {"split_candidates", problem.encoding().candidates().splits.size()},
+                  {"genes", problem.encoding().size()}};
+  j["search_space"] = coarse;
+  OJson baselines = OJson::array();
+  for (const auto& b : r.baselines)
+    baselines.push_back(
+        {{"policy", b.policy}, {"analytic", scores_json(b.value.scores)}, {"normalised", b.value.point}});
+  j["baselines"] = baselines;
+  if (!r.skipped_baselines.empty()) j["skipped_baselines"] = r.skipped_baselines;
+  OJson plans = OJson::array();
+  for (std::size_t i = 0; i < r.plans.size(); ++i) {
+    const Entry& e = r.plans[i];
+    OJson p;
+    p["id"] = i;
+    p["origin"] = e.origin;
+    p["found_at_evaluation"] = e.evaluation;
+    p["normalised"] = e.value.point;
+    p["analytic"] = scores_json(e.value.scores);
+    if (r.simgrid[i]) p["simgrid"] = scores_json(*r.simgrid[i]);
+    const OJson d = describe(problem, e);
+    for (const auto& [k, v] : d.items())
+      p[k] = v;
+    plans.push_back(p);
+  }
+  j["plans"] = plans;
+  if (r.weighted) j["weighted_sum"] = {{"weights", r.weights}, {"plan", *r.weighted}};
+  return j;
+}
+
+std::string front_csv(const ParetoProblem& problem, const FrontReport& r) {
+  std::ostringstream s;
+  s << "id,origin,latency_s,energy_j,memory_ratio,precision_penalty";
+  for (Objective o : problem.objectives())
+    s << ",norm_" << objective_name(o);
+  s << ",simgrid_latency_s,simgrid_energy_j,simgrid_memory_ratio\n";
+  for (std::size_t i = 0; i < r.plans.size(); ++i) {
+    const auto& e = r.plans[i];
+    const auto& sc = e.value.scores;
+    s << i << ',' << e.origin << ',' << g6(sc.latency) << ',' << g6(sc.energy) << ',' << g6(sc.memory) << ','
+      << g6(sc.precision);
+    for (double v : e.value.point)
+      s << ',' << g6(v);
+    if (r.simgrid[i])
+      s << ',' << g6(r.simgrid[i]->latency) << ',' << g6(r.simgrid[i]->energy) << ','
+        << g6(r.simgrid[i]->memory);
+    else
+      s << ",,,";
+    s << '\n';
+  }
+  return s.str();
+}
+
+std::string history_csv(const FrontReport& r) {
+  std::ostringstream s;
+  s << "evaluations,hypervolume,front_size\n";
+  for (const auto& h : r.history)
+    s << h.evaluations << ',' << g6(h.hypervolume) << ',' << h.front_size << '\n';
+  return s.str();
+}
+
+std::string front_table(const ParetoProblem& problem, const FrontReport& r) {
+  std::ostringstream s;
+  char line[256];
+  std::snprintf(line, sizeof line, "%4s  %-22s %12s %12s %9s %9s %9s %9s\n", "id", "origin", "latency_s",
+                "energy_j", "memory", "lat/ref", "en/ref", "sg_lat/ref");
+  s << line;
+  const auto& n = problem.normalisation();
+  auto row = [&](const std::string& id, const std::string& origin, const Scores& sc,
+                 const std::optional<Scores>& sg) {
+    std::snprintf(line, sizeof line, "%4s  %-22s %12.6g %12.6g %9.4f %9.4f %9.4f %9s\n", id.c_str(),
+                  origin.substr(0, 22).c_str(), sc.latency, sc.energy, sc.memory, sc.latency / n.latency,
+                  sc.energy / n.energy, sg ? g6(sg->latency / n.latency).c_str() : "-");
+    s << line;
+  };
+  for (std::size_t i = 0; i < r.plans.size(); ++i)
+    row(std::to_string(i), r.plans[i].origin, r.plans[i].value.scores, r.simgrid[i]);
+  s << "baselines:\n";
+  for (const auto& b : r.baselines)
+    row("-", b.policy, b.value.scores, std::nullopt);
+  return s.str();
+}
+
+std::vector<std::pair<std::string, std::string>> front_plots(const ParetoProblem& problem,
+                                                             const FrontReport& r) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const auto& objs = problem.objectives();
+  for (std::size_t a = 0; a < objs.size(); ++a)
+    for (std::size_t b = a + 1; b < objs.size(); ++b) {
+      const auto label = [&](std::size_t k) {
+        const Objective o = objs[k];
+        if (o == Objective::Latency || o == Objective::Energy)
+          return objective_name(o) + " / " + problem.reference_policy() + "'s";
+        return objective_name(o) + " (" + unit_of(o) + ")";
+      };
+      std::vector<LabelledPoint> front, base;
+      for (std::size_t i = 0; i < r.plans.size(); ++i)
+        front.push_back({"plan " + std::to_string(i) + " (" + r.plans[i].origin + ")",
+                         r.plans[i].value.point[a], r.plans[i].value.point[b]});
+      for (const auto& bl : r.baselines)
+        base.push_back({bl.policy, bl.value.point[a], bl.value.point[b]});
+      const std::string stem = objective_name(objs[a]) + "-" + objective_name(objs[b]);
+      out.emplace_back(stem, scatter_svg(r.workload + " on " + r.platform + ": " + objective_name(objs[a]) +
+                                             " vs " + objective_name(objs[b]),
+                                         label(a), label(b), front, base));
+    }
+  return out;
+}
+
+} // namespace hs::pareto

@@ -1,0 +1,43 @@
+#pragma once
+// A finished search written out: the front (each plan with its objective values from both engines, its
+// rewrites, its placement and its per-device order) as JSON and CSV, the hypervolume history as CSV, a
+// text table, and one SVG per objective pair with the baselines marked. Plans are sorted by their
+// normalised objectives, so the files are byte-identical for a given seed.
+#include "policies/pareto/search_state.hpp"
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hs::pareto {
+
+struct FrontReport {
+  std::string platform, workload, algorithm;
+  std::uint64_t seed = 0;
+  int budget = 0;
+  int evaluations = 0;
+  std::vector<Baseline> baselines;
+  std::vector<std::string> skipped_baselines;
+  std::vector<Entry> plans;                   // sorted
+  std::vector<std::optional<Scores>> simgrid; // per plan, when replayed
+  std::vector<HistoryPoint> history;
+  std::vector<double> weights;         // weighted-sum mode, when given
+  std::optional<std::size_t> weighted; // the plan it picks
+};
+
+// Sorts the archive's entries and fills `plans`.
+FrontReport make_front_report(const SearchState& state);
+
+// Replays each plan in SimGrid (one forked process each).
+void replay_in_simgrid(const ParetoProblem& problem, FrontReport& r);
+
+nlohmann::ordered_json front_json(const ParetoProblem& problem, const FrontReport& r);
+std::string front_csv(const ParetoProblem& problem, const FrontReport& r);
+std::string history_csv(const FrontReport& r);
+std::string front_table(const ParetoProblem& problem, const FrontReport& r);
+// One SVG per pair of objectives: {file stem, svg text}.
+std::vector<std::pair<std::string, std::string>> front_plots(const ParetoProblem& problem,
+                                                             const FrontReport& r);
+
+} // namespace hs::pareto

@@ -1,0 +1,70 @@
+#pragma once
+// Graph rewrites that the search decides together with placement.
+//
+// Fusion of a chain a -> b -> ... (convolution + batch-norm + activation, GEMM + bias + activation,
+// elementwise chains): one op with the summed FLOPs, parameters and launch, minus the intermediate
+// tensors' traffic (each was written once and read once). FLOPs are preserved exactly; bytes moved drop
+// by exactly twice the intermediate tensors' bytes; the fused op occupies one device for the whole chain.
+//
+// Row split of a large GEMM across two devices: halves #0 and #1 with half the FLOPs, half the output
+// and half the activation reads each; both read the whole weight (parameters are replicated, so each half
+// holds them); a join op on #0's device gathers the two halves. FLOPs are preserved exactly; the
+// documented overheads are: + param_bytes read, + 2 x bytes_written moved by the join, two launches, and
+// every input tensor sent whole to the second device (a tensor is one buffer in this model).
+//
+// Demotion changes an op's precision to one its device has (see precision.hpp); sizes are kept.
+#include "sim/cost_model.hpp"
+
+#include <string>
+#include <vector>
+
+namespace hs::pareto {
+
+struct FusionCandidate {
+  std::vector<OpId> chain; // producer first
+};
+
+struct SplitCandidate {
+  OpId op = -1;
+};
+
+struct RewriteCandidates {
+  std::vector<FusionCandidate> fusions;
+  std::vector<SplitCandidate> splits;
+};
+
+struct RewriteOptions {
+  int max_chain = 4;             // ops per fused chain
+  double split_min_flops = 1e9;  // a GEMM is split only above this many FLOPs ...
+  double split_min_share = 0.02; // ... and this share of the graph's FLOPs
+  int max_splits = 32;           // the largest GEMMs only
+};
+
+// Chains whose intermediates have one producer and one consumer and whose ops share a feasible device;
+// GEMMs large enough to be worth splitting that at least two devices can run. Deterministic.
+RewriteCandidates find_rewrite_candidates(const CostModel& cost, const RewriteOptions& o = {});
+
+struct RewriteDecision {
+  std::vector<bool> fuse;             // per fusion candidate
+  std::vector<bool> split;            // per split candidate (ignored when the op is in an active fusion)
+  std::vector<std::string> precision; // per original op: new precision, or empty to keep it
+
+  bool changes_graph() const;
+};
+
+enum class Role { Plain, Fused, SplitFirst, SplitSecond, Join };
+
+struct RewrittenOp {
+  Role role = Role::Plain;
+  std::vector<OpId> origin; // original ops it stands for
+  int candidate = -1;       // fusion or split candidate index
+};
+
+struct Rewritten {
+  Graph graph;
+  std::vector<RewrittenOp> ops; // per new op
+};
+
+Rewritten apply_rewrites(const Graph& g, const RewriteCandidates& c, const RewriteDecision& d);
+
+} // namespace hs::pareto

@@ -1,0 +1,190 @@
+// `heterosim pareto`: the Pareto front of latency, energy and peak memory (and optionally precision) over
+// placements and graph rewrites, found by the archive search (or NSGA-II as a baseline), replayed in
+// SimGrid, written as JSON, CSV and SVG, and printed as a table.
+#include "policies/pareto/archive_search.hpp"
+#include "policies/pareto/front_report.hpp"
+#include "policies/pareto/hypervolume.hpp"
+#include "policies/pareto/nsga2_search.hpp"
+#include "policies/pareto/select.hpp"
+#include "sim/cli/commands.hpp"
+#include "sim/json_input.hpp"
+#include "workloads/workload_registry.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <unistd.h>
+
+namespace hs::cli {
+namespace {
+
+struct ParetoOptions {
+  std::string platform;
+  std::string workload;
+  std::string objectives = "latency,energy,memory";
+  std::string algorithm = "archive";
+  std::string out = "pareto-out";
+  std::string calibration;
+  std::string weights;
+  int budget = 2000;
+  double error_budget = 0.0;
+  std::uint64_t seed = 0;
+  bool force = false;
+  bool no_replay = false;
+  bool no_rewrites = false;
+  bool quiet = false;
+};
+
+std::vector<double> parse_weights(const std::string& text, std::size_t count) {
+  std::vector<double> w;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    std::size_t used = 0;
+    double v = -1;
+    try {
+      v = std::stod(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || !(v >= 0))
+      throw InputError("--weights", item, "a weight must be a non-negative number");
+    w.push_back(v);
+  }
+  if (w.size() != count)
+    throw InputError("--weights", text, "needs one weight per objective (" + std::to_string(count) + ")");
+  return w;
+}
+
+pareto::ProgressFn progress_bar(bool enabled) {
+  if (!enabled) return {};
+  return [](const pareto::HistoryPoint& h, int budget) {
+    const int width = 30;
+    const int filled = static_cast<int>(static_cast<double>(width) * h.evaluations / budget);
+    std::fprintf(stderr, "\r[%s%s] %d/%d evaluations  front %d  hypervolume %.5f",
+                 std::string(static_cast<std::size_t>(std::min(filled, width)), '#').c_str(),
+                 std::string(static_cast<std::size_t>(width - std::min(filled, width)), ' ').c_str(),
+                 h.evaluations, budget, h.front_size, h.hypervolume);
+    if (h.evaluations >= budget) std::fprintf(stderr, "\n");
+    std::fflush(stderr);
+  };
+}
+
+int run_pareto(const ParetoOptions& o) {
+  namespace fs = std::filesystem;
+  const auto objectives = pareto::parse_objective_list(o.objectives, "--objectives");
+  if (o.budget < 1) throw InputError("--budget", std::to_string(o.budget), "must be at least 1");
+  std::vector<double> weights;
+  if (!o.weights.empty()) weights = parse_weights(o.weights, objectives.size());
+  const Platform platform = load_platform(o.platform);
+  const Graph graph = load_workload(o.workload, o.seed);
+  Calibration calibration = o.calibration.empty() ? Calibration{} : load_calibration(o.calibration);
+  const CostModel cost(graph, platform, calibration);
+
+  pareto::ProblemOptions po;
+  po.objectives = objectives;
+  po.error_budget = o.error_budget;
+  po.encoding.calibration = calibration;
+  po.encoding.fusion = po.encoding.splitting = !o.no_rewrites;
+  const pareto::ParetoProblem problem(cost, po);
+
+  std::vector<std::string> outputs = {o.out + "/front.json", o.out + "/front.csv", o.out + "/history.csv"};
+  std::vector<std::string> stems;
+  for (std::size_t a = 0; a < objectives.size(); ++a)
+    for (std::size_t b = a + 1; b < objectives.size(); ++b)
+      outputs.push_back(o.out + "/" + pareto::objective_name(objectives[a]) + "-" +
+                        pareto::objective_name(objectives[b]) + ".svg");
+  if (!o.force)
+    for (const auto& f : outputs)
+      if (fs::exists(f))
+        throw InputError(f, "", "already exists; pass --force to overwrite or choose another --out");
+
+  pareto::FrontReport report;
+  std::vector<std::string> skipped;
+  const auto baselines = problem.baselines(o.seed, &skipped);
+  pareto::SearchState state(problem, o.budget, progress_bar(!o.quiet && isatty(STDERR_FILENO)));
+  if (o.algorithm == "nsga2")
+    pareto::run_nsga2_search(state, baselines, o.seed);
+  else
+    pareto::run_archive_search(state, baselines, o.seed);
+
+  report = pareto::make_front_report(state);
+  report.platform = platform.name;
+  report.workload = graph.name;
+  report.algorithm = o.algorithm == "nsga2" ? "nsga2 (pagmo)" : "archive search";
+  report.seed = o.seed;
+  report.baselines = baselines;
+  report.skipped_baselines = skipped;
+  if (!weights.empty()) {
+    std::vector<std::vector<double>> pts;
+    for (const auto& e : report.plans)
+      pts.push_back(e.value.point);
+    report.weights = weights;
+    report.weighted = pareto::weighted_choice(pts, weights);
+  }
+  if (!o.no_replay) pareto::replay_in_simgrid(problem, report);
+
+  fs::create_directories(o.out);
+  write_file_atomically(outputs[0], pareto::front_json(problem, report).dump(1) + "\n", o.force);
+  write_file_atomically(outputs[1], pareto::front_csv(problem, report), o.force);
+  write_file_atomically(outputs[2], pareto::history_csv(report), o.force);
+  std::size_t k = 3;
+  for (const auto& [stem, svg] : pareto::front_plots(problem, report))
+    write_file_atomically(outputs[k++], svg, o.force);
+  if (!o.quiet) {
+    std::cout << report.algorithm << " on " << graph.name << " / " << platform.name << ": "
+              << report.plans.size() << " plans on the front after " << report.evaluations
+              << " evaluations; hypervolume "
+              << pareto::hypervolume(state.archive().points(), problem.reference_point())
+              << " (reference point";
+    for (double v : problem.reference_point())
+      std::cout << ' ' << v;
+    std::cout << "; latency and energy relative to " << problem.reference_policy() << ")\n";
+    std::cout << pareto::front_table(problem, report);
+    for (const auto& s : skipped)
+      std::cout << "baseline skipped: " << s << "\n";
+    if (report.weighted) std::cout << "weighted-sum choice: plan " << *report.weighted << "\n";
+    std::cout << "wrote";
+    for (const auto& f : outputs)
+      std::cout << ' ' << f;
+    std::cout << "\n";
+  }
+  return report.plans.empty() ? 3 : 0;
+}
+
+Action pareto_command(CLI::App& app) {
+  auto o = std::make_shared<ParetoOptions>();
+  auto* cmd = app.add_subcommand(
+      "pareto", "Search the Pareto front of latency, energy and memory over placements and graph rewrites");
+  cmd->add_option("--platform", o->platform, "Platform file or preset name")->required();
+  cmd->add_option("--workload", o->workload, "Graph file or builder spec")->required();
+  cmd->add_option("--budget", o->budget, "Distinct plan evaluations (analytic engine)")
+      ->capture_default_str();
+  cmd->add_option("--objectives", o->objectives, "Comma-separated: latency, energy, memory, precision")
+      ->capture_default_str();
+  cmd->add_option("--algorithm", o->algorithm,
+                  "archive: the project's search; nsga2: pagmo's NSGA-II on the same encoding")
+      ->check(CLI::IsMember({"archive", "nsga2"}))
+      ->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed of the search (and of random workloads)")->capture_default_str();
+  cmd->add_option("--out", o->out, "Directory for front.json, front.csv, history.csv and the SVG plots")
+      ->capture_default_str();
+  cmd->add_option("--error-budget", o->error_budget,
+                  "Precision penalty allowed (with the precision objective)")
+      ->capture_default_str();
+  cmd->add_option("--weights", o->weights,
+                  "Weighted-sum mode: one weight per objective; also picks that plan from the front");
+  cmd->add_option("--calibration", o->calibration, "Calibration file overriding the platform's efficiencies");
+  cmd->add_flag("--no-replay", o->no_replay, "Skip the SimGrid replay of the final front");
+  cmd->add_flag("--no-rewrites", o->no_rewrites, "Search placements only (no fusion or splitting)");
+  cmd->add_flag("--force", o->force, "Overwrite existing output files");
+  cmd->add_flag("--quiet", o->quiet, "Print nothing but errors");
+  return [o] { return run_pareto(*o); };
+}
+
+const bool registered = register_command({"pareto", pareto_command});
+
+} // namespace
+} // namespace hs::cli

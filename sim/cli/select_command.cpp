@@ -1,0 +1,147 @@
+// `heterosim select`: pick one plan from a stored front without searching again, for example
+// `--front out/front.json --min energy --max-latency 1.05x` (within 5% of the front's best latency).
+#include "policies/pareto/select.hpp"
+#include "sim/cli/commands.hpp"
+#include "sim/json_input.hpp"
+
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+namespace hs::cli {
+namespace {
+
+struct SelectOptions {
+  std::string front;
+  std::string minimise = "latency";
+  std::string engine = "analytic";
+  std::map<std::string, std::string> limits; // objective -> limit text
+  std::string weights;                       // weighted-sum mode over the front's normalised objectives
+  std::string out;
+  bool force = false;
+};
+
+const std::map<std::string, std::string>& value_keys() {
+  static const std::map<std::string, std::string> k = {{"latency", "latency_s"},
+                                                       {"energy", "energy_j"},
+                                                       {"memory", "memory_ratio"},
+                                                       {"precision", "precision_penalty"}};
+  return k;
+}
+
+int run_select(const SelectOptions& o) {
+  const Json j = read_json_file(o.front);
+  const JsonNode root(j, o.front, "");
+  if (root.at("format").as_string() != "heterosim-pareto-front")
+    root.at("format").fail("expected format \"heterosim-pareto-front\"");
+  if (root.at("version").as_integer(1, 1000) != 1)
+    root.at("version").fail("unsupported version (this build reads 1)");
+  std::vector<std::string> names;
+  for (const auto& [name, key] : value_keys())
+    names.push_back(name);
+  auto index_of = [&](const std::string& name, const std::string& option) {
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (names[i] == name) return i;
+    throw InputError(option, name, "unknown objective (known: energy, latency, memory, precision)");
+  };
+  const std::size_t minimise = index_of(o.minimise, "--min");
+  std::vector<pareto::Limit> limits;
+  for (const auto& [name, text] : o.limits) {
+    try {
+      limits.push_back(pareto::parse_limit(index_of(name, "--max-" + name), text));
+    } catch (const std::invalid_argument& e) {
+      throw InputError("--max-" + name, text, e.what());
+    }
+  }
+  const auto plans = root.at("plans").items();
+  std::vector<std::vector<double>> values;
+  for (const auto& p : plans) {
+    const auto scores = p.find(o.engine);
+    if (!scores) p.fail("has no " + o.engine + " values (was the front replayed? use --engine analytic)");
+    std::vector<double> v;
+    for (const auto& name : names)
+      v.push_back(scores->at(value_keys().at(name)).as_number());
+    values.push_back(std::move(v));
+  }
+  if (values.empty()) root.at("plans").fail("the front has no plans");
+  std::optional<std::size_t> chosen = pareto::select_plan(values, minimise, limits);
+  if (!o.weights.empty()) {
+    // Weighted sum of the normalised objectives (in the front's objective order), among plans within the
+    // limits.
+    const auto objectives = root.at("objectives").items();
+    std::vector<double> w;
+    std::stringstream in(o.weights);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+      std::size_t used = 0;
+      double v = -1;
+      try {
+        v = std::stod(item, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != item.size() || !(v >= 0))
+        throw InputError("--weights", item, "a weight must be a non-negative number");
+      w.push_back(v);
+    }
+    if (w.size() != objectives.size())
+      throw InputError("--weights", o.weights,
+                       "needs one weight per objective of the front (" + std::to_string(objectives.size()) +
+                           ")");
+    std::vector<std::vector<double>> normalised;
+    std::vector<std::size_t> index;
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+      if (!pareto::select_plan({values[i]}, minimise, limits)) continue; // outside the limits
+      std::vector<double> v;
+      for (const auto& x : plans[i].at("normalised").items())
+        v.push_back(x.as_number());
+      normalised.push_back(std::move(v));
+      index.push_back(i);
+    }
+    const auto pick = pareto::weighted_choice(normalised, w);
+    chosen = pick ? std::optional<std::size_t>(index[*pick]) : std::nullopt;
+  }
+  if (!chosen) {
+    std::cerr << "heterosim: no plan in " << o.front << " meets the limits\n";
+    return 4;
+  }
+  const Json& plan = plans[*chosen].raw();
+  std::cout << "plan " << plan.at("id") << " (" << plan.at("origin").get<std::string>() << "): ";
+  for (std::size_t i = 0; i < names.size(); ++i)
+    std::cout << (i ? ", " : "") << names[i] << " " << values[*chosen][i];
+  std::cout << " (" << o.engine << " engine)\n";
+  if (!o.out.empty()) {
+    write_file_atomically(o.out, plan.dump(1) + "\n", o.force);
+    std::cout << "wrote " << o.out << "\n";
+  }
+  return 0;
+}
+
+Action select_command(CLI::App& app) {
+  auto o = std::make_shared<SelectOptions>();
+  auto* cmd =
+      app.add_subcommand("select", "Pick a plan from a stored Pareto front (heterosim pareto's front.json)");
+  cmd->add_option("--front", o->front, "front.json written by heterosim pareto")->required();
+  cmd->add_option("--min", o->minimise, "Objective to minimise: latency, energy, memory or precision")
+      ->capture_default_str();
+  for (const char* name : {"latency", "energy", "memory", "precision"})
+    cmd->add_option_function<std::string>(
+        std::string("--max-") + name, [o, name](const std::string& v) { o->limits[name] = v; },
+        std::string("Upper limit on ") + name +
+            ": a value in its unit, or a multiple of the front's best such as 1.05x");
+  cmd->add_option("--engine", o->engine, "Whose values to compare: analytic or simgrid")
+      ->check(CLI::IsMember({"analytic", "simgrid"}))
+      ->capture_default_str();
+  cmd->add_option(
+      "--weights", o->weights,
+      "Weighted-sum mode: one weight per objective of the front (normalised values), instead of --min");
+  cmd->add_option("--out", o->out, "Write the chosen plan (JSON) to this file");
+  cmd->add_flag("--force", o->force, "Overwrite --out if it exists");
+  return [o] { return run_select(*o); };
+}
+
+const bool registered = register_command({"select", select_command});
+
+} // namespace
+} // namespace hs::cli
