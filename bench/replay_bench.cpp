@@ -1,8 +1,8 @@
 // Replay throughput: HeteroSim's actor-per-stream replay against the eager SimGrid approach of building
 // the whole DAG as s4u activities linked by add_successor (DESIGN.md: quadratic in SimGrid 3.32).
 //
-//   replay_bench lazy  OPS   -> one line: ops, transfers, wall and CPU seconds, events per CPU second, peak RSS (KiB)
-//   replay_bench eager OPS   -> the same for the eager baseline
+//   replay_bench lazy  OPS   -> one line: ops, transfers, wall and CPU seconds, events per CPU second, peak
+//   RSS (KiB) replay_bench eager OPS   -> the same for the eager baseline
 //
 // Each replay runs in a child process (one SimGrid engine per process) whose wall time and peak RSS are
 // measured by the parent with wait4(), so graph generation and planning are not counted.
@@ -46,7 +46,8 @@ std::size_t count_transfers(const Plan& plan, const Graph& g) {
     std::vector<DeviceId> seen;
     for (OpId c : t.consumers) {
       const DeviceId d = plan.device[static_cast<std::size_t>(c)];
-      if (d != plan.device[static_cast<std::size_t>(t.producer)] && std::find(seen.begin(), seen.end(), d) == seen.end()) {
+      if (d != plan.device[static_cast<std::size_t>(t.producer)] &&
+          std::find(seen.begin(), seen.end(), d) == seen.end()) {
         seen.push_back(d);
         ++n;
       }
@@ -69,13 +70,16 @@ void eager_replay(const Plan& plan, const CostModel& cost) {
   execs.reserve(static_cast<std::size_t>(g.op_count()));
   for (OpId o = 0; o < g.op_count(); ++o) {
     const DeviceId d = plan.device[static_cast<std::size_t>(o)];
-    execs.push_back(sg4::Exec::init()->set_flops_amount(cost.op_time(o, d) * kNominalSpeed)->set_host(sg.hosts[static_cast<std::size_t>(d)]));
+    execs.push_back(sg4::Exec::init()
+                        ->set_flops_amount(cost.op_time(o, d) * kNominalSpeed)
+                        ->set_host(sg.hosts[static_cast<std::size_t>(d)]));
   }
   // Stream order and same-device data dependencies, each edge once (SimGrid refuses duplicates).
   std::set<std::pair<OpId, OpId>> exec_edges;
   for (const auto& streams : plan.queues)
     for (const auto& q : streams)
-      for (std::size_t i = 1; i < q.size(); ++i) exec_edges.emplace(q[i - 1], q[i]);
+      for (std::size_t i = 1; i < q.size(); ++i)
+        exec_edges.emplace(q[i - 1], q[i]);
   std::vector<sg4::CommPtr> comms;
   for (TensorId t = 0; t < g.tensor_count(); ++t) {
     const auto& tensor = g.tensor(t);
@@ -86,16 +90,20 @@ void eager_replay(const Plan& plan, const CostModel& cost) {
         exec_edges.emplace(tensor.producer, c);
         continue;
       }
-      auto comm = sg4::Comm::sendto_init(sg.hosts[static_cast<std::size_t>(from)], sg.hosts[static_cast<std::size_t>(to)])
+      auto comm = sg4::Comm::sendto_init(sg.hosts[static_cast<std::size_t>(from)],
+                                         sg.hosts[static_cast<std::size_t>(to)])
                       ->set_payload_size(static_cast<uint64_t>(tensor.bytes));
       execs[static_cast<std::size_t>(tensor.producer)]->add_successor(comm.get());
       comm->add_successor(execs[static_cast<std::size_t>(c)].get());
       comms.push_back(comm);
     }
   }
-  for (const auto& [a, b] : exec_edges) execs[static_cast<std::size_t>(a)]->add_successor(execs[static_cast<std::size_t>(b)].get());
-  for (auto& e : execs) e->vetoable_start();
-  for (auto& c : comms) c->vetoable_start();
+  for (const auto& [a, b] : exec_edges)
+    execs[static_cast<std::size_t>(a)]->add_successor(execs[static_cast<std::size_t>(b)].get());
+  for (auto& e : execs)
+    e->vetoable_start();
+  for (auto& c : comms)
+    c->vetoable_start();
   engine.run();
 }
 

@@ -27,7 +27,8 @@ struct FastestDevice {
     }
     if (best < 0) throw PlanError("no single device can run the whole graph (for example: " + why_not + ")");
     Plan plan = Plan::empty(g.op_count(), p, name());
-    for (OpId o : g.topological_order()) plan.append(o, best);
+    for (OpId o : g.topological_order())
+      plan.append(o, best);
     return plan;
   }
 };

@@ -21,9 +21,11 @@ std::vector<double> upward_ranks(const CostModel& cost) {
     // c-bar per successor: the mean cost of every tensor this op sends it.
     std::map<OpId, double> edge;
     for (TensorId t : g.op(o).outputs)
-      for (OpId c : g.tensor(t).consumers) edge[c] += cost.mean_transfer_time(t);
+      for (OpId c : g.tensor(t).consumers)
+        edge[c] += cost.mean_transfer_time(t);
     double tail = 0.0;
-    for (const auto& [succ, c] : edge) tail = std::max(tail, c + rank[static_cast<std::size_t>(succ)]);
+    for (const auto& [succ, c] : edge)
+      tail = std::max(tail, c + rank[static_cast<std::size_t>(succ)]);
     rank[static_cast<std::size_t>(o)] = cost.mean_op_time(o) + tail;
   }
   return rank;
@@ -72,7 +74,9 @@ ListSchedule schedule_in_order(const std::vector<OpId>& order, const CostModel& 
       std::string why;
       for (DeviceId d = 0; d < p.device_count(); ++d) {
         const std::string r = cost.infeasibility_reason(o, d);
-        why += "; " + (r.empty() ? "its inputs cannot reach device '" + p.devices[static_cast<std::size_t>(d)].name + "'" : r);
+        why += "; " + (r.empty() ? "its inputs cannot reach device '" +
+                                       p.devices[static_cast<std::size_t>(d)].name + "'"
+                                 : r);
       }
       throw PlanError("no device can run op '" + g.op(o).name + "'" + why);
     }
@@ -90,7 +94,8 @@ namespace {
 struct Heft {
   std::string name() const { return "heft"; }
   std::string description() const {
-    return "HEFT: upward rank on mean costs, insertion-based earliest finish time (Topcuoglu, Hariri, Wu, TPDS 2002)";
+    return "HEFT: upward rank on mean costs, insertion-based earliest finish time (Topcuoglu, Hariri, Wu, "
+           "TPDS 2002)";
   }
   Plan plan(const PolicyContext& ctx) const {
     const auto order = order_by_decreasing(ctx.graph(), upward_ranks(ctx.cost));

@@ -32,7 +32,8 @@ struct PolicyContext {
 class Policy {
 public:
   template <class T>
-  Policy(T impl) : self_(std::make_shared<Model<T>>(std::move(impl))) {} // NOLINT: implicit on purpose, like pagmo
+  Policy(T impl)
+      : self_(std::make_shared<Model<T>>(std::move(impl))) {} // NOLINT: implicit on purpose, like pagmo
 
   std::string name() const { return self_->name(); }
   std::string description() const { return self_->description(); }
@@ -76,7 +77,8 @@ const Policy& policy_by_name(const std::string& name);
 
 } // namespace hs
 
-#define HS_REGISTER_POLICY(Type)                                                                                 \
-  namespace {                                                                                                    \
-  [[maybe_unused]] const bool hs_registered_##Type = ::hs::PolicyRegistry::instance().add(::hs::Policy(Type{})); \
+#define HS_REGISTER_POLICY(Type)                                                                             \
+  namespace {                                                                                                \
+  [[maybe_unused]] const bool hs_registered_##Type =                                                         \
+      ::hs::PolicyRegistry::instance().add(::hs::Policy(Type{}));                                            \
   }

@@ -30,14 +30,16 @@ std::vector<Policy> PolicyRegistry::all() const {
 
 std::vector<std::string> PolicyRegistry::names() const {
   std::vector<std::string> out;
-  for (const auto& p : all()) out.push_back(p.name());
+  for (const auto& p : all())
+    out.push_back(p.name());
   return out;
 }
 
 const Policy& policy_by_name(const std::string& name) {
   if (const Policy* p = PolicyRegistry::instance().find(name)) return *p;
   std::string known;
-  for (const auto& n : PolicyRegistry::instance().names()) known += (known.empty() ? "" : ", ") + n;
+  for (const auto& n : PolicyRegistry::instance().names())
+    known += (known.empty() ? "" : ", ") + n;
   throw std::invalid_argument("unknown policy '" + name + "' (known: " + known + ")");
 }
 

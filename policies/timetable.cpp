@@ -8,7 +8,8 @@ double Timetable::earliest_start(DeviceId device, double ready, double duration)
   const auto& slots = busy_[static_cast<std::size_t>(device)];
   double candidate = ready;
   // Intervals do not overlap, so ends are sorted too: skip every interval that ends before `ready`.
-  auto first = std::partition_point(slots.begin(), slots.end(), [&](const auto& iv) { return iv.second <= ready; });
+  auto first =
+      std::partition_point(slots.begin(), slots.end(), [&](const auto& iv) { return iv.second <= ready; });
   for (auto it = first; it != slots.end(); ++it) {
     const auto& [s, e] = *it;
     if (candidate + duration <= s) return candidate; // fits in the gap before this interval
@@ -23,8 +24,8 @@ void Timetable::reserve(DeviceId device, double start, double end) {
   slots.insert(at, {start, end});
 }
 
-double data_ready_time(OpId op, DeviceId device, const CostModel& cost, const std::vector<DeviceId>& placed_on,
-                       const std::vector<double>& finish) {
+double data_ready_time(OpId op, DeviceId device, const CostModel& cost,
+                       const std::vector<DeviceId>& placed_on, const std::vector<double>& finish) {
   const Graph& g = cost.graph();
   double ready = 0.0;
   for (TensorId t : g.op(op).inputs) {

@@ -20,7 +20,7 @@ private:
 };
 
 // When all of `op`'s inputs could be on `device`, given where and when its producers finished.
-double data_ready_time(OpId op, DeviceId device, const CostModel& cost, const std::vector<DeviceId>& placed_on,
-                       const std::vector<double>& finish);
+double data_ready_time(OpId op, DeviceId device, const CostModel& cost,
+                       const std::vector<DeviceId>& placed_on, const std::vector<double>& finish);
 
 } // namespace hs

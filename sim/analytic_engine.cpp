@@ -20,7 +20,8 @@ Execution run_analytic(const Plan& plan, const CostModel& cost) {
   for (OpId o : plan_execution_order(plan, g)) {
     const auto oi = static_cast<std::size_t>(o);
     const DeviceId dev = plan.device[oi];
-    double& free_at = stream_free[stream_base[static_cast<std::size_t>(dev)] + static_cast<std::size_t>(plan.stream[oi])];
+    double& free_at =
+        stream_free[stream_base[static_cast<std::size_t>(dev)] + static_cast<std::size_t>(plan.stream[oi])];
     double start = free_at;
     for (TensorId t : g.op(o).inputs)
       for (const auto& [where, when] : arrival[static_cast<std::size_t>(t)])
@@ -34,7 +35,8 @@ Execution run_analytic(const Plan& plan, const CostModel& cost) {
       arrived.emplace_back(dev, end);
       for (OpId c : g.tensor(t).consumers) {
         const DeviceId to = plan.device[static_cast<std::size_t>(c)];
-        const bool known = std::any_of(arrived.begin(), arrived.end(), [&](const auto& a) { return a.first == to; });
+        const bool known =
+            std::any_of(arrived.begin(), arrived.end(), [&](const auto& a) { return a.first == to; });
         if (known) continue;
         const double finish = end + cost.transfer_time(t, dev, to);
         arrived.emplace_back(to, finish);

@@ -18,14 +18,16 @@ Calibration load_calibration(const std::string& path) {
   root.expect_only({"format", "version", "source", "devices", "notes", "fit"});
   if (root.string_or("format", "heterosim-calibration") != "heterosim-calibration")
     root.at("format").fail("expected format \"heterosim-calibration\"");
-  if (root.at("version").as_integer(1, 1000) != 1) root.at("version").fail("unsupported version (this build reads 1)");
+  if (root.at("version").as_integer(1, 1000) != 1)
+    root.at("version").fail("unsupported version (this build reads 1)");
   Calibration c;
   c.source = root.string_or("source", path);
   for (const auto& [name, node] : root.at("devices").members()) {
     node.expect_only({"efficiency", "memory_efficiency", "launch_overhead", "memory_tiers"});
     Calibration::Entry e;
     if (auto eff = node.find("efficiency"))
-      for (const auto& [kind, v] : eff->members()) e.compute_efficiency[kind] = v.as_fraction();
+      for (const auto& [kind, v] : eff->members())
+        e.compute_efficiency[kind] = v.as_fraction();
     if (auto me = node.find("memory_efficiency")) e.memory_efficiency = me->as_fraction();
     if (auto lo = node.find("launch_overhead")) e.launch_overhead = lo->as_quantity(units::Quantity::Time);
     if (auto tiers = node.find("memory_tiers"))
@@ -49,7 +51,9 @@ CostModel::CostModel(const Graph& g, const Platform& p, Calibration c)
   op_time_.resize(static_cast<std::size_t>(g.op_count()) * static_cast<std::size_t>(devices_));
   for (OpId o = 0; o < g.op_count(); ++o)
     for (DeviceId d = 0; d < devices_; ++d)
-      op_time_[index(o, d)] = infeasibility_reason(o, d).empty() ? roofline(g.op(o), p.devices[static_cast<std::size_t>(d)]) : kInfeasible;
+      op_time_[index(o, d)] = infeasibility_reason(o, d).empty()
+                                  ? roofline(g.op(o), p.devices[static_cast<std::size_t>(d)])
+                                  : kInfeasible;
   int pairs = 0;
   for (DeviceId a = 0; a < devices_; ++a)
     for (DeviceId b = 0; b < devices_; ++b)

@@ -54,7 +54,8 @@ public:
   // kInfeasible without a route.
   double transfer_time(TensorId t, DeviceId from, DeviceId to) const;
 
-  // Means used by list schedulers (HEFT's w-bar and c-bar): over feasible devices, over distinct routed pairs.
+  // Means used by list schedulers (HEFT's w-bar and c-bar): over feasible devices, over distinct routed
+  // pairs.
   double mean_op_time(OpId op) const;
   double mean_transfer_time(TensorId t) const;
 

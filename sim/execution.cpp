@@ -9,7 +9,8 @@ std::vector<double> bytes_per_link(const Execution& e, const Platform& p) {
   std::vector<double> bytes(p.links.size(), 0.0);
   for (const auto& t : e.transfers)
     if (const Route* r = p.route(t.from, t.to))
-      for (const auto& hop : r->hops) bytes[static_cast<std::size_t>(hop.link)] += t.bytes;
+      for (const auto& hop : r->hops)
+        bytes[static_cast<std::size_t>(hop.link)] += t.bytes;
   return bytes;
 }
 
@@ -57,7 +58,8 @@ void fill_analytic_energy(Execution& e, const Plan& plan, const CostModel& cost)
     const auto& link = p.links[l];
     const double use_seconds = bytes[l] / link.bandwidth;
     const double share = link.sharing == Sharing::SplitDuplex ? 0.5 : 1.0;
-    e.link_energy[l] = link.idle_watts * e.makespan + (link.busy_watts - link.idle_watts) * share * use_seconds;
+    e.link_energy[l] =
+        link.idle_watts * e.makespan + (link.busy_watts - link.idle_watts) * share * use_seconds;
   }
 }
 

@@ -16,7 +16,8 @@ std::optional<OpId> Graph::find_op(const std::string& op_name) const {
 
 double Graph::total_flops() const {
   double f = 0;
-  for (const auto& o : ops) f += o.flops;
+  for (const auto& o : ops)
+    f += o.flops;
   return f;
 }
 
@@ -24,17 +25,49 @@ bool Graph::uses_explicit_times() const {
   return std::any_of(ops.begin(), ops.end(), [](const Op& o) { return o.has_explicit_times(); });
 }
 
-Op& OpHandle::op() { return b_->g_.ops[static_cast<std::size_t>(id_)]; }
-OpHandle& OpHandle::kind(std::string k) { op().kind = std::move(k); return *this; }
-OpHandle& OpHandle::precision(std::string p) { op().precision = std::move(p); return *this; }
-OpHandle& OpHandle::flops(double f) { op().flops = f; return *this; }
-OpHandle& OpHandle::reads(double b) { op().bytes_read = b; return *this; }
-OpHandle& OpHandle::writes(double b) { op().bytes_written = b; return *this; }
-OpHandle& OpHandle::params(double b) { op().param_bytes = b; return *this; }
-OpHandle& OpHandle::workspace(double b) { op().workspace_bytes = b; return *this; }
-OpHandle& OpHandle::sensitivity(double s) { op().sensitivity = s; return *this; }
-OpHandle& OpHandle::only_on(std::vector<std::string> kinds) { op().allowed_kinds = std::move(kinds); return *this; }
-OpHandle& OpHandle::time_on(const std::string& device, double s) { op().times[device] = s; return *this; }
+Op& OpHandle::op() {
+  return b_->g_.ops[static_cast<std::size_t>(id_)];
+}
+OpHandle& OpHandle::kind(std::string k) {
+  op().kind = std::move(k);
+  return *this;
+}
+OpHandle& OpHandle::precision(std::string p) {
+  op().precision = std::move(p);
+  return *this;
+}
+OpHandle& OpHandle::flops(double f) {
+  op().flops = f;
+  return *this;
+}
+OpHandle& OpHandle::reads(double b) {
+  op().bytes_read = b;
+  return *this;
+}
+OpHandle& OpHandle::writes(double b) {
+  op().bytes_written = b;
+  return *this;
+}
+OpHandle& OpHandle::params(double b) {
+  op().param_bytes = b;
+  return *this;
+}
+OpHandle& OpHandle::workspace(double b) {
+  op().workspace_bytes = b;
+  return *this;
+}
+OpHandle& OpHandle::sensitivity(double s) {
+  op().sensitivity = s;
+  return *this;
+}
+OpHandle& OpHandle::only_on(std::vector<std::string> kinds) {
+  op().allowed_kinds = std::move(kinds);
+  return *this;
+}
+OpHandle& OpHandle::time_on(const std::string& device, double s) {
+  op().times[device] = s;
+  return *this;
+}
 
 TensorId OpHandle::feeds(const OpHandle& consumer, double bytes, const std::string& tensor_name) {
   const std::string name = tensor_name.empty() ? b_->g_.ops[static_cast<std::size_t>(id_)].name + "->" +
@@ -60,24 +93,31 @@ OpHandle GraphBuilder::op(const std::string& name) {
   return OpHandle(this, id);
 }
 
-TensorId GraphBuilder::tensor(const std::string& name, double bytes, OpId producer, const std::vector<OpId>& consumers) {
+TensorId GraphBuilder::tensor(const std::string& name, double bytes, OpId producer,
+                              const std::vector<OpId>& consumers) {
   const auto id = static_cast<TensorId>(g_.tensors.size());
   const std::string place = "tensors[" + std::to_string(id) + "]";
-  if (!tensor_names_.emplace(name, id).second) throw InputError(label_, place, "duplicate tensor name '" + name + "'");
+  if (!tensor_names_.emplace(name, id).second)
+    throw InputError(label_, place, "duplicate tensor name '" + name + "'");
   if (!(bytes >= 0)) throw InputError(label_, place, "tensor '" + name + "' has a negative size");
   const auto n = static_cast<OpId>(g_.ops.size());
-  if (producer < 0 || producer >= n) throw InputError(label_, place, "tensor '" + name + "' has no valid producer");
+  if (producer < 0 || producer >= n)
+    throw InputError(label_, place, "tensor '" + name + "' has no valid producer");
   Tensor t;
   t.name = name;
   t.bytes = bytes;
   t.producer = producer;
   for (OpId c : consumers) {
     if (c < 0 || c >= n) throw InputError(label_, place, "tensor '" + name + "' names an unknown consumer");
-    if (c == producer) throw InputError(label_, place, "op '" + g_.ops[static_cast<std::size_t>(c)].name + "' consumes its own output '" + name + "'");
+    if (c == producer)
+      throw InputError(label_, place,
+                       "op '" + g_.ops[static_cast<std::size_t>(c)].name + "' consumes its own output '" +
+                           name + "'");
     if (std::find(t.consumers.begin(), t.consumers.end(), c) == t.consumers.end()) t.consumers.push_back(c);
   }
   g_.ops[static_cast<std::size_t>(producer)].outputs.push_back(id);
-  for (OpId c : t.consumers) g_.ops[static_cast<std::size_t>(c)].inputs.push_back(id);
+  for (OpId c : t.consumers)
+    g_.ops[static_cast<std::size_t>(c)].inputs.push_back(id);
   g_.tensors.push_back(std::move(t));
   return id;
 }
@@ -88,7 +128,9 @@ void GraphBuilder::set_comm_time(TensorId t, double seconds) {
   g_.tensors[static_cast<std::size_t>(t)].comm_time = seconds;
 }
 
-Graph GraphBuilder::build() && { return build_impl(); }
+Graph GraphBuilder::build() && {
+  return build_impl();
+}
 
 Graph GraphBuilder::build_impl() {
   Graph& g = g_;
@@ -113,7 +155,8 @@ Graph GraphBuilder::build_impl() {
     }
   // Kahn's algorithm with a min-heap keeps the order stable (by id) and therefore deterministic.
   std::vector<int> indegree(n);
-  for (std::size_t i = 0; i < n; ++i) indegree[i] = static_cast<int>(g.preds_[i].size());
+  for (std::size_t i = 0; i < n; ++i)
+    indegree[i] = static_cast<int>(g.preds_[i].size());
   std::priority_queue<OpId, std::vector<OpId>, std::greater<>> ready;
   for (std::size_t i = 0; i < n; ++i)
     if (indegree[i] == 0) ready.push(static_cast<OpId>(i));
@@ -127,7 +170,8 @@ Graph GraphBuilder::build_impl() {
       if (--indegree[static_cast<std::size_t>(s)] == 0) ready.push(s);
   }
   g.topo_pos_.assign(n, 0);
-  for (std::size_t i = 0; i < g.topo_.size(); ++i) g.topo_pos_[static_cast<std::size_t>(g.topo_[i])] = static_cast<int>(i);
+  for (std::size_t i = 0; i < g.topo_.size(); ++i)
+    g.topo_pos_[static_cast<std::size_t>(g.topo_[i])] = static_cast<int>(i);
   if (g.topo_.size() != n) {
     // Walk backwards through ops still blocked to print one concrete cycle.
     OpId start = -1;
@@ -145,12 +189,14 @@ Graph GraphBuilder::build_impl() {
           break;
         }
     }
-    // path runs backwards along edges; reverse the looping part, and start at the lowest id for a stable message.
+    // path runs backwards along edges; reverse the looping part, and start at the lowest id for a stable
+    // message.
     std::vector<OpId> loop(path.begin() + seen[static_cast<std::size_t>(cur)], path.end());
     std::reverse(loop.begin(), loop.end());
     std::rotate(loop.begin(), std::min_element(loop.begin(), loop.end()), loop.end());
     std::string cycle;
-    for (OpId o : loop) cycle += g.ops[static_cast<std::size_t>(o)].name + " -> ";
+    for (OpId o : loop)
+      cycle += g.ops[static_cast<std::size_t>(o)].name + " -> ";
     cycle += g.ops[static_cast<std::size_t>(loop.front())].name;
     throw InputError(label_, "ops", "the graph has a cycle: " + cycle);
   }

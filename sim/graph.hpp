@@ -18,9 +18,9 @@ struct Op {
   double flops = 0.0;
   double bytes_read = 0.0;
   double bytes_written = 0.0;
-  double param_bytes = 0.0;     // resident on the op's device for the whole run
-  double workspace_bytes = 0.0; // allocated only while the op runs
-  double sensitivity = 0.0;     // numeric sensitivity, for precision-aware policies
+  double param_bytes = 0.0;               // resident on the op's device for the whole run
+  double workspace_bytes = 0.0;           // allocated only while the op runs
+  double sensitivity = 0.0;               // numeric sensitivity, for precision-aware policies
   std::vector<std::string> allowed_kinds; // empty: any device kind
   std::map<std::string, double> times;    // textbook form: explicit seconds per device name
   std::vector<TensorId> inputs;

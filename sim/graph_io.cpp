@@ -14,7 +14,8 @@ Graph parse_graph(const Json& j, const std::string& file) {
   root.expect_only({"format", "version", "name", "description", "source", "ops", "tensors", "notes"});
   if (root.string_or("format", "heterosim-graph") != "heterosim-graph")
     root.at("format").fail("expected format \"heterosim-graph\"");
-  if (root.at("version").as_integer(1, 1000) != 1) root.at("version").fail("unsupported version (this build reads 1)");
+  if (root.at("version").as_integer(1, 1000) != 1)
+    root.at("version").fail("unsupported version (this build reads 1)");
   GraphBuilder b(root.string_or("name", "graph"), file);
   std::unordered_map<std::string, OpId> ids;
   for (const auto& n : root.at("ops").items()) {
@@ -33,7 +34,8 @@ Graph parse_graph(const Json& j, const std::string& file) {
     if (auto s = n.find("sensitivity")) h.sensitivity(s->as_number());
     if (auto k = n.find("allowed_kinds")) h.only_on(k->as_string_list());
     if (auto t = n.find("times"))
-      for (const auto& [dev, v] : t->members()) h.time_on(dev, v.as_quantity(Quantity::Time));
+      for (const auto& [dev, v] : t->members())
+        h.time_on(dev, v.as_quantity(Quantity::Time));
   }
   if (auto tensors = root.find("tensors")) {
     for (const auto& n : tensors->items()) {
@@ -50,7 +52,7 @@ Graph parse_graph(const Json& j, const std::string& file) {
         consumers.push_back(it->second);
       }
       const std::string name = n.string_or("name", producer_name + "#" + std::to_string(b.op_count()) + "." +
-                                                        std::to_string(consumers.size()));
+                                                       std::to_string(consumers.size()));
       const double bytes = n.quantity_or("bytes", Quantity::Bytes, 0.0);
       TensorId t = -1;
       try {
@@ -64,13 +66,19 @@ Graph parse_graph(const Json& j, const std::string& file) {
   return std::move(b).build();
 }
 
-Graph load_graph(const std::string& path) { return parse_graph(read_json_file(path), path); }
+Graph load_graph(const std::string& path) {
+  return parse_graph(read_json_file(path), path);
+}
 
 Json graph_to_json(const Graph& g) {
   Json ops = Json::array();
   for (const auto& o : g.ops) {
-    Json j{{"name", o.name}, {"kind", o.kind}, {"precision", o.precision}, {"flops", o.flops},
-           {"bytes_read", o.bytes_read}, {"bytes_written", o.bytes_written}};
+    Json j{{"name", o.name},
+           {"kind", o.kind},
+           {"precision", o.precision},
+           {"flops", o.flops},
+           {"bytes_read", o.bytes_read},
+           {"bytes_written", o.bytes_written}};
     if (o.param_bytes > 0) j["params"] = o.param_bytes;
     if (o.workspace_bytes > 0) j["workspace"] = o.workspace_bytes;
     if (o.sensitivity != 0) j["sensitivity"] = o.sensitivity;
@@ -81,12 +89,15 @@ Json graph_to_json(const Graph& g) {
   Json tensors = Json::array();
   for (const auto& t : g.tensors) {
     Json consumers = Json::array();
-    for (OpId c : t.consumers) consumers.push_back(g.op(c).name);
-    Json j{{"name", t.name}, {"bytes", t.bytes}, {"producer", g.op(t.producer).name}, {"consumers", consumers}};
+    for (OpId c : t.consumers)
+      consumers.push_back(g.op(c).name);
+    Json j{
+        {"name", t.name}, {"bytes", t.bytes}, {"producer", g.op(t.producer).name}, {"consumers", consumers}};
     if (t.comm_time) j["comm_time"] = *t.comm_time;
     tensors.push_back(std::move(j));
   }
-  return Json{{"format", "heterosim-graph"}, {"version", 1}, {"name", g.name}, {"ops", ops}, {"tensors", tensors}};
+  return Json{
+      {"format", "heterosim-graph"}, {"version", 1}, {"name", g.name}, {"ops", ops}, {"tensors", tensors}};
 }
 
 } // namespace hs

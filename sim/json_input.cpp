@@ -34,13 +34,17 @@ Json read_json_file(const std::string& path) {
   }
 }
 
-void JsonNode::fail(const std::string& what) const { throw InputError(file_, path_, what); }
+void JsonNode::fail(const std::string& what) const {
+  throw InputError(file_, path_, what);
+}
 
 void JsonNode::expect_object() const {
   if (!value_->is_object()) fail("expected an object");
 }
 
-bool JsonNode::has(const std::string& key) const { return value_->is_object() && value_->contains(key); }
+bool JsonNode::has(const std::string& key) const {
+  return value_->is_object() && value_->contains(key);
+}
 
 JsonNode JsonNode::at(const std::string& key) const {
   expect_object();
@@ -69,7 +73,8 @@ std::vector<std::pair<std::string, JsonNode>> JsonNode::members() const {
   expect_object();
   std::vector<std::pair<std::string, JsonNode>> out;
   for (auto it = value_->begin(); it != value_->end(); ++it)
-    out.emplace_back(it.key(), JsonNode(it.value(), file_, path_.empty() ? it.key() : path_ + "." + it.key()));
+    out.emplace_back(it.key(),
+                     JsonNode(it.value(), file_, path_.empty() ? it.key() : path_ + "." + it.key()));
   return out;
 }
 
@@ -124,7 +129,8 @@ bool JsonNode::as_bool() const {
 
 std::vector<std::string> JsonNode::as_string_list() const {
   std::vector<std::string> out;
-  for (const auto& item : items()) out.push_back(item.as_string());
+  for (const auto& item : items())
+    out.push_back(item.as_string());
   return out;
 }
 
@@ -142,10 +148,12 @@ void JsonNode::expect_only(std::initializer_list<const char*> known) const {
   expect_object();
   for (auto it = value_->begin(); it != value_->end(); ++it) {
     bool ok = false;
-    for (const char* k : known) ok = ok || it.key() == k;
+    for (const char* k : known)
+      ok = ok || it.key() == k;
     if (!ok) {
       std::string list;
-      for (const char* k : known) list += std::string(list.empty() ? "" : ", ") + k;
+      for (const char* k : known)
+        list += std::string(list.empty() ? "" : ", ") + k;
       fail("unknown field '" + it.key() + "' (known: " + list + ")");
     }
   }
@@ -153,8 +161,7 @@ void JsonNode::expect_only(std::initializer_list<const char*> known) const {
 
 void write_file_atomically(const std::string& path, const std::string& text, bool overwrite) {
   namespace fs = std::filesystem;
-  if (!overwrite && fs::exists(path))
-    throw InputError(path, "", "already exists; pass --force to overwrite");
+  if (!overwrite && fs::exists(path)) throw InputError(path, "", "already exists; pass --force to overwrite");
   const fs::path target(path);
   if (target.has_parent_path()) fs::create_directories(target.parent_path());
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());

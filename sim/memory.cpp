@@ -28,7 +28,8 @@ MemoryUsage memory_usage(const Plan& plan, const CostModel& cost, const Executio
     occupy(plan.device[oi], e.ops[oi].start, e.ops[oi].end, g.ops[oi].workspace_bytes);
   }
   // Where each tensor lives, and until when: (device, from, until) per copy.
-  std::vector<std::vector<std::tuple<DeviceId, double, double>>> copies(static_cast<std::size_t>(g.tensor_count()));
+  std::vector<std::vector<std::tuple<DeviceId, double, double>>> copies(
+      static_cast<std::size_t>(g.tensor_count()));
   for (TensorId t = 0; t < g.tensor_count(); ++t) {
     const Tensor& tensor = g.tensor(t);
     const auto pi = static_cast<std::size_t>(tensor.producer);
@@ -53,7 +54,8 @@ MemoryUsage memory_usage(const Plan& plan, const CostModel& cost, const Executio
       std::get<2>(copy) = std::max(std::get<2>(copy), e.ops[static_cast<std::size_t>(c)].end);
     }
   for (TensorId t = 0; t < g.tensor_count(); ++t)
-    for (const auto& [d, from, until] : copies[static_cast<std::size_t>(t)]) occupy(d, from, until, g.tensor(t).bytes);
+    for (const auto& [d, from, until] : copies[static_cast<std::size_t>(t)])
+      occupy(d, from, until, g.tensor(t).bytes);
 
   m.peak.assign(devices, 0.0);
   m.peak_time.assign(devices, 0.0);
@@ -80,8 +82,8 @@ std::vector<std::string> capacity_violations(const MemoryUsage& m, const Platfor
   std::vector<std::string> out;
   for (std::size_t d = 0; d < p.devices.size(); ++d)
     if (m.peak[d] > p.devices[d].memory_capacity)
-      out.push_back(p.devices[d].name + ": peak " + units::format_bytes(m.peak[d]) + " exceeds its capacity of " +
-                    units::format_bytes(p.devices[d].memory_capacity));
+      out.push_back(p.devices[d].name + ": peak " + units::format_bytes(m.peak[d]) +
+                    " exceeds its capacity of " + units::format_bytes(p.devices[d].memory_capacity));
   return out;
 }
 

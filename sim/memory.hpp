@@ -10,8 +10,8 @@
 namespace hs {
 
 struct MemoryUsage {
-  std::vector<double> peak;      // bytes per device
-  std::vector<double> peak_time; // when the peak was first reached
+  std::vector<double> peak;       // bytes per device
+  std::vector<double> peak_time;  // when the peak was first reached
   std::vector<double> parameters; // resident parameter bytes per device
 };
 

@@ -12,7 +12,8 @@ Plan Plan::empty(int ops, const Platform& p, std::string policy) {
   plan.stream.assign(static_cast<std::size_t>(ops), 0);
   plan.pstate.assign(static_cast<std::size_t>(ops), 0);
   plan.queues.resize(static_cast<std::size_t>(p.device_count()));
-  for (std::size_t d = 0; d < p.devices.size(); ++d) plan.queues[d].resize(static_cast<std::size_t>(p.devices[d].streams));
+  for (std::size_t d = 0; d < p.devices.size(); ++d)
+    plan.queues[d].resize(static_cast<std::size_t>(p.devices[d].streams));
   return plan;
 }
 
@@ -33,7 +34,8 @@ Plan plan_from_assignment(const Graph& g, const Platform& p, const std::vector<D
     return g.topological_position(a) < g.topological_position(b);
   });
   Plan plan = Plan::empty(g.op_count(), p, std::move(policy));
-  for (OpId o : order) plan.append(o, device[static_cast<std::size_t>(o)]);
+  for (OpId o : order)
+    plan.append(o, device[static_cast<std::size_t>(o)]);
   return plan;
 }
 
@@ -42,15 +44,19 @@ void validate_plan(const Plan& plan, const CostModel& cost) {
   const Platform& p = cost.platform();
   const auto n = static_cast<std::size_t>(g.op_count());
   if (plan.device.size() != n || plan.stream.size() != n || plan.pstate.size() != n)
-    throw PlanError("plan covers " + std::to_string(plan.device.size()) + " ops but the graph has " + std::to_string(n));
-  if (plan.queues.size() != p.devices.size()) throw PlanError("plan's queues do not match the platform's devices");
+    throw PlanError("plan covers " + std::to_string(plan.device.size()) + " ops but the graph has " +
+                    std::to_string(n));
+  if (plan.queues.size() != p.devices.size())
+    throw PlanError("plan's queues do not match the platform's devices");
   std::vector<int> seen(n, 0);
   for (std::size_t d = 0; d < plan.queues.size(); ++d) {
     if (plan.queues[d].size() > static_cast<std::size_t>(p.devices[d].streams))
-      throw PlanError("device '" + p.devices[d].name + "' has " + std::to_string(p.devices[d].streams) + " streams, plan uses " + std::to_string(plan.queues[d].size()));
+      throw PlanError("device '" + p.devices[d].name + "' has " + std::to_string(p.devices[d].streams) +
+                      " streams, plan uses " + std::to_string(plan.queues[d].size()));
     for (std::size_t s = 0; s < plan.queues[d].size(); ++s)
       for (OpId o : plan.queues[d][s]) {
-        if (o < 0 || static_cast<std::size_t>(o) >= n) throw PlanError("plan queues name an unknown op id " + std::to_string(o));
+        if (o < 0 || static_cast<std::size_t>(o) >= n)
+          throw PlanError("plan queues name an unknown op id " + std::to_string(o));
         const auto oi = static_cast<std::size_t>(o);
         if (plan.device[oi] != static_cast<DeviceId>(d) || plan.stream[oi] != static_cast<int>(s))
           throw PlanError("op '" + g.op(o).name + "' is queued on a stream it is not assigned to");
@@ -59,12 +65,15 @@ void validate_plan(const Plan& plan, const CostModel& cost) {
   }
   for (std::size_t i = 0; i < n; ++i) {
     const auto& name = g.ops[i].name;
-    if (seen[i] != 1) throw PlanError("op '" + name + "' is queued " + std::to_string(seen[i]) + " times (expected once)");
+    if (seen[i] != 1)
+      throw PlanError("op '" + name + "' is queued " + std::to_string(seen[i]) + " times (expected once)");
     const DeviceId d = plan.device[i];
     const std::string reason = cost.infeasibility_reason(static_cast<OpId>(i), d);
     if (!reason.empty()) throw PlanError("impossible placement: " + reason);
-    if (plan.pstate[i] < 0 || static_cast<std::size_t>(plan.pstate[i]) >= p.devices[static_cast<std::size_t>(d)].pstates.size())
-      throw PlanError("op '" + name + "' uses p-state " + std::to_string(plan.pstate[i]) + " that device '" + p.devices[static_cast<std::size_t>(d)].name + "' lacks");
+    if (plan.pstate[i] < 0 ||
+        static_cast<std::size_t>(plan.pstate[i]) >= p.devices[static_cast<std::size_t>(d)].pstates.size())
+      throw PlanError("op '" + name + "' uses p-state " + std::to_string(plan.pstate[i]) + " that device '" +
+                      p.devices[static_cast<std::size_t>(d)].name + "' lacks");
   }
   for (TensorId t = 0; t < g.tensor_count(); ++t) {
     const Tensor& tensor = g.tensor(t);
@@ -72,7 +81,9 @@ void validate_plan(const Plan& plan, const CostModel& cost) {
     for (OpId c : tensor.consumers) {
       const DeviceId to = plan.device[static_cast<std::size_t>(c)];
       if (cost.transfer_time(t, from, to) == kInfeasible)
-        throw PlanError("tensor '" + tensor.name + "' must move from '" + p.devices[static_cast<std::size_t>(from)].name + "' to '" + p.devices[static_cast<std::size_t>(to)].name + "' but no route joins them");
+        throw PlanError("tensor '" + tensor.name + "' must move from '" +
+                        p.devices[static_cast<std::size_t>(from)].name + "' to '" +
+                        p.devices[static_cast<std::size_t>(to)].name + "' but no route joins them");
     }
   }
   (void)plan_execution_order(plan, g);
@@ -89,7 +100,8 @@ std::vector<OpId> plan_execution_order(const Plan& plan, const Graph& g) {
         next_in_stream[static_cast<std::size_t>(q[i - 1])] = q[i];
         ++indegree[static_cast<std::size_t>(q[i])];
       }
-  for (std::size_t i = 0; i < n; ++i) indegree[i] += static_cast<int>(g.predecessors(static_cast<OpId>(i)).size());
+  for (std::size_t i = 0; i < n; ++i)
+    indegree[i] += static_cast<int>(g.predecessors(static_cast<OpId>(i)).size());
   std::vector<OpId> order;
   order.reserve(n);
   for (std::size_t i = 0; i < n; ++i)
@@ -99,13 +111,16 @@ std::vector<OpId> plan_execution_order(const Plan& plan, const Graph& g) {
   };
   for (std::size_t head = 0; head < order.size(); ++head) {
     const OpId o = order[head];
-    for (OpId s : g.successors(o)) release(s);
-    if (next_in_stream[static_cast<std::size_t>(o)] >= 0) release(next_in_stream[static_cast<std::size_t>(o)]);
+    for (OpId s : g.successors(o))
+      release(s);
+    if (next_in_stream[static_cast<std::size_t>(o)] >= 0)
+      release(next_in_stream[static_cast<std::size_t>(o)]);
   }
   if (order.size() != n) {
     for (std::size_t i = 0; i < n; ++i)
       if (indegree[i] > 0)
-        throw PlanError("plan deadlocks: op '" + g.ops[i].name + "' waits on a stream order that contradicts its dependencies");
+        throw PlanError("plan deadlocks: op '" + g.ops[i].name +
+                        "' waits on a stream order that contradicts its dependencies");
   }
   return order;
 }

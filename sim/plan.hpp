@@ -10,9 +10,9 @@ namespace hs {
 
 struct Plan {
   std::string policy;
-  std::vector<DeviceId> device; // per op
-  std::vector<int> stream;      // per op
-  std::vector<int> pstate;      // per op
+  std::vector<DeviceId> device;                       // per op
+  std::vector<int> stream;                            // per op
+  std::vector<int> pstate;                            // per op
   std::vector<std::vector<std::vector<OpId>>> queues; // [device][stream]: ops in execution order
 
   // A plan for `ops` ops on `devices` devices, everything unassigned.

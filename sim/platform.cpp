@@ -18,7 +18,8 @@ namespace hs {
 using units::Quantity;
 
 bool Device::supports_op(const std::string& op_kind) const {
-  return supported_ops.empty() || std::find(supported_ops.begin(), supported_ops.end(), op_kind) != supported_ops.end();
+  return supported_ops.empty() ||
+         std::find(supported_ops.begin(), supported_ops.end(), op_kind) != supported_ops.end();
 }
 
 double Device::efficiency_for(const std::string& op_kind) const {
@@ -81,7 +82,8 @@ void Platform::validate() const {
     if (links[i].bandwidth <= 0)
       throw InputError(file, "links[" + std::to_string(i) + "].bandwidth", "must be positive");
     if (!names.insert(links[i].name).second)
-      throw InputError(file, "links[" + std::to_string(i) + "]", "name '" + links[i].name + "' is used twice");
+      throw InputError(file, "links[" + std::to_string(i) + "]",
+                       "name '" + links[i].name + "' is used twice");
   }
 }
 
@@ -106,18 +108,21 @@ Device parse_device(const JsonNode& n) {
   d.kind = n.at("kind").as_string();
   if (d.name.empty()) n.at("name").fail("device name must not be empty");
   if (auto peak = n.find("peak"))
-    for (const auto& [prec, v] : peak->members()) d.peak_flops[prec] = v.as_quantity(Quantity::Flops);
+    for (const auto& [prec, v] : peak->members())
+      d.peak_flops[prec] = v.as_quantity(Quantity::Flops);
   const auto mem = n.at("memory");
   mem.expect_only({"bandwidth", "capacity"});
   d.memory_bandwidth = mem.at("bandwidth").as_quantity(Quantity::Bandwidth);
   d.memory_capacity = mem.at("capacity").as_quantity(Quantity::Bytes);
   d.launch_overhead = n.quantity_or("launch_overhead", Quantity::Time, 0.0);
   if (auto eff = n.find("efficiency"))
-    for (const auto& [kind, v] : eff->members()) d.compute_efficiency[kind] = v.as_fraction();
+    for (const auto& [kind, v] : eff->members())
+      d.compute_efficiency[kind] = v.as_fraction();
   if (auto me = n.find("memory_efficiency")) d.memory_efficiency = me->as_fraction();
   if (auto ops = n.find("supported_ops")) d.supported_ops = ops->as_string_list();
   if (auto ps = n.find("pstates")) {
-    for (const auto& p : ps->items()) d.pstates.push_back(parse_pstate(p, 1.0));
+    for (const auto& p : ps->items())
+      d.pstates.push_back(parse_pstate(p, 1.0));
     if (d.pstates.empty()) ps->fail("needs at least one p-state");
   } else {
     d.pstates.push_back(parse_pstate(n.at("power"), 1.0));
@@ -157,18 +162,21 @@ Link parse_link(const JsonNode& n) {
 
 Platform parse_platform_json(const Json& j, const std::string& file) {
   const JsonNode root(j, file, "");
-  root.expect_only({"format", "version", "name", "description", "sources", "devices", "links", "routes",
-                    "notes"});
+  root.expect_only(
+      {"format", "version", "name", "description", "sources", "devices", "links", "routes", "notes"});
   if (root.string_or("format", "heterosim-platform") != "heterosim-platform")
     root.at("format").fail("expected format \"heterosim-platform\"");
-  if (root.at("version").as_integer(1, 1000) != 1) root.at("version").fail("unsupported version (this build reads 1)");
+  if (root.at("version").as_integer(1, 1000) != 1)
+    root.at("version").fail("unsupported version (this build reads 1)");
   Platform p;
   p.file = file;
   p.name = root.at("name").as_string();
   p.description = root.string_or("description", "");
-  for (const auto& d : root.at("devices").items()) p.devices.push_back(parse_device(d));
+  for (const auto& d : root.at("devices").items())
+    p.devices.push_back(parse_device(d));
   if (auto links = root.find("links"))
-    for (const auto& l : links->items()) p.links.push_back(parse_link(l));
+    for (const auto& l : links->items())
+      p.links.push_back(parse_link(l));
   p.validate();
   if (auto routes = root.find("routes")) {
     for (const auto& r : routes->items()) {
@@ -199,9 +207,11 @@ Platform parse_platform_json(const Json& j, const std::string& file) {
         if (!id) ln.fail("unknown link '" + name + "'");
         forward.hops.push_back({*id, !reverse});
       }
-      if (p.route(*from, *to)) r.fail("a route from '" + from_name + "' to '" + to_name + "' is already defined");
+      if (p.route(*from, *to))
+        r.fail("a route from '" + from_name + "' to '" + to_name + "' is already defined");
       Route backward;
-      for (auto it = forward.hops.rbegin(); it != forward.hops.rend(); ++it) backward.hops.push_back({it->link, !it->forward});
+      for (auto it = forward.hops.rbegin(); it != forward.hops.rend(); ++it)
+        backward.hops.push_back({it->link, !it->forward});
       p.set_route(*from, *to, std::move(forward));
       const bool symmetrical = r.find("symmetrical") ? r.at("symmetrical").as_bool() : true;
       if (symmetrical) {
@@ -236,8 +246,9 @@ Platform load_platform(const std::string& name_or_path) {
     if (name_or_path.find('/') == std::string::npos && fs::exists(preset)) {
       path = preset.string();
     } else {
-      throw InputError(name_or_path, "", "no such file, and no preset of that name in " + platforms_directory() +
-                                             " (see `heterosim platforms`)");
+      throw InputError(name_or_path, "",
+                       "no such file, and no preset of that name in " + platforms_directory() +
+                           " (see `heterosim platforms`)");
     }
   }
   return parse_platform_json(read_json_file(path), path);

@@ -20,18 +20,18 @@ struct PState {
 
 struct Device {
   std::string name;
-  std::string kind;                              // cpu, gpu, npu, fpga, dsp, ...
-  std::map<std::string, double> peak_flops;      // per precision (fp32, fp16, ...), flop/s
-  double memory_bandwidth = 0.0;                 // bytes/s
-  double memory_capacity = 0.0;                  // bytes
-  double launch_overhead = 0.0;                  // seconds per kernel
+  std::string kind;                                 // cpu, gpu, npu, fpga, dsp, ...
+  std::map<std::string, double> peak_flops;         // per precision (fp32, fp16, ...), flop/s
+  double memory_bandwidth = 0.0;                    // bytes/s
+  double memory_capacity = 0.0;                     // bytes
+  double launch_overhead = 0.0;                     // seconds per kernel
   std::map<std::string, double> compute_efficiency; // per op kind, "default" as fallback
   double memory_efficiency = 1.0;
-  std::vector<std::string> supported_ops;        // empty: every op kind
-  std::vector<PState> pstates;                   // at least one
+  std::vector<std::string> supported_ops; // empty: every op kind
+  std::vector<PState> pstates;            // at least one
   int streams = 1;
   int copy_engines = 1;
-  std::string source;                            // where the numbers come from
+  std::string source; // where the numbers come from
 
   bool supports_op(const std::string& op_kind) const;
   bool supports_precision(const std::string& precision) const { return peak_flops.count(precision) > 0; }

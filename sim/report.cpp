@@ -42,7 +42,8 @@ std::vector<double> busy_seconds(const Report& r) {
 std::string csv_field(const std::string& v) {
   if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
   std::string out = "\"";
-  for (char c : v) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  for (char c : v)
+    out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
 
@@ -70,13 +71,16 @@ OJson report_json(const Report& r) {
   j["makespan_s"] = e.makespan;
   if (r.analytic_makespan) {
     j["cross_check"] = {{"analytic_makespan_s", *r.analytic_makespan},
-                        {"difference_percent", e.makespan > 0 ? 100.0 * (e.makespan - *r.analytic_makespan) / e.makespan : 0.0}};
+                        {"difference_percent",
+                         e.makespan > 0 ? 100.0 * (e.makespan - *r.analytic_makespan) / e.makespan : 0.0}};
   }
   OJson energy;
   energy["total_j"] = r.total_energy();
   OJson dev_energy, link_energy;
-  for (std::size_t d = 0; d < p.devices.size(); ++d) dev_energy[p.devices[d].name] = e.device_energy[d];
-  for (std::size_t l = 0; l < p.links.size(); ++l) link_energy[p.links[l].name] = e.link_energy[l];
+  for (std::size_t d = 0; d < p.devices.size(); ++d)
+    dev_energy[p.devices[d].name] = e.device_energy[d];
+  for (std::size_t l = 0; l < p.links.size(); ++l)
+    link_energy[p.links[l].name] = e.link_energy[l];
   energy["devices_j"] = dev_energy;
   energy["links_j"] = link_energy;
   j["energy"] = energy;
@@ -84,7 +88,8 @@ OJson report_json(const Report& r) {
   OJson devices;
   for (std::size_t d = 0; d < p.devices.size(); ++d) {
     int count = 0;
-    for (const auto& s : r.plan->queues[d]) count += static_cast<int>(s.size());
+    for (const auto& s : r.plan->queues[d])
+      count += static_cast<int>(s.size());
     devices[p.devices[d].name] = {{"kind", p.devices[d].kind},
                                   {"ops", count},
                                   {"busy_s", busy[d]},
@@ -99,10 +104,12 @@ OJson report_json(const Report& r) {
   const auto link_bytes = bytes_per_link(e, p);
   OJson links;
   for (std::size_t l = 0; l < p.links.size(); ++l)
-    links[p.links[l].name] = {{"bytes", link_bytes[l]}, {"busy_s_at_full_bandwidth", link_bytes[l] / p.links[l].bandwidth}};
+    links[p.links[l].name] = {{"bytes", link_bytes[l]},
+                              {"busy_s_at_full_bandwidth", link_bytes[l] / p.links[l].bandwidth}};
   j["links"] = links;
   double moved = 0;
-  for (const auto& t : e.transfers) moved += t.bytes;
+  for (const auto& t : e.transfers)
+    moved += t.bytes;
   j["transfers"] = {{"count", e.transfers.size()}, {"bytes", moved}};
   OJson ops = OJson::array();
   for (std::size_t o = 0; o < e.ops.size(); ++o)
@@ -132,13 +139,15 @@ std::string timeline_csv(const Report& r) {
   out << "kind,name,device,stream,from,to,bytes,start_s,end_s,duration_s\n";
   for (std::size_t o = 0; o < r.execution.ops.size(); ++o) {
     const auto& run = r.execution.ops[o];
-    out << "op," << csv_field(g.ops[o].name) << ',' << csv_field(p.devices[static_cast<std::size_t>(r.plan->device[o])].name) << ','
-        << r.plan->stream[o] << ",,," << 0 << ',' << run.start << ',' << run.end << ',' << run.end - run.start << '\n';
+    out << "op," << csv_field(g.ops[o].name) << ','
+        << csv_field(p.devices[static_cast<std::size_t>(r.plan->device[o])].name) << ',' << r.plan->stream[o]
+        << ",,," << 0 << ',' << run.start << ',' << run.end << ',' << run.end - run.start << '\n';
   }
   for (const auto& t : r.execution.transfers)
-    out << "transfer," << csv_field(g.tensor(t.tensor).name) << ",,," << csv_field(p.devices[static_cast<std::size_t>(t.from)].name) << ','
-        << csv_field(p.devices[static_cast<std::size_t>(t.to)].name) << ',' << t.bytes << ',' << t.start << ',' << t.end << ','
-        << t.end - t.start << '\n';
+    out << "transfer," << csv_field(g.tensor(t.tensor).name) << ",,,"
+        << csv_field(p.devices[static_cast<std::size_t>(t.from)].name) << ','
+        << csv_field(p.devices[static_cast<std::size_t>(t.to)].name) << ',' << t.bytes << ',' << t.start
+        << ',' << t.end << ',' << t.end - t.start << '\n';
   return out.str();
 }
 
@@ -148,22 +157,43 @@ std::string chrome_trace(const Report& r) {
   OJson events = OJson::array();
   constexpr int kCopyLaneBase = 1000; // transfers get their own lanes below the streams
   for (std::size_t d = 0; d < p.devices.size(); ++d) {
-    events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", d}, {"args", {{"name", p.devices[d].name + " (" + p.devices[d].kind + ")"}}}});
+    events.push_back({{"ph", "M"},
+                      {"name", "process_name"},
+                      {"pid", d},
+                      {"args", {{"name", p.devices[d].name + " (" + p.devices[d].kind + ")"}}}});
     for (std::size_t s = 0; s < r.plan->queues[d].size(); ++s)
-      events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", d}, {"tid", s}, {"args", {{"name", "stream " + std::to_string(s)}}}});
+      events.push_back({{"ph", "M"},
+                        {"name", "thread_name"},
+                        {"pid", d},
+                        {"tid", s},
+                        {"args", {{"name", "stream " + std::to_string(s)}}}});
     for (std::size_t to = 0; to < p.devices.size(); ++to)
       if (to != d)
-        events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", d}, {"tid", kCopyLaneBase + to}, {"args", {{"name", "copy to " + p.devices[to].name}}}});
+        events.push_back({{"ph", "M"},
+                          {"name", "thread_name"},
+                          {"pid", d},
+                          {"tid", kCopyLaneBase + to},
+                          {"args", {{"name", "copy to " + p.devices[to].name}}}});
   }
   for (std::size_t o = 0; o < r.execution.ops.size(); ++o) {
     const auto& run = r.execution.ops[o];
-    events.push_back({{"ph", "X"}, {"name", g.ops[o].name}, {"cat", g.ops[o].kind}, {"pid", r.plan->device[o]},
-                      {"tid", r.plan->stream[o]}, {"ts", run.start * 1e6}, {"dur", (run.end - run.start) * 1e6},
+    events.push_back({{"ph", "X"},
+                      {"name", g.ops[o].name},
+                      {"cat", g.ops[o].kind},
+                      {"pid", r.plan->device[o]},
+                      {"tid", r.plan->stream[o]},
+                      {"ts", run.start * 1e6},
+                      {"dur", (run.end - run.start) * 1e6},
                       {"args", {{"flops", g.ops[o].flops}, {"pstate", r.plan->pstate[o]}}}});
   }
   for (const auto& t : r.execution.transfers)
-    events.push_back({{"ph", "X"}, {"name", g.tensor(t.tensor).name}, {"cat", "transfer"}, {"pid", t.from},
-                      {"tid", kCopyLaneBase + t.to}, {"ts", t.start * 1e6}, {"dur", (t.end - t.start) * 1e6},
+    events.push_back({{"ph", "X"},
+                      {"name", g.tensor(t.tensor).name},
+                      {"cat", "transfer"},
+                      {"pid", t.from},
+                      {"tid", kCopyLaneBase + t.to},
+                      {"ts", t.start * 1e6},
+                      {"dur", (t.end - t.start) * 1e6},
                       {"args", {{"bytes", t.bytes}}}});
   return OJson{{"displayTimeUnit", "ns"}, {"traceEvents", events}}.dump() + "\n";
 }
@@ -172,35 +202,41 @@ std::string summary_text(const Report& r) {
   const Platform& p = r.cost->platform();
   const Execution& e = r.execution;
   std::ostringstream out;
-  out << "platform  " << r.info.platform << "\nworkload  " << r.info.workload << " (" << r.cost->graph().op_count()
-      << " ops)\npolicy    " << r.info.policy << "\nengine    " << e.engine << "\n\n";
+  out << "platform  " << r.info.platform << "\nworkload  " << r.info.workload << " ("
+      << r.cost->graph().op_count() << " ops)\npolicy    " << r.info.policy << "\nengine    " << e.engine
+      << "\n\n";
   out << "latency   " << units::format_time(e.makespan);
   if (r.analytic_makespan)
     out << "   (analytic engine: " << units::format_time(*r.analytic_makespan) << ", "
-        << fmt("%+.2f%%", e.makespan > 0 ? 100.0 * (*r.analytic_makespan - e.makespan) / e.makespan : 0.0) << ")";
+        << fmt("%+.2f%%", e.makespan > 0 ? 100.0 * (*r.analytic_makespan - e.makespan) / e.makespan : 0.0)
+        << ")";
   out << "\nenergy    " << units::format_energy(r.total_energy()) << "\n\n";
   const auto busy = busy_seconds(r);
   char line[256];
-  std::snprintf(line, sizeof line, "%-12s %-6s %6s %8s %12s %12s %12s\n", "device", "kind", "ops", "util", "energy",
-                "peak mem", "capacity");
+  std::snprintf(line, sizeof line, "%-12s %-6s %6s %8s %12s %12s %12s\n", "device", "kind", "ops", "util",
+                "energy", "peak mem", "capacity");
   out << line;
   for (std::size_t d = 0; d < p.devices.size(); ++d) {
     int count = 0;
-    for (const auto& s : r.plan->queues[d]) count += static_cast<int>(s.size());
+    for (const auto& s : r.plan->queues[d])
+      count += static_cast<int>(s.size());
     std::snprintf(line, sizeof line, "%-12s %-6s %6d %7.1f%% %12s %12s %12s%s\n", p.devices[d].name.c_str(),
                   p.devices[d].kind.c_str(), count, e.makespan > 0 ? 100.0 * busy[d] / e.makespan : 0.0,
-                  units::format_energy(e.device_energy[d]).c_str(), units::format_bytes(r.memory.peak[d]).c_str(),
+                  units::format_energy(e.device_energy[d]).c_str(),
+                  units::format_bytes(r.memory.peak[d]).c_str(),
                   units::format_bytes(p.devices[d].memory_capacity).c_str(),
                   r.memory.peak[d] > p.devices[d].memory_capacity ? "  OVER CAPACITY" : "");
     out << line;
   }
   const auto link_bytes = bytes_per_link(e, p);
   double moved = 0;
-  for (const auto& t : e.transfers) moved += t.bytes;
+  for (const auto& t : e.transfers)
+    moved += t.bytes;
   out << "\ntransfers " << e.transfers.size() << " moving " << units::format_bytes(moved) << "\n";
   for (std::size_t l = 0; l < p.links.size(); ++l)
     if (link_bytes[l] > 0 || e.link_energy[l] > 0) {
-      std::snprintf(line, sizeof line, "  %-20s %12s %12s\n", p.links[l].name.c_str(), units::format_bytes(link_bytes[l]).c_str(),
+      std::snprintf(line, sizeof line, "  %-20s %12s %12s\n", p.links[l].name.c_str(),
+                    units::format_bytes(link_bytes[l]).c_str(),
                     units::format_energy(e.link_energy[l]).c_str());
       out << line;
     }

@@ -33,8 +33,8 @@ public:
   DynamicReplay(std::unique_ptr<DynamicScheduler> scheduler, const CostModel& cost, const SimgridPlatform& sg,
                 std::vector<double> time_factor)
       : scheduler_(std::move(scheduler)), cost_(cost), g_(cost.graph()), sg_(sg),
-        time_factor_(std::move(time_factor)),
-        transfers_(g_, cost.platform(), sg, result_.transfers, [this](std::size_t i) { transfer_arrived(i); }) {
+        time_factor_(std::move(time_factor)), transfers_(g_, cost.platform(), sg, result_.transfers,
+                                                         [this](std::size_t i) { transfer_arrived(i); }) {
     const auto n = static_cast<std::size_t>(g_.op_count());
     const Platform& p = cost.platform();
     placed_.assign(n, -1);
@@ -184,7 +184,7 @@ private:
       for (OpId c : g_.successors(o))
         if (--preds_left_[static_cast<std::size_t>(c)] == 0) became_ready(c);
       if (--ops_left_ == 0) transfers_.close(true); // what is still queued is an unused prefetch
-      wake_idle_streams(); // new ready ops, or a device whose load changed
+      wake_idle_streams();                          // new ready ops, or a device whose load changed
     }
   }
 
@@ -201,7 +201,8 @@ private:
     const auto waiters = std::move(it->waiters);
     it->waiters.clear();
     for (OpId c : waiters)
-      if (--missing_inputs_[static_cast<std::size_t>(c)] == 0) input_signal_[static_cast<std::size_t>(c)]->notify();
+      if (--missing_inputs_[static_cast<std::size_t>(c)] == 0)
+        input_signal_[static_cast<std::size_t>(c)]->notify();
   }
 
   std::unique_ptr<DynamicScheduler> scheduler_;

@@ -38,16 +38,19 @@ class Replay {
 public:
   Replay(const Plan& plan, const CostModel& cost, const SimgridPlatform& sg, std::vector<double> time_factor)
       : plan_(plan), cost_(cost), g_(cost.graph()), sg_(sg), time_factor_(std::move(time_factor)),
-        transfers_(g_, cost.platform(), sg, result_.transfers, [this](std::size_t i) { transfer_arrived(i); }) {
+        transfers_(g_, cost.platform(), sg, result_.transfers,
+                   [this](std::size_t i) { transfer_arrived(i); }) {
     const auto n = static_cast<std::size_t>(g_.op_count());
     missing_inputs_.resize(n);
     ops_left_ = n;
-    for (std::size_t o = 0; o < n; ++o) missing_inputs_[o] = static_cast<int>(g_.ops[o].inputs.size());
+    for (std::size_t o = 0; o < n; ++o)
+      missing_inputs_[o] = static_cast<int>(g_.ops[o].inputs.size());
     result_.engine = "simgrid";
     result_.ops.resize(n);
     for (std::size_t d = 0; d < plan.queues.size(); ++d) {
       stream_signal_.emplace_back();
-      for (std::size_t s = 0; s < plan.queues[d].size(); ++s) stream_signal_.back().push_back(std::make_unique<Waitable>());
+      for (std::size_t s = 0; s < plan.queues[d].size(); ++s)
+        stream_signal_.back().push_back(std::make_unique<Waitable>());
     }
   }
 
@@ -57,13 +60,15 @@ public:
     for (std::size_t d = 0; d < plan_.queues.size(); ++d)
       for (std::size_t s = 0; s < plan_.queues[d].size(); ++s)
         if (!plan_.queues[d][s].empty())
-          sg4::Actor::create(p.devices[d].name + "/stream" + std::to_string(s), sg_.hosts[d], [this, d, s] { run_stream(d, s); });
+          sg4::Actor::create(p.devices[d].name + "/stream" + std::to_string(s), sg_.hosts[d],
+                             [this, d, s] { run_stream(d, s); });
     transfers_.start_actors();
   }
 
   Execution finish() {
     if (ops_left_ != 0)
-      throw std::runtime_error("the replay stopped with " + std::to_string(ops_left_) + " ops not run (deadlock)");
+      throw std::runtime_error("the replay stopped with " + std::to_string(ops_left_) +
+                               " ops not run (deadlock)");
     result_.makespan = sg4::Engine::get_clock();
     replay::collect_energy(sg_, result_);
     sort_transfers(result_.transfers);
@@ -82,14 +87,16 @@ private:
       result_.ops[oi].start = sg4::Engine::get_clock();
       sg4::this_actor::execute(cost_.op_time(o, static_cast<DeviceId>(d)) * time_factor_[oi] * kNominalSpeed);
       result_.ops[oi].end = sg4::Engine::get_clock();
-      if (pstate != 0) host->set_pstate(0); // idle time is drawn at the nominal state, as the analytic model assumes
+      if (pstate != 0)
+        host->set_pstate(0); // idle time is drawn at the nominal state, as the analytic model assumes
       if (--ops_left_ == 0) transfers_.close();
       publish_outputs(o, static_cast<DeviceId>(d));
     }
   }
 
   void publish_outputs(OpId o, DeviceId dev) {
-    // Record every transfer with its waiters before anything can run: input_arrived() and flush() are simcalls.
+    // Record every transfer with its waiters before anything can run: input_arrived() and flush() are
+    // simcalls.
     std::vector<OpId> local;
     for (TensorId t : g_.op(o).outputs) {
       const std::size_t first_new = pending_.size();
@@ -100,25 +107,30 @@ private:
           continue;
         }
         std::size_t i = first_new;
-        while (i < pending_.size() && pending_[i].to != to) ++i;
+        while (i < pending_.size() && pending_[i].to != to)
+          ++i;
         if (i == pending_.size()) pending_.push_back({t, dev, to, {}});
         pending_[i].waiters.push_back(c);
       }
-      for (std::size_t i = first_new; i < pending_.size(); ++i) transfers_.enqueue(t, dev, pending_[i].to, i);
+      for (std::size_t i = first_new; i < pending_.size(); ++i)
+        transfers_.enqueue(t, dev, pending_[i].to, i);
     }
     transfers_.flush();
-    for (OpId c : local) input_arrived(c);
+    for (OpId c : local)
+      input_arrived(c);
   }
 
   void transfer_arrived(std::size_t index) {
-    for (OpId c : pending_[index].waiters) input_arrived(c);
+    for (OpId c : pending_[index].waiters)
+      input_arrived(c);
   }
 
   void input_arrived(OpId c) {
     const auto ci = static_cast<std::size_t>(c);
     --missing_inputs_[ci];
     if (missing_inputs_[ci] == 0)
-      stream_signal_[static_cast<std::size_t>(plan_.device[ci])][static_cast<std::size_t>(plan_.stream[ci])]->notify();
+      stream_signal_[static_cast<std::size_t>(plan_.device[ci])][static_cast<std::size_t>(plan_.stream[ci])]
+          ->notify();
   }
 
   const Plan& plan_;
@@ -175,7 +187,8 @@ Execution deserialize(const std::string& bytes) {
 
 namespace replay {
 
-std::string simulate(const Platform& p, const Scenario& scenario, const std::function<void(SimgridPlatform&)>& setup,
+std::string simulate(const Platform& p, const Scenario& scenario,
+                     const std::function<void(SimgridPlatform&)>& setup,
                      const std::function<std::string()>& finish) {
   int argc = 1;
   char name[] = "heterosim";
@@ -199,10 +212,12 @@ std::string simulate(const Platform& p, const Scenario& scenario, const std::fun
 }
 
 void collect_energy(const SimgridPlatform& sg, Execution& e) {
-  for (const auto* h : sg.hosts) e.device_energy.push_back(sg_host_get_consumed_energy(h));
+  for (const auto* h : sg.hosts)
+    e.device_energy.push_back(sg_host_get_consumed_energy(h));
   for (const auto& halves : sg.links) {
     double joules = 0;
-    for (const auto* half : halves) joules += sg_link_get_consumed_energy(half);
+    for (const auto* half : halves)
+      joules += sg_link_get_consumed_energy(half);
     e.link_energy.push_back(joules);
   }
 }
@@ -243,7 +258,8 @@ std::string run_in_child(const std::function<std::string()>& body) {
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     throw std::runtime_error("the SimGrid replay process failed (" +
                              (WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
-                                                  : "exit code " + std::to_string(WEXITSTATUS(status))) + ")");
+                                                  : "exit code " + std::to_string(WEXITSTATUS(status))) +
+                             ")");
   return data;
 }
 
@@ -267,9 +283,8 @@ Execution run_simgrid_in_this_process(const Plan& plan, const CostModel& cost, c
 
 Execution run_simgrid(const Plan& plan, const CostModel& cost, const Scenario& scenario) {
   validate_plan(plan, cost);
-  return deserialize(replay::run_in_child([&] {
-    return serialize(run_simgrid_in_this_process(plan, cost, scenario));
-  }));
+  return deserialize(
+      replay::run_in_child([&] { return serialize(run_simgrid_in_this_process(plan, cost, scenario)); }));
 }
 
 } // namespace hs

@@ -23,7 +23,8 @@ struct DynamicRun {
   Plan plan;
   Execution execution;
 };
-DynamicRun run_simgrid_dynamic(const DynamicPolicy& policy, const PolicyContext& ctx, const Scenario& scenario = {});
+DynamicRun run_simgrid_dynamic(const DynamicPolicy& policy, const PolicyContext& ctx,
+                               const Scenario& scenario = {});
 
 // Binary form of an Execution, for the pipe between the replay child and its parent.
 std::string serialize(const Execution& e);

@@ -1,8 +1,7 @@
 #include "sim/simgrid_platform.hpp"
 
-#include <simgrid/kernel/ProfileBuilder.hpp>
-
 #include <cstdio>
+#include <simgrid/kernel/ProfileBuilder.hpp>
 #include <string>
 
 namespace sg4 = simgrid::s4u;
@@ -56,15 +55,16 @@ SimgridPlatform build_simgrid_platform(const Platform& p, const Scenario& scenar
       speeds.push_back(kNominalSpeed * st.speed / d.pstates.front().speed);
       char buf[160];
       // Single-core host: Idle:Epsilon:AllCores with Epsilon = AllCores = busy.
-      std::snprintf(buf, sizeof buf, "%s%.17g:%.17g:%.17g", wattage.empty() ? "" : ",", st.idle_watts, st.busy_watts,
-                    st.busy_watts);
+      std::snprintf(buf, sizeof buf, "%s%.17g:%.17g:%.17g", wattage.empty() ? "" : ",", st.idle_watts,
+                    st.busy_watts, st.busy_watts);
       wattage += buf;
     }
     auto* host = zone->create_host(d.name, speeds);
     host->set_core_count(1);
     host->set_property("wattage_per_state", wattage);
     host->set_property("wattage_off", "0");
-    if (auto* profile = profile_for(scenario.devices, static_cast<int>(out.hosts.size()), d.name + "/availability"))
+    if (auto* profile =
+            profile_for(scenario.devices, static_cast<int>(out.hosts.size()), d.name + "/availability"))
       host->set_speed_profile(profile);
     host->seal();
     out.hosts.push_back(host);
@@ -77,7 +77,8 @@ SimgridPlatform build_simgrid_platform(const Platform& p, const Scenario& scenar
       // One profile per direction: a profile drives a single resource.
       if (auto* up = profile_for(scenario.links, index, l.name + "/up", l.bandwidth)) {
         link->get_link_up()->set_bandwidth_profile(up);
-        link->get_link_down()->set_bandwidth_profile(profile_for(scenario.links, index, l.name + "/down", l.bandwidth));
+        link->get_link_down()->set_bandwidth_profile(
+            profile_for(scenario.links, index, l.name + "/down", l.bandwidth));
       }
       // The link's power is split evenly between its two directions.
       for (auto* half : {link->get_link_up(), link->get_link_down()})
@@ -89,7 +90,8 @@ SimgridPlatform build_simgrid_platform(const Platform& p, const Scenario& scenar
       auto* link = zone->create_link(l.name, l.bandwidth);
       link->set_latency(l.latency);
       link->set_sharing_policy(sg4::Link::SharingPolicy::SHARED);
-      if (auto* profile = profile_for(scenario.links, static_cast<int>(out.links.size()), l.name + "/bandwidth", l.bandwidth))
+      if (auto* profile = profile_for(scenario.links, static_cast<int>(out.links.size()),
+                                      l.name + "/bandwidth", l.bandwidth))
         link->set_bandwidth_profile(profile);
       link->set_property("wattage_range", watts(l.idle_watts, l.busy_watts));
       link->seal();
@@ -106,7 +108,8 @@ SimgridPlatform build_simgrid_platform(const Platform& p, const Scenario& scenar
         const auto& l = p.links[static_cast<std::size_t>(hop.link)];
         auto* link = out.route_links[static_cast<std::size_t>(hop.link)];
         if (l.sharing == Sharing::SplitDuplex)
-          hops.emplace_back(link, hop.forward ? sg4::LinkInRoute::Direction::UP : sg4::LinkInRoute::Direction::DOWN);
+          hops.emplace_back(link, hop.forward ? sg4::LinkInRoute::Direction::UP
+                                              : sg4::LinkInRoute::Direction::DOWN);
         else
           hops.emplace_back(link);
       }

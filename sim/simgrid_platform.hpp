@@ -14,9 +14,9 @@ namespace hs {
 constexpr double kNominalSpeed = 1e9;
 
 struct SimgridPlatform {
-  std::vector<simgrid::s4u::Host*> hosts;        // per device
+  std::vector<simgrid::s4u::Host*> hosts;              // per device
   std::vector<std::vector<simgrid::s4u::Link*>> links; // per link: [shared] or [up, down], for energy
-  std::vector<simgrid::s4u::Link*> route_links;         // per link: what routes name
+  std::vector<simgrid::s4u::Link*> route_links;        // per link: what routes name
 };
 
 // Must run after the Engine and the energy plugins are initialised and before the simulation starts.

@@ -7,10 +7,11 @@ namespace sg4 = simgrid::s4u;
 
 namespace hs::replay {
 
-Transfers::Transfers(const Graph& g, const Platform& p, const SimgridPlatform& sg, std::vector<TransferRun>& record,
-                     Arrived arrived)
+Transfers::Transfers(const Graph& g, const Platform& p, const SimgridPlatform& sg,
+                     std::vector<TransferRun>& record, Arrived arrived)
     : g_(g), p_(p), sg_(sg), record_(record), arrived_(std::move(arrived)) {
-  for (std::size_t d = 0; d < p.devices.size(); ++d) queues_.push_back(std::make_unique<Queue>());
+  for (std::size_t d = 0; d < p.devices.size(); ++d)
+    queues_.push_back(std::make_unique<Queue>());
 }
 
 void Transfers::start_actors() {
@@ -43,7 +44,8 @@ void Transfers::flush() {
   for (const Pending& t : textbook)
     sg4::Actor::create("edge/" + g_.tensor(t.tensor).name, sg_.hosts[static_cast<std::size_t>(t.from)],
                        [this, t] { transfer(t); });
-  for (Queue* q : dirty) q->signal.notify();
+  for (Queue* q : dirty)
+    q->signal.notify();
 }
 
 void Transfers::close(bool drop_queued) {

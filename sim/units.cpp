@@ -16,31 +16,44 @@ struct Suffix {
 };
 
 // Longest suffixes first, so "GiBps" is not read as "GiB" followed by garbage.
-constexpr std::array kTime{Suffix{"ns", 1e-9}, Suffix{"us", 1e-6}, Suffix{"ms", 1e-3}, Suffix{"min", 60.0},
-                           Suffix{"s", 1.0},   Suffix{"h", 3600.0}};
-constexpr std::array kBandwidth{
-    Suffix{"KiBps", 1024.0}, Suffix{"MiBps", 1048576.0}, Suffix{"GiBps", 1073741824.0},
-    Suffix{"TiBps", 1099511627776.0}, Suffix{"kBps", 1e3}, Suffix{"KBps", 1e3}, Suffix{"MBps", 1e6},
-    Suffix{"GBps", 1e9}, Suffix{"TBps", 1e12}, Suffix{"kbps", 125.0}, Suffix{"Kbps", 125.0},
-    Suffix{"Mbps", 125e3}, Suffix{"Gbps", 125e6}, Suffix{"Tbps", 125e9}, Suffix{"Bps", 1.0}};
-constexpr std::array kFlops{Suffix{"kf", 1e3}, Suffix{"Mf", 1e6}, Suffix{"Gf", 1e9}, Suffix{"Tf", 1e12},
-                            Suffix{"Pf", 1e15}, Suffix{"f", 1.0}};
+constexpr std::array kTime{Suffix{"ns", 1e-9},  Suffix{"us", 1e-6}, Suffix{"ms", 1e-3},
+                           Suffix{"min", 60.0}, Suffix{"s", 1.0},   Suffix{"h", 3600.0}};
+constexpr std::array kBandwidth{Suffix{"KiBps", 1024.0},
+                                Suffix{"MiBps", 1048576.0},
+                                Suffix{"GiBps", 1073741824.0},
+                                Suffix{"TiBps", 1099511627776.0},
+                                Suffix{"kBps", 1e3},
+                                Suffix{"KBps", 1e3},
+                                Suffix{"MBps", 1e6},
+                                Suffix{"GBps", 1e9},
+                                Suffix{"TBps", 1e12},
+                                Suffix{"kbps", 125.0},
+                                Suffix{"Kbps", 125.0},
+                                Suffix{"Mbps", 125e3},
+                                Suffix{"Gbps", 125e6},
+                                Suffix{"Tbps", 125e9},
+                                Suffix{"Bps", 1.0}};
+constexpr std::array kFlops{Suffix{"kf", 1e3},  Suffix{"Mf", 1e6},  Suffix{"Gf", 1e9},
+                            Suffix{"Tf", 1e12}, Suffix{"Pf", 1e15}, Suffix{"f", 1.0}};
 constexpr std::array kPower{Suffix{"mW", 1e-3}, Suffix{"kW", 1e3}, Suffix{"W", 1.0}};
-constexpr std::array kBytes{Suffix{"KiB", 1024.0}, Suffix{"MiB", 1048576.0}, Suffix{"GiB", 1073741824.0},
-                            Suffix{"TiB", 1099511627776.0}, Suffix{"kB", 1e3}, Suffix{"KB", 1e3},
-                            Suffix{"MB", 1e6}, Suffix{"GB", 1e9}, Suffix{"TB", 1e12}, Suffix{"B", 1.0}};
+constexpr std::array kBytes{Suffix{"KiB", 1024.0},       Suffix{"MiB", 1048576.0},
+                            Suffix{"GiB", 1073741824.0}, Suffix{"TiB", 1099511627776.0},
+                            Suffix{"kB", 1e3},           Suffix{"KB", 1e3},
+                            Suffix{"MB", 1e6},           Suffix{"GB", 1e9},
+                            Suffix{"TB", 1e12},          Suffix{"B", 1.0}};
 constexpr std::array kEnergy{Suffix{"mJ", 1e-3}, Suffix{"kJ", 1e3}, Suffix{"J", 1.0}};
 
-template <std::size_t N>
-double apply(std::string_view unit, const std::array<Suffix, N>& table, Quantity q) {
+template <std::size_t N> double apply(std::string_view unit, const std::array<Suffix, N>& table, Quantity q) {
   for (const auto& s : table)
     if (unit == s.text) return s.factor;
   throw std::invalid_argument("unknown unit '" + std::string(unit) + "' for a " + std::string(name(q)));
 }
 
 std::string trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+    s.remove_suffix(1);
   return std::string(s);
 }
 
@@ -54,13 +67,20 @@ std::string pretty(double v, const char* unit) {
 
 std::string_view name(Quantity q) {
   switch (q) {
-  case Quantity::Time: return "time (s, ms, us, ns)";
-  case Quantity::Bandwidth: return "bandwidth (Bps, MBps, GBps, GiBps, Gbps)";
-  case Quantity::Flops: return "throughput (f, Gf, Tf, Pf flop/s)";
-  case Quantity::Power: return "power (W, kW, mW)";
-  case Quantity::Bytes: return "size (B, KB, MB, GB, GiB)";
-  case Quantity::Energy: return "energy (J, kJ, mJ)";
-  case Quantity::Plain: return "number";
+  case Quantity::Time:
+    return "time (s, ms, us, ns)";
+  case Quantity::Bandwidth:
+    return "bandwidth (Bps, MBps, GBps, GiBps, Gbps)";
+  case Quantity::Flops:
+    return "throughput (f, Gf, Tf, Pf flop/s)";
+  case Quantity::Power:
+    return "power (W, kW, mW)";
+  case Quantity::Bytes:
+    return "size (B, KB, MB, GB, GiB)";
+  case Quantity::Energy:
+    return "energy (J, kJ, mJ)";
+  case Quantity::Plain:
+    return "number";
   }
   return "quantity";
 }
@@ -78,13 +98,20 @@ double parse(std::string_view text, Quantity q) {
   const std::string unit = trim(std::string_view(ptr, static_cast<std::size_t>(end - ptr)));
   if (unit.empty()) return value;
   switch (q) {
-  case Quantity::Time: return value * apply(unit, kTime, q);
-  case Quantity::Bandwidth: return value * apply(unit, kBandwidth, q);
-  case Quantity::Flops: return value * apply(unit, kFlops, q);
-  case Quantity::Power: return value * apply(unit, kPower, q);
-  case Quantity::Bytes: return value * apply(unit, kBytes, q);
-  case Quantity::Energy: return value * apply(unit, kEnergy, q);
-  case Quantity::Plain: break;
+  case Quantity::Time:
+    return value * apply(unit, kTime, q);
+  case Quantity::Bandwidth:
+    return value * apply(unit, kBandwidth, q);
+  case Quantity::Flops:
+    return value * apply(unit, kFlops, q);
+  case Quantity::Power:
+    return value * apply(unit, kPower, q);
+  case Quantity::Bytes:
+    return value * apply(unit, kBytes, q);
+  case Quantity::Energy:
+    return value * apply(unit, kEnergy, q);
+  case Quantity::Plain:
+    break;
   }
   throw std::invalid_argument("'" + s + "' must be a plain number");
 }

@@ -20,7 +20,8 @@ inline Outcome heterosim(const std::string& args) {
   REQUIRE(pipe != nullptr);
   std::string out;
   char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe))
+    out.append(buf, n);
   const int status = ::pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : 128, out};
 }
@@ -28,7 +29,8 @@ inline Outcome heterosim(const std::string& args) {
 // A fresh, empty directory for one test, unique to this process.
 inline std::filesystem::path scratch_dir(const std::string& suite, const std::string& name) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("heterosim-" + suite + "-" + std::to_string(::getpid())) / name;
+  const fs::path dir =
+      fs::temp_directory_path() / ("heterosim-" + suite + "-" + std::to_string(::getpid())) / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <doctest/doctest.h>
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,7 +25,9 @@ std::string slurp(const fs::path& p) {
   return s.str();
 }
 
-fs::path scratch(const std::string& name) { return hs::test::scratch_dir("cli-test", name); }
+fs::path scratch(const std::string& name) {
+  return hs::test::scratch_dir("cli-test", name);
+}
 
 std::string write(const fs::path& dir, const std::string& name, const std::string& text) {
   std::ofstream(dir / name) << text;
@@ -36,11 +38,14 @@ std::string write(const fs::path& dir, const std::string& name, const std::strin
 
 TEST_CASE("run prints every metric and writes the report, the timeline and the trace") {
   const auto dir = scratch("run");
-  const auto r = heterosim("run --platform hetero-server --workload random:ops=60 --policy heft --seed 2 --out " + (dir / "o").string());
+  const auto r =
+      heterosim("run --platform hetero-server --workload random:ops=60 --policy heft --seed 2 --out " +
+                (dir / "o").string());
   CHECK(r.exit_code == 0);
   for (const char* what : {"latency", "energy", "peak mem", "transfers", "analytic engine", "npu0", "fpga0"})
     CHECK_MESSAGE(r.output.find(what) != std::string::npos, what);
-  for (const char* f : {"report.json", "timeline.csv", "trace.json"}) CHECK(fs::file_size(dir / "o" / f) > 100);
+  for (const char* f : {"report.json", "timeline.csv", "trace.json"})
+    CHECK(fs::file_size(dir / "o" / f) > 100);
   const auto report = nlohmann::json::parse(slurp(dir / "o" / "report.json"));
   CHECK(report["makespan_s"].get<double>() > 0);
   CHECK(report["energy"]["total_j"].get<double>() > 0);
@@ -55,13 +60,15 @@ TEST_CASE("same inputs and seed give byte-identical results; another seed does n
   REQUIRE(heterosim(common + (dir / "a").string() + " --seed 5").exit_code == 0);
   REQUIRE(heterosim(common + (dir / "b").string() + " --seed 5").exit_code == 0);
   REQUIRE(heterosim(common + (dir / "c").string() + " --seed 6").exit_code == 0);
-  for (const char* f : {"report.json", "timeline.csv", "trace.json"}) CHECK(slurp(dir / "a" / f) == slurp(dir / "b" / f));
+  for (const char* f : {"report.json", "timeline.csv", "trace.json"})
+    CHECK(slurp(dir / "a" / f) == slurp(dir / "b" / f));
   CHECK(slurp(dir / "a" / "report.json") != slurp(dir / "c" / "report.json"));
 }
 
 TEST_CASE("results are never overwritten without --force") {
   const auto dir = scratch("overwrite");
-  const std::string cmd = "run --platform workstation --workload random:ops=20 -q --out " + (dir / "o").string();
+  const std::string cmd =
+      "run --platform workstation --workload random:ops=20 -q --out " + (dir / "o").string();
   REQUIRE(heterosim(cmd).exit_code == 0);
   const auto before = slurp(dir / "o" / "report.json");
   const auto again = heterosim(cmd + " --seed 9");
@@ -81,26 +88,38 @@ TEST_CASE("each kind of bad input gets a clear error naming the file and the pla
   };
   const std::string graph_head = R"({"format": "heterosim-graph", "version": 1, "ops": [)";
   const std::vector<Case> cases = {
-      {"run --platform workstation --workload " + write(dir, "malformed.json", "{\"version\": 1, \"ops\": [\n{\"name\": \"a\",}\n]}"),
+      {"run --platform workstation --workload " +
+           write(dir, "malformed.json", "{\"version\": 1, \"ops\": [\n{\"name\": \"a\",}\n]}"),
        "malformed.json: line 2"},
-      {"run --platform workstation --workload " + write(dir, "cycle.json", graph_head + R"({"name": "a"}, {"name": "b"}], "tensors": [
+      {"run --platform workstation --workload " +
+           write(dir, "cycle.json", graph_head + R"({"name": "a"}, {"name": "b"}], "tensors": [
          {"producer": "a", "consumers": ["b"]}, {"producer": "b", "consumers": ["a"]}]})"),
        "cycle.json: ops: the graph has a cycle: a -> b -> a"},
-      {"run --platform workstation --workload " + write(dir, "negative.json", graph_head + R"({"name": "a", "bytes_read": -1}]})"),
+      {"run --platform workstation --workload " +
+           write(dir, "negative.json", graph_head + R"({"name": "a", "bytes_read": -1}]})"),
        "negative.json: ops[0].bytes_read: must not be negative"},
-      {"run --platform workstation --workload " + write(dir, "unknown_op.json", graph_head + R"({"name": "a"}], "tensors": [{"producer": "a", "consumers": ["b"]}]})"),
+      {"run --platform workstation --workload " +
+           write(dir, "unknown_op.json",
+                 graph_head + R"({"name": "a"}], "tensors": [{"producer": "a", "consumers": ["b"]}]})"),
        "unknown_op.json: tensors[0].consumers[0]: unknown op 'b'"},
       {"run --platform no-such-platform --workload random:ops=5", "no-such-platform: no such file"},
       {"run --platform workstation --workload random:ops=5 --policy magic", "unknown policy 'magic'"},
       {"run --platform workstation --workload random:opz=5", "random: opz: unknown parameter"},
       {"run --platform workstation --workload random:ops=-5", "random: ops: must be between"},
-      {"run --platform workstation --workload " + write(dir, "nodevice.json", graph_head + R"({"name": "a", "kind": "gemm", "allowed_kinds": ["quantum"]}]})"),
+      {"run --platform workstation --workload " +
+           write(dir, "nodevice.json",
+                 graph_head + R"({"name": "a", "kind": "gemm", "allowed_kinds": ["quantum"]}]})"),
        "no device can run op 'a'"},
-      {"run --platform workstation --workload " + write(dir, "precision.json", graph_head + R"({"name": "a", "precision": "fp4"}]})"),
+      {"run --platform workstation --workload " +
+           write(dir, "precision.json", graph_head + R"({"name": "a", "precision": "fp4"}]})"),
        "has no fp4 throughput"},
-      {"run --platform workstation --workload " + write(dir, "huge.json", graph_head + R"({"name": "a", "params": "900GB"}]})"),
+      {"run --platform workstation --workload " +
+           write(dir, "huge.json", graph_head + R"({"name": "a", "params": "900GB"}]})"),
        "memory over capacity"},
-      {"run --platform " + write(dir, "platform.json", R"({"format": "heterosim-platform", "version": 1, "name": "p", "devices": [{"name": "d", "kind": "gpu", "peak": {"fp32": "1Tf"}, "memory": {"bandwidth": "1GBps", "capacity": "-1GB"}, "power": {"idle": 1, "busy": 2}}]})") +
+      {"run --platform " +
+           write(
+               dir, "platform.json",
+               R"({"format": "heterosim-platform", "version": 1, "name": "p", "devices": [{"name": "d", "kind": "gpu", "peak": {"fp32": "1Tf"}, "memory": {"bandwidth": "1GBps", "capacity": "-1GB"}, "power": {"idle": 1, "busy": 2}}]})") +
            " --workload random:ops=5",
        "platform.json: devices[0].memory.capacity: must not be negative"},
       {"run --platform workstation --workload random:ops=5 --engine quantum", "--engine"},

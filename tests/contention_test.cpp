@@ -43,8 +43,10 @@ TEST_CASE("two transfers through one shared link take twice as long in the repla
   const Execution replay = run_simgrid(t.plan, cost);
   REQUIRE(analytic.transfers.size() == 2);
   REQUIRE(replay.transfers.size() == 2);
-  for (const auto& tr : analytic.transfers) CHECK(tr.end - tr.start == doctest::Approx(1.0));
-  for (const auto& tr : replay.transfers) CHECK(tr.end - tr.start == doctest::Approx(2.0).epsilon(1e-5));
+  for (const auto& tr : analytic.transfers)
+    CHECK(tr.end - tr.start == doctest::Approx(1.0));
+  for (const auto& tr : replay.transfers)
+    CHECK(tr.end - tr.start == doctest::Approx(2.0).epsilon(1e-5));
   CHECK(replay.makespan == doctest::Approx(2.0).epsilon(1e-5));
 }
 
@@ -54,13 +56,15 @@ TEST_CASE("split-duplex: opposite directions do not compete; a shared (half-dupl
     const CostModel cost(t.g, t.p);
     const Execution replay = run_simgrid(t.plan, cost);
     REQUIRE(replay.transfers.size() == 2);
-    for (const auto& tr : replay.transfers) CHECK(tr.end - tr.start == doctest::Approx(1.0).epsilon(1e-5));
+    for (const auto& tr : replay.transfers)
+      CHECK(tr.end - tr.start == doctest::Approx(1.0).epsilon(1e-5));
   }
   {
     TwoSenders t(test::switch_platform("shared"), true);
     const CostModel cost(t.g, t.p);
     const Execution replay = run_simgrid(t.plan, cost);
     REQUIRE(replay.transfers.size() == 2);
-    for (const auto& tr : replay.transfers) CHECK(tr.end - tr.start == doctest::Approx(2.0).epsilon(1e-5));
+    for (const auto& tr : replay.transfers)
+      CHECK(tr.end - tr.start == doctest::Approx(2.0).epsilon(1e-5));
   }
 }

@@ -26,7 +26,7 @@ Platform roofline_platform() {
 TEST_CASE("roofline: launch overhead + max(compute, memory), per precision and op kind") {
   const Platform p = roofline_platform();
   GraphBuilder b("ops");
-  auto gemm = b.op("gemm").kind("gemm").flops(8e12);                          // compute-bound
+  auto gemm = b.op("gemm").kind("gemm").flops(8e12);                                // compute-bound
   auto copy = b.op("copy").kind("elementwise").flops(1e6).reads(4e11).writes(1e11); // memory-bound
   auto half = b.op("half").kind("gemm").precision("fp16").flops(8e12);
   auto conv = b.op("conv").kind("conv2d").flops(1e12);
@@ -57,7 +57,9 @@ TEST_CASE("a calibration file overrides efficiencies and launch overhead, by dev
     "devices": {"gpu": {"efficiency": {"gemm": 0.4}, "launch_overhead": "1ms"}}})";
   const CostModel calibrated(g, p, load_calibration(path));
   CHECK(calibrated.op_time(0, 0) == doctest::Approx(1e-3 + 8e12 / (10e12 * 0.4)));
-  std::ofstream(path) << R"({"format": "heterosim-calibration", "version": 1, "devices": {"gpu": {"efficiency": {"gemm": 1.7}}}})";
-  CHECK_THROWS_WITH_AS(load_calibration(path), doctest::Contains("devices.gpu.efficiency.gemm: must be in (0, 1]"), InputError);
+  std::ofstream(path)
+      << R"({"format": "heterosim-calibration", "version": 1, "devices": {"gpu": {"efficiency": {"gemm": 1.7}}}})";
+  CHECK_THROWS_WITH_AS(load_calibration(path),
+                       doctest::Contains("devices.gpu.efficiency.gemm: must be in (0, 1]"), InputError);
   std::filesystem::remove(path);
 }

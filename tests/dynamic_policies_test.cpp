@@ -203,7 +203,9 @@ public:
 struct ImpatientPolicy {
   std::string name() const { return "impatient"; }
   std::string description() const { return "test only"; }
-  std::unique_ptr<DynamicScheduler> start(const PolicyContext&) const { return std::make_unique<Impatient>(); }
+  std::unique_ptr<DynamicScheduler> start(const PolicyContext&) const {
+    return std::make_unique<Impatient>();
+  }
 };
 } // namespace
 

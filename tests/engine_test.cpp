@@ -1,8 +1,8 @@
 // Invariants every schedule must satisfy, and the two engines checked against each other.
 #include "policies/policy.hpp"
+#include "schedule_checks.hpp"
 #include "sim/analytic_engine.hpp"
 #include "sim/simgrid_engine.hpp"
-#include "schedule_checks.hpp"
 #include "test_support.hpp"
 #include "workloads/workload_registry.hpp"
 
@@ -42,8 +42,10 @@ TEST_CASE("on contention-free plans the two engines agree within 1%, in time and
     const Plan plan = policy_by_name("fastest-device").plan({cost, 3});
     const Execution a = run_analytic(plan, cost), s = run_simgrid(plan, cost);
     CHECK(s.makespan == doctest::Approx(a.makespan).epsilon(0.01));
-    for (std::size_t d = 0; d < p.devices.size(); ++d) CHECK(s.device_energy[d] == doctest::Approx(a.device_energy[d]).epsilon(0.01));
-    for (std::size_t l = 0; l < p.links.size(); ++l) CHECK(s.link_energy[l] == doctest::Approx(a.link_energy[l]).epsilon(0.01));
+    for (std::size_t d = 0; d < p.devices.size(); ++d)
+      CHECK(s.device_energy[d] == doctest::Approx(a.device_energy[d]).epsilon(0.01));
+    for (std::size_t l = 0; l < p.links.size(); ++l)
+      CHECK(s.link_energy[l] == doctest::Approx(a.link_energy[l]).epsilon(0.01));
   }
   SUBCASE("a chain alternating between two devices: one transfer at a time") {
     const Platform p = test::switch_platform();
@@ -57,7 +59,8 @@ TEST_CASE("on contention-free plans the two engines agree within 1%, in time and
     const Graph g = std::move(b).build();
     const CostModel cost(g, p);
     Plan plan = Plan::empty(g.op_count(), p, "alternate");
-    for (OpId o = 0; o < g.op_count(); ++o) plan.append(o, 1 + o % 2); // a, b, a, b, ...
+    for (OpId o = 0; o < g.op_count(); ++o)
+      plan.append(o, 1 + o % 2); // a, b, a, b, ...
     const Execution a = run_analytic(plan, cost), s = run_simgrid(plan, cost);
     CHECK(a.transfers.size() == 11);
     CHECK(s.makespan == doctest::Approx(a.makespan).epsilon(0.01));
@@ -68,7 +71,8 @@ TEST_CASE("on contention-free plans the two engines agree within 1%, in time and
     }
     CHECK(energy_s == doctest::Approx(energy_a).epsilon(0.01));
     for (std::size_t i = 0; i < a.transfers.size(); ++i)
-      CHECK(s.transfers[i].end - s.transfers[i].start == doctest::Approx(a.transfers[i].end - a.transfers[i].start).epsilon(1e-4));
+      CHECK(s.transfers[i].end - s.transfers[i].start ==
+            doctest::Approx(a.transfers[i].end - a.transfers[i].start).epsilon(1e-4));
   }
 }
 
@@ -99,7 +103,8 @@ TEST_CASE("energy: known answers from idle and busy power, and a slower p-state"
 TEST_CASE("textbook DAGs (explicit costs) replay exactly as analysed, however many edges overlap") {
   // The textbook model has no copy-engine limit: explicit-cost edges must not queue behind each other.
   const Platform p = load_platform(test::source_dir() + "/platforms/textbook-3p.json");
-  for (const std::string spec : {"topcuoglu:v=80,ccr=5,seed=2", "topcuoglu:v=80,ccr=10,out_degree=4,seed=3"}) {
+  for (const std::string spec :
+       {"topcuoglu:v=80,ccr=5,seed=2", "topcuoglu:v=80,ccr=10,out_degree=4,seed=3"}) {
     CAPTURE(spec);
     const Graph g = load_workload(spec);
     const CostModel cost(g, p);

@@ -55,7 +55,15 @@ TEST_CASE("a cycle is reported with the ops on it") {
 
 TEST_CASE("graph file round trip keeps every field") {
   GraphBuilder b("rt");
-  auto a = b.op("a").kind("gemm").precision("fp16").flops(2e9).reads(3e6).writes(1e6).params(5e5).workspace(7).sensitivity(0.5);
+  auto a = b.op("a")
+               .kind("gemm")
+               .precision("fp16")
+               .flops(2e9)
+               .reads(3e6)
+               .writes(1e6)
+               .params(5e5)
+               .workspace(7)
+               .sensitivity(0.5);
   auto c = b.op("c").only_on({"gpu"}).time_on("P1", 3.0);
   a.feeds_in(c, 2.5, "a2c");
   const Graph g = std::move(b).build();
@@ -66,15 +74,24 @@ TEST_CASE("graph file round trip keeps every field") {
 }
 
 TEST_CASE("graph file errors name the file and the place") {
-  CHECK(error_of(R"({"version": 1, "ops": [{"name": "a", "flops": -5}]})").find("ops[0].flops: must not be negative") != std::string::npos);
-  CHECK(error_of(R"({"version": 1, "ops": [{"name": "a"}, {"name": "a"}]})").find("duplicate op name 'a'") != std::string::npos);
-  CHECK(error_of(R"({"version": 1, "ops": [{"name": "a"}], "tensors": [{"producer": "a", "consumers": ["ghost"]}]})")
-            .find("tensors[0].consumers[0]: unknown op 'ghost'") != std::string::npos);
-  CHECK(error_of(R"({"version": 1, "ops": [{"name": "a"}], "tensors": [{"producer": "zz", "consumers": []}]})")
-            .find("tensors[0].producer") != std::string::npos);
-  CHECK(error_of(R"({"version": 1, "ops": [{"name": "a"}, {"name": "b"}], "tensors": [{"producer": "a", "consumers": ["b"], "bytes": "-3MB"}]})")
-            .find("tensors[0].bytes") != std::string::npos);
+  CHECK(error_of(R"({"version": 1, "ops": [{"name": "a", "flops": -5}]})")
+            .find("ops[0].flops: must not be negative") != std::string::npos);
+  CHECK(error_of(R"({"version": 1, "ops": [{"name": "a"}, {"name": "a"}]})").find("duplicate op name 'a'") !=
+        std::string::npos);
+  CHECK(
+      error_of(
+          R"({"version": 1, "ops": [{"name": "a"}], "tensors": [{"producer": "a", "consumers": ["ghost"]}]})")
+          .find("tensors[0].consumers[0]: unknown op 'ghost'") != std::string::npos);
+  CHECK(
+      error_of(R"({"version": 1, "ops": [{"name": "a"}], "tensors": [{"producer": "zz", "consumers": []}]})")
+          .find("tensors[0].producer") != std::string::npos);
+  CHECK(
+      error_of(
+          R"({"version": 1, "ops": [{"name": "a"}, {"name": "b"}], "tensors": [{"producer": "a", "consumers": ["b"], "bytes": "-3MB"}]})")
+          .find("tensors[0].bytes") != std::string::npos);
   CHECK(error_of(R"({"version": 2, "ops": []})").find("unsupported version") != std::string::npos);
-  CHECK(error_of(R"({"version": 1, "ops": [{"name": "a", "flop": 3}]})").find("unknown field 'flop'") != std::string::npos);
-  CHECK(error_of(R"({"version": 1, "ops": [{"name": "a", "times": {"P1": "3 parsecs"}}]})").find("ops[0].times.P1") != std::string::npos);
+  CHECK(error_of(R"({"version": 1, "ops": [{"name": "a", "flop": 3}]})").find("unknown field 'flop'") !=
+        std::string::npos);
+  CHECK(error_of(R"({"version": 1, "ops": [{"name": "a", "times": {"P1": "3 parsecs"}}]})")
+            .find("ops[0].times.P1") != std::string::npos);
 }

@@ -17,11 +17,14 @@ TEST_CASE("HEFT reproduces the published example: ranks, order, schedule length 
   const CostModel cost(g, p);
 
   const auto rank = upward_ranks(cost);
-  const double published[] = {108.000, 77.000, 80.000, 80.000, 69.000, 63.333, 42.667, 35.667, 44.333, 14.667};
-  for (int i = 0; i < 10; ++i) CHECK(rank[i] == doctest::Approx(published[i]).epsilon(1e-4));
+  const double published[] = {108.000, 77.000, 80.000, 80.000, 69.000,
+                              63.333,  42.667, 35.667, 44.333, 14.667};
+  for (int i = 0; i < 10; ++i)
+    CHECK(rank[i] == doctest::Approx(published[i]).epsilon(1e-4));
 
   std::vector<std::string> order;
-  for (OpId o : order_by_decreasing(g, rank)) order.push_back(g.op(o).name);
+  for (OpId o : order_by_decreasing(g, rank))
+    order.push_back(g.op(o).name);
   const std::vector<std::string> expected{"n1", "n3", "n4", "n2", "n5", "n6", "n9", "n7", "n8", "n10"};
   CHECK(doctest::toString(order) == doctest::toString(expected));
 

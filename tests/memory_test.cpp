@@ -12,10 +12,10 @@ using namespace hs;
 TEST_CASE("peak memory follows tensor lifetimes, parameters and workspaces") {
   const Platform p = test::switch_platform();
   GraphBuilder b("lifetimes");
-  auto x = b.op("x").flops(1e12).params(1);             // 0.1 s on a (10 Tflop/s)
-  auto y = b.op("y").flops(1e12).workspace(16);         // 0.1 s
-  auto z = b.op("z").flops(1e12);                       // 0.1 s
-  auto w = b.op("w").flops(1e12);                       // on b
+  auto x = b.op("x").flops(1e12).params(1);     // 0.1 s on a (10 Tflop/s)
+  auto y = b.op("y").flops(1e12).workspace(16); // 0.1 s
+  auto z = b.op("z").flops(1e12);               // 0.1 s
+  auto w = b.op("w").flops(1e12);               // on b
   b.tensor("xo", 2, x.id(), {y.id(), w.id()});
   y.feeds(z, 4, "yo");
   z.feeds(b.op("out").flops(0), 8, "zo");
@@ -23,7 +23,8 @@ TEST_CASE("peak memory follows tensor lifetimes, parameters and workspaces") {
   const CostModel cost(g, p);
   const DeviceId a = *p.find_device("a"), bb = *p.find_device("b");
   Plan plan = Plan::empty(g.op_count(), p, "manual");
-  for (OpId o : {0, 1, 2, 4}) plan.append(o, a);
+  for (OpId o : {0, 1, 2, 4})
+    plan.append(o, a);
   plan.append(3, bb);
   for (const Execution& e : {run_analytic(plan, cost), run_simgrid(plan, cost)}) {
     CAPTURE(e.engine);

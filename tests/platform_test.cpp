@@ -10,7 +10,8 @@ using namespace hs;
 
 namespace {
 std::string minimal(const std::string& devices, const std::string& rest = "") {
-  return R"({"format": "heterosim-platform", "version": 1, "name": "t", "devices": [)" + devices + "]" + rest + "}";
+  return R"({"format": "heterosim-platform", "version": 1, "name": "t", "devices": [)" + devices + "]" +
+         rest + "}";
 }
 std::string error_of(const std::string& json) {
   try {
@@ -22,7 +23,8 @@ std::string error_of(const std::string& json) {
 }
 } // namespace
 
-TEST_CASE("platform presets load, every device and link says where its numbers come from, all pairs are routed") {
+TEST_CASE(
+    "platform presets load, every device and link says where its numbers come from, all pairs are routed") {
   int presets = 0;
   for (const auto& entry : std::filesystem::directory_iterator(test::source_dir() + "/platforms")) {
     if (entry.path().extension() != ".json") continue;
@@ -33,7 +35,8 @@ TEST_CASE("platform presets load, every device and link says where its numbers c
       CHECK_FALSE(d.source.empty());
       CHECK(d.memory_capacity > 0);
     }
-    for (const auto& l : p.links) CHECK_FALSE(l.source.empty());
+    for (const auto& l : p.links)
+      CHECK_FALSE(l.source.empty());
     for (DeviceId a = 0; a < p.device_count(); ++a)
       for (DeviceId b = 0; b < p.device_count(); ++b)
         if (a != b) CHECK_MESSAGE(p.route(a, b) != nullptr, p.devices[a].name, " -> ", p.devices[b].name);
@@ -41,7 +44,8 @@ TEST_CASE("platform presets load, every device and link says where its numbers c
   CHECK(presets >= 4);
   const Platform hetero = load_platform("hetero-server");
   std::set<std::string> kinds;
-  for (const auto& d : hetero.devices) kinds.insert(d.kind);
+  for (const auto& d : hetero.devices)
+    kinds.insert(d.kind);
   CHECK(kinds == std::set<std::string>{"cpu", "gpu", "npu", "fpga"});
 }
 
@@ -68,15 +72,25 @@ TEST_CASE("platform errors name the file and the place") {
   CHECK(error_of("{ \"devices\": [ }").find("bad.json") != std::string::npos);
   CHECK(error_of(minimal("")).find("at least one device") != std::string::npos);
   CHECK(error_of(minimal(dev + "," + dev)).find("duplicate device name 'x'") != std::string::npos);
-  CHECK(error_of(minimal(R"({"name": "x", "kind": "gpu", "peak": {"fp32": "1Tf"}, "memory": {"bandwidth": "-1GBps", "capacity": "1GB"}, "power": {"idle": 1, "busy": 2}})"))
-            .find("devices[0].memory.bandwidth") != std::string::npos);
-  CHECK(error_of(minimal(R"({"name": "x", "kind": "gpu", "peak": {"fp32": "1Tf"}, "memory": {"bandwith": "1GBps", "capacity": "1GB"}, "power": {"idle": 1, "busy": 2}})"))
-            .find("unknown field 'bandwith'") != std::string::npos);
-  CHECK(error_of(minimal(R"({"name": "x", "kind": "gpu", "peak": {"fp32": "1Tf"}, "memory": {"bandwidth": "1GBps", "capacity": "1GB"}, "power": {"idle": "50W", "busy": "5W"}})"))
-            .find("busy power must be at least the idle power") != std::string::npos);
+  CHECK(
+      error_of(
+          minimal(
+              R"({"name": "x", "kind": "gpu", "peak": {"fp32": "1Tf"}, "memory": {"bandwidth": "-1GBps", "capacity": "1GB"}, "power": {"idle": 1, "busy": 2}})"))
+          .find("devices[0].memory.bandwidth") != std::string::npos);
+  CHECK(
+      error_of(
+          minimal(
+              R"({"name": "x", "kind": "gpu", "peak": {"fp32": "1Tf"}, "memory": {"bandwith": "1GBps", "capacity": "1GB"}, "power": {"idle": 1, "busy": 2}})"))
+          .find("unknown field 'bandwith'") != std::string::npos);
+  CHECK(
+      error_of(
+          minimal(
+              R"({"name": "x", "kind": "gpu", "peak": {"fp32": "1Tf"}, "memory": {"bandwidth": "1GBps", "capacity": "1GB"}, "power": {"idle": "50W", "busy": "5W"}})"))
+          .find("busy power must be at least the idle power") != std::string::npos);
   CHECK(error_of(minimal(dev, R"(, "routes": [{"from": "x", "to": "nowhere", "links": []}])"))
             .find("routes[0].to: unknown device 'nowhere'") != std::string::npos);
-  CHECK(error_of(minimal(dev + "," + test::device_json("y", "cpu", "1Tf"), R"(, "routes": [{"from": "x", "to": "y", "links": ["nope"]}])"))
+  CHECK(error_of(minimal(dev + "," + test::device_json("y", "cpu", "1Tf"),
+                         R"(, "routes": [{"from": "x", "to": "y", "links": ["nope"]}])"))
             .find("routes[0].links[0]: unknown link 'nope'") != std::string::npos);
   CHECK(error_of(minimal(dev, R"(, "links": [{"name": "l", "bandwidth": "1GBps", "sharing": "fair"}])"))
             .find("links[0].sharing") != std::string::npos);

@@ -18,7 +18,9 @@ namespace {
 using hs::test::heterosim;
 using hs::test::Outcome;
 
-fs::path scratch(const std::string& name) { return hs::test::scratch_dir("policy-cli", name); }
+fs::path scratch(const std::string& name) {
+  return hs::test::scratch_dir("policy-cli", name);
+}
 
 fs::path write(const fs::path& path, const std::string& text) {
   std::ofstream(path) << text;

@@ -6,7 +6,8 @@
 
 using namespace hs;
 
-TEST_CASE("reports: CSV quotes awkward names, the trace has one event per op and transfer, JSON sums add up") {
+TEST_CASE(
+    "reports: CSV quotes awkward names, the trace has one event per op and transfer, JSON sums add up") {
   const Platform p = test::switch_platform();
   GraphBuilder b("r");
   auto x = b.op("conv,1 \"big\"").flops(1e12);
@@ -34,8 +35,10 @@ TEST_CASE("reports: CSV quotes awkward names, the trace has one event per op and
 
   const auto j = report_json(r);
   double sum = 0;
-  for (const auto& [name, joules] : j["energy"]["devices_j"].items()) sum += joules.get<double>();
-  for (const auto& [name, joules] : j["energy"]["links_j"].items()) sum += joules.get<double>();
+  for (const auto& [name, joules] : j["energy"]["devices_j"].items())
+    sum += joules.get<double>();
+  for (const auto& [name, joules] : j["energy"]["links_j"].items())
+    sum += joules.get<double>();
   CHECK(j["energy"]["total_j"].get<double>() == doctest::Approx(sum));
   CHECK(j["transfers"]["bytes"].get<double>() == 1e9);
   CHECK(j["links"]["uplink"]["bytes"].get<double>() == 1e9);

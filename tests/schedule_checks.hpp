@@ -24,12 +24,14 @@ inline void check_dependencies(const Execution& e, const Plan& plan, const CostM
         CHECK(it->start >= e.ops[producer].end - eps);
         ready = it->end;
       }
-      CHECK_MESSAGE(e.ops[c].start >= ready - eps, g.op(c).name, " starts before its input ", g.tensor(t).name);
+      CHECK_MESSAGE(e.ops[c].start >= ready - eps, g.op(c).name, " starts before its input ",
+                    g.tensor(t).name);
     }
   }
   for (const auto& streams : plan.queues)
     for (const auto& q : streams)
-      for (std::size_t i = 1; i < q.size(); ++i) CHECK(e.ops[q[i]].start >= e.ops[q[i - 1]].end - eps);
+      for (std::size_t i = 1; i < q.size(); ++i)
+        CHECK(e.ops[q[i]].start >= e.ops[q[i - 1]].end - eps);
 }
 
 // Dependencies, plus: energy at least the idle power of every device over the makespan, and no op ends
@@ -37,10 +39,12 @@ inline void check_dependencies(const Execution& e, const Plan& plan, const CostM
 inline void check_invariants(const Execution& e, const Plan& plan, const CostModel& cost) {
   check_dependencies(e, plan, cost);
   double idle = 0;
-  for (const auto& d : cost.platform().devices) idle += d.idle_watts();
+  for (const auto& d : cost.platform().devices)
+    idle += d.idle_watts();
   const double energy = std::accumulate(e.device_energy.begin(), e.device_energy.end(), 0.0);
   CHECK(energy >= idle * e.makespan * (1 - 1e-9));
-  for (const auto& run : e.ops) CHECK(run.end <= e.makespan + 1e-9);
+  for (const auto& run : e.ops)
+    CHECK(run.end <= e.makespan + 1e-9);
 }
 
 } // namespace hs::test

@@ -8,7 +8,9 @@
 
 namespace hs::test {
 
-inline std::string source_dir() { return HS_SOURCE_DIR; }
+inline std::string source_dir() {
+  return HS_SOURCE_DIR;
+}
 
 // A device block with one precision (fp32) and simple round numbers.
 inline std::string device_json(const std::string& name, const std::string& kind, const std::string& flops,
@@ -21,12 +23,14 @@ inline std::string device_json(const std::string& name, const std::string& kind,
 // Two accelerators a and b behind one switch uplink to a host cpu: the contention case.
 inline Platform switch_platform(const std::string& uplink_sharing = "split-duplex") {
   return parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "switch",
-    "devices": [)" + device_json("cpu", "cpu", "1Tf") + "," + device_json("a", "gpu", "10Tf") + "," +
-                            device_json("b", "gpu", "10Tf") + R"(],
+    "devices": [)" + device_json("cpu", "cpu", "1Tf") +
+                            "," + device_json("a", "gpu", "10Tf") + "," + device_json("b", "gpu", "10Tf") +
+                            R"(],
     "links": [
       {"name": "link_a", "bandwidth": "64GBps", "latency": 0},
       {"name": "link_b", "bandwidth": "64GBps", "latency": 0},
-      {"name": "uplink", "bandwidth": "32GBps", "latency": 0, "sharing": ")" + uplink_sharing + R"(",
+      {"name": "uplink", "bandwidth": "32GBps", "latency": 0, "sharing": ")" +
+                            uplink_sharing + R"(",
        "power": {"idle": "2W", "busy": "6W"}}],
     "routes": [
       {"from": "a", "to": "cpu", "links": ["link_a", "uplink"]},

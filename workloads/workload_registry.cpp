@@ -47,7 +47,8 @@ std::string WorkloadParams::text(const std::string& key, const std::string& fall
   if (!v) return fallback;
   if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), *v) == allowed.end()) {
     std::string list;
-    for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+    for (const auto& a : allowed)
+      list += (list.empty() ? "" : ", ") + a;
     throw InputError(builder_, key, "'" + *v + "' is not one of: " + list);
   }
   return *v;
@@ -90,17 +91,21 @@ std::vector<WorkloadFileFormat>& file_formats() {
 
 bool register_workload_file_format(WorkloadFileFormat f) {
   for (const auto& existing : file_formats())
-    if (existing.extension == f.extension) throw std::logic_error("workload file format '" + f.extension + "' registered twice");
+    if (existing.extension == f.extension)
+      throw std::logic_error("workload file format '" + f.extension + "' registered twice");
   file_formats().push_back(std::move(f));
   return true;
 }
 
-std::vector<WorkloadFileFormat> workload_file_formats() { return file_formats(); }
+std::vector<WorkloadFileFormat> workload_file_formats() {
+  return file_formats();
+}
 
 Graph load_workload(const std::string& spec, std::uint64_t seed) {
   if (std::filesystem::exists(spec)) {
     std::string ext = std::filesystem::path(spec).extension().string();
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     for (const auto& f : file_formats())
       if (f.extension == ext) return f.load(spec);
     return load_graph(spec);
@@ -110,8 +115,10 @@ Graph load_workload(const std::string& spec, std::uint64_t seed) {
   const WorkloadBuilder* b = WorkloadRegistry::instance().find(name);
   if (!b) {
     std::string known;
-    for (const auto& w : WorkloadRegistry::instance().all()) known += (known.empty() ? "" : ", ") + w.name;
-    throw InputError(spec, "", "no such file, and no workload builder '" + name + "' (builders: " + known + ")");
+    for (const auto& w : WorkloadRegistry::instance().all())
+      known += (known.empty() ? "" : ", ") + w.name;
+    throw InputError(spec, "",
+                     "no such file, and no workload builder '" + name + "' (builders: " + known + ")");
   }
   std::map<std::string, std::string> values;
   if (colon != std::string::npos) {
@@ -127,7 +134,8 @@ Graph load_workload(const std::string& spec, std::uint64_t seed) {
       } else {
         if (eq == std::string::npos || eq == 0) throw InputError(spec, item, "expected key=value");
         last_key = item.substr(0, eq);
-        if (!values.emplace(last_key, item.substr(eq + 1)).second) throw InputError(spec, last_key, "given twice");
+        if (!values.emplace(last_key, item.substr(eq + 1)).second)
+          throw InputError(spec, last_key, "given twice");
       }
       if (comma == std::string::npos) break;
       pos = comma + 1;

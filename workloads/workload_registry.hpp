@@ -18,8 +18,11 @@ public:
 
   double number(const std::string& key, double fallback, double min, double max);
   long long integer(const std::string& key, long long fallback, long long min, long long max);
-  std::string text(const std::string& key, const std::string& fallback, const std::vector<std::string>& allowed);
-  std::uint64_t seed() { return static_cast<std::uint64_t>(integer("seed", static_cast<long long>(seed_), 0, (1LL << 62))); }
+  std::string text(const std::string& key, const std::string& fallback,
+                   const std::vector<std::string>& allowed);
+  std::uint64_t seed() {
+    return static_cast<std::uint64_t>(integer("seed", static_cast<long long>(seed_), 0, (1LL << 62)));
+  }
   // Throws if any key was never read (a typo such as "bacth=8").
   void expect_all_used() const;
 
@@ -63,12 +66,12 @@ Graph load_workload(const std::string& spec_or_path, std::uint64_t seed = 0);
 
 } // namespace hs
 
-#define HS_REGISTER_WORKLOAD_FILE_FORMAT(id, ...)                                                           \
-  namespace {                                                                                               \
-  [[maybe_unused]] const bool hs_workload_format_##id = ::hs::register_workload_file_format(__VA_ARGS__); \
+#define HS_REGISTER_WORKLOAD_FILE_FORMAT(id, ...)                                                            \
+  namespace {                                                                                                \
+  [[maybe_unused]] const bool hs_workload_format_##id = ::hs::register_workload_file_format(__VA_ARGS__);    \
   }
 
-#define HS_REGISTER_WORKLOAD(id, ...)                                                                   \
-  namespace {                                                                                           \
-  [[maybe_unused]] const bool hs_workload_##id = ::hs::WorkloadRegistry::instance().add(__VA_ARGS__); \
+#define HS_REGISTER_WORKLOAD(id, ...)                                                                        \
+  namespace {                                                                                                \
+  [[maybe_unused]] const bool hs_workload_##id = ::hs::WorkloadRegistry::instance().add(__VA_ARGS__);        \
   }

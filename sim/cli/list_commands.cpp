@@ -15,7 +15,8 @@ namespace {
 Action policies_command(CLI::App& app) {
   app.add_subcommand("policies", "List the scheduling policies, one line each");
   return [] {
-    for (const auto& p : PolicyRegistry::instance().all()) std::cout << p.name() << "\tstatic\t" << p.description() << "\n";
+    for (const auto& p : PolicyRegistry::instance().all())
+      std::cout << p.name() << "\tstatic\t" << p.description() << "\n";
     for (const auto& p : DynamicPolicyRegistry::instance().all())
       std::cout << p.name() << "\trun-time\t" << p.description() << "\n";
     return 0;
@@ -34,9 +35,10 @@ Action platforms_command(CLI::App& app) {
     for (const auto& f : files) {
       const Platform p = load_platform(f.string());
       std::string kinds;
-      for (const auto& d : p.devices) kinds += (kinds.empty() ? "" : ",") + d.name;
-      std::cout << f.stem().string() << "\t" << p.devices.size() << " devices (" << kinds << "), " << p.links.size()
-                << " links\t" << p.description << "\n";
+      for (const auto& d : p.devices)
+        kinds += (kinds.empty() ? "" : ",") + d.name;
+      std::cout << f.stem().string() << "\t" << p.devices.size() << " devices (" << kinds << "), "
+                << p.links.size() << " links\t" << p.description << "\n";
     }
     if (files.empty()) std::cout << "(no presets in " << platforms_directory() << ")\n";
     return 0;
@@ -44,12 +46,15 @@ Action platforms_command(CLI::App& app) {
 }
 
 Action workloads_command(CLI::App& app) {
-  app.add_subcommand("workloads", "List the workload builders and their parameters, one line each, and the graph file formats");
+  app.add_subcommand(
+      "workloads",
+      "List the workload builders and their parameters, one line each, and the graph file formats");
   return [] {
     for (const auto& w : WorkloadRegistry::instance().all())
       std::cout << w.name << "\t" << w.description << "\t[" << w.parameters << "]\n";
     std::cout << "\nfiles: .json (heterosim-graph)";
-    for (const auto& f : workload_file_formats()) std::cout << ", " << f.extension << " (" << f.description << ")";
+    for (const auto& f : workload_file_formats())
+      std::cout << ", " << f.extension << " (" << f.description << ")";
     std::cout << "\n";
     return 0;
   };

@@ -31,17 +31,21 @@ struct RunOptions {
 int run(const RunOptions& o) {
   const Platform platform = load_platform(o.platform);
   const Graph graph = load_workload(o.workload, o.seed);
-  const CostModel cost(graph, platform, o.calibration.empty() ? Calibration{} : load_calibration(o.calibration));
+  const CostModel cost(graph, platform,
+                       o.calibration.empty() ? Calibration{} : load_calibration(o.calibration));
   require_known_policy(o.policy);
   const Scenario scenario = o.scenario.empty() ? Scenario{} : load_scenario(o.scenario, platform);
-  const PolicyContext ctx{cost, o.seed, o.policy_config.empty() ? nullptr : load_policy_config(o.policy_config)};
+  const PolicyContext ctx{cost, o.seed,
+                          o.policy_config.empty() ? nullptr : load_policy_config(o.policy_config)};
 
   // Refuse to overwrite before spending time on the replay.
   namespace fs = std::filesystem;
-  const std::vector<std::string> outputs = {o.out + "/report.json", o.out + "/timeline.csv", o.out + "/trace.json"};
+  const std::vector<std::string> outputs = {o.out + "/report.json", o.out + "/timeline.csv",
+                                            o.out + "/trace.json"};
   if (!o.force)
     for (const auto& f : outputs)
-      if (fs::exists(f)) throw InputError(f, "", "already exists; pass --force to overwrite or choose another --out");
+      if (fs::exists(f))
+        throw InputError(f, "", "already exists; pass --force to overwrite or choose another --out");
 
   PolicyOutcome outcome = execute_policy(o.policy, ctx, scenario, o.engine);
   const Report report = make_report({platform.name, graph.name, o.policy, o.seed}, outcome.plan, cost,
@@ -51,13 +55,17 @@ int run(const RunOptions& o) {
   write_file_atomically(outputs[2], chrome_trace(report), o.force);
   if (!o.quiet) {
     std::cout << summary_text(report);
-    std::cout << "\nwrote " << outputs[0] << ", " << outputs[1] << ", " << outputs[2] << " (open the trace in ui.perfetto.dev)\n";
+    std::cout << "\nwrote " << outputs[0] << ", " << outputs[1] << ", " << outputs[2]
+              << " (open the trace in ui.perfetto.dev)\n";
   }
   const auto violations = capacity_violations(report.memory, platform);
   if (!violations.empty()) {
-    for (const auto& v : violations) std::cerr << "heterosim: " << (o.allow_over_capacity ? "warning" : "error") << ": memory over capacity: " << v << "\n";
+    for (const auto& v : violations)
+      std::cerr << "heterosim: " << (o.allow_over_capacity ? "warning" : "error")
+                << ": memory over capacity: " << v << "\n";
     if (!o.allow_over_capacity) {
-      std::cerr << "heterosim: the plan does not fit; choose another policy or pass --allow-over-capacity to keep the report anyway\n";
+      std::cerr << "heterosim: the plan does not fit; choose another policy or pass --allow-over-capacity to "
+                   "keep the report anyway\n";
       return 3;
     }
   }
@@ -67,19 +75,29 @@ int run(const RunOptions& o) {
 Action run_command(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   auto* cmd = app.add_subcommand("run", "Plan a workload on a platform with a policy, replay it and report");
-  cmd->add_option("--platform", o->platform, "Platform file or preset name (see `heterosim platforms`)")->required();
-  cmd->add_option("--workload", o->workload, "Graph file or builder spec such as random:ops=1000 (see `heterosim workloads`)")->required();
-  cmd->add_option("--policy", o->policy, "Scheduling policy, static or run-time (see `heterosim policies`)")->capture_default_str();
-  cmd->add_option("--engine", o->engine, "simgrid: discrete-event replay with bandwidth sharing; analytic: O(V+E) timeline")
+  cmd->add_option("--platform", o->platform, "Platform file or preset name (see `heterosim platforms`)")
+      ->required();
+  cmd->add_option("--workload", o->workload,
+                  "Graph file or builder spec such as random:ops=1000 (see `heterosim workloads`)")
+      ->required();
+  cmd->add_option("--policy", o->policy, "Scheduling policy, static or run-time (see `heterosim policies`)")
+      ->capture_default_str();
+  cmd->add_option("--engine", o->engine,
+                  "simgrid: discrete-event replay with bandwidth sharing; analytic: O(V+E) timeline")
       ->check(CLI::IsMember({"simgrid", "analytic"}))
       ->capture_default_str();
-  cmd->add_option("--out", o->out, "Directory for report.json, timeline.csv and trace.json")->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Seed for random workloads and randomised policies")->capture_default_str();
+  cmd->add_option("--out", o->out, "Directory for report.json, timeline.csv and trace.json")
+      ->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed for random workloads and randomised policies")
+      ->capture_default_str();
   cmd->add_option("--calibration", o->calibration, "Calibration file overriding the platform's efficiencies");
-  cmd->add_option("--scenario", o->scenario, "What-if file: background load on devices, degraded links, op-time noise (SimGrid only)");
-  cmd->add_option("--policy-config", o->policy_config, "JSON file of policy parameters, keyed by policy name (see docs/policies.md)");
+  cmd->add_option("--scenario", o->scenario,
+                  "What-if file: background load on devices, degraded links, op-time noise (SimGrid only)");
+  cmd->add_option("--policy-config", o->policy_config,
+                  "JSON file of policy parameters, keyed by policy name (see docs/policies.md)");
   cmd->add_flag("--force", o->force, "Overwrite existing output files");
-  cmd->add_flag("--allow-over-capacity", o->allow_over_capacity, "Keep a plan whose peak memory exceeds a device's capacity (exit 0, with a warning)");
+  cmd->add_flag("--allow-over-capacity", o->allow_over_capacity,
+                "Keep a plan whose peak memory exceeds a device's capacity (exit 0, with a warning)");
   cmd->add_flag("-q,--quiet", o->quiet, "Print nothing but errors");
   return [o] { return run(*o); };
 }
