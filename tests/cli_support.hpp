@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <doctest/doctest.h>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -34,6 +36,14 @@ inline std::filesystem::path scratch_dir(const std::string& suite, const std::st
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
+}
+
+// The whole file, bytes as they are.
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
 }
 
 } // namespace hs::test

@@ -18,12 +18,7 @@ namespace {
 
 using hs::test::heterosim;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using hs::test::slurp;
 
 fs::path scratch(const std::string& name) {
   return hs::test::scratch_dir("cli-test", name);

@@ -1,6 +1,7 @@
 // `heterosim pareto` and `heterosim select` as a user meets them: files written once (no silent
 // overwrite), byte-identical for a seed, errors that name the option or file, and select's choice
 // matching the stored values.
+#include "cli_support.hpp"
 #include "test_support.hpp"
 
 #include <cstdio>
@@ -16,36 +17,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Outcome {
-  int exit_code;
-  std::string output;
-};
-
-Outcome heterosim(const std::string& args) {
-  const std::string cmd = std::string(HS_CLI) + " " + args + " 2>&1";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string out;
-  char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe))
-    out.append(buf, n);
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128, out};
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using hs::test::heterosim;
+using hs::test::Outcome;
+using hs::test::slurp;
 
 fs::path scratch(const std::string& name) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("heterosim-pareto-test-" + std::to_string(::getpid())) / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+  return hs::test::scratch_dir("pareto-test", name);
 }
 
 const std::string kRun =

@@ -1,8 +1,13 @@
 #include "policies/pareto/select.hpp"
 
+#include "sim/error.hpp"
+
 #include <cmath>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace hs::pareto {
 
@@ -59,6 +64,27 @@ std::optional<std::size_t> weighted_choice(const std::vector<std::vector<double>
     }
   }
   return chosen;
+}
+
+std::vector<double> parse_weights(const std::string& text, std::size_t count) {
+  std::vector<double> w;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    std::size_t used = 0;
+    double v = -1;
+    try {
+      v = std::stod(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || !(v >= 0))
+      throw InputError("--weights", item, "a weight must be a non-negative number");
+    w.push_back(v);
+  }
+  if (w.size() != count)
+    throw InputError("--weights", text, "needs one weight per objective (" + std::to_string(count) + ")");
+  return w;
 }
 
 } // namespace hs::pareto

@@ -18,6 +18,9 @@ struct Limit {
 // std::invalid_argument on anything else.
 Limit parse_limit(std::size_t objective, const std::string& text);
 
+// "--weights 1,0.5,0": one non-negative weight per objective, in the front's objective order.
+std::vector<double> parse_weights(const std::string& text, std::size_t count);
+
 // `values[plan][objective]`. The plan minimising `minimise` among those within every limit (ties: the
 // earlier plan); nothing when no plan qualifies.
 std::optional<std::size_t> select_plan(const std::vector<std::vector<double>>& values, std::size_t minimise,

@@ -37,27 +37,6 @@ struct ParetoOptions {
   bool quiet = false;
 };
 
-std::vector<double> parse_weights(const std::string& text, std::size_t count) {
-  std::vector<double> w;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    std::size_t used = 0;
-    double v = -1;
-    try {
-      v = std::stod(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || !(v >= 0))
-      throw InputError("--weights", item, "a weight must be a non-negative number");
-    w.push_back(v);
-  }
-  if (w.size() != count)
-    throw InputError("--weights", text, "needs one weight per objective (" + std::to_string(count) + ")");
-  return w;
-}
-
 pareto::ProgressFn progress_bar(bool enabled) {
   if (!enabled) return {};
   return [](const pareto::HistoryPoint& h, int budget) {
@@ -77,7 +56,7 @@ int run_pareto(const ParetoOptions& o) {
   const auto objectives = pareto::parse_objective_list(o.objectives, "--objectives");
   if (o.budget < 1) throw InputError("--budget", std::to_string(o.budget), "must be at least 1");
   std::vector<double> weights;
-  if (!o.weights.empty()) weights = parse_weights(o.weights, objectives.size());
+  if (!o.weights.empty()) weights = pareto::parse_weights(o.weights, objectives.size());
   const Platform platform = load_platform(o.platform);
   const Graph graph = load_workload(o.workload, o.seed);
   Calibration calibration = o.calibration.empty() ? Calibration{} : load_calibration(o.calibration);

@@ -70,25 +70,7 @@ int run_select(const SelectOptions& o) {
     // Weighted sum of the normalised objectives (in the front's objective order), among plans within the
     // limits.
     const auto objectives = root.at("objectives").items();
-    std::vector<double> w;
-    std::stringstream in(o.weights);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-      std::size_t used = 0;
-      double v = -1;
-      try {
-        v = std::stod(item, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != item.size() || !(v >= 0))
-        throw InputError("--weights", item, "a weight must be a non-negative number");
-      w.push_back(v);
-    }
-    if (w.size() != objectives.size())
-      throw InputError("--weights", o.weights,
-                       "needs one weight per objective of the front (" + std::to_string(objectives.size()) +
-                           ")");
+    const std::vector<double> w = pareto::parse_weights(o.weights, objectives.size());
     std::vector<std::vector<double>> normalised;
     std::vector<std::size_t> index;
     for (std::size_t i = 0; i < plans.size(); ++i) {
