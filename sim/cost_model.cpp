@@ -16,10 +16,7 @@ Calibration load_calibration(const std::string& path) {
   const Json j = read_json_file(path);
   const JsonNode root(j, path, "");
   root.expect_only({"format", "version", "source", "devices", "notes", "fit"});
-  if (root.string_or("format", "heterosim-calibration") != "heterosim-calibration")
-    root.at("format").fail("expected format \"heterosim-calibration\"");
-  if (root.at("version").as_integer(1, 1000) != 1)
-    root.at("version").fail("unsupported version (this build reads 1)");
+  root.expect_format("heterosim-calibration", false);
   Calibration c;
   c.source = root.string_or("source", path);
   for (const auto& [name, node] : root.at("devices").members()) {

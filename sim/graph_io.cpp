@@ -12,10 +12,7 @@ using units::Quantity;
 Graph parse_graph(const Json& j, const std::string& file) {
   const JsonNode root(j, file, "");
   root.expect_only({"format", "version", "name", "description", "source", "ops", "tensors", "notes"});
-  if (root.string_or("format", "heterosim-graph") != "heterosim-graph")
-    root.at("format").fail("expected format \"heterosim-graph\"");
-  if (root.at("version").as_integer(1, 1000) != 1)
-    root.at("version").fail("unsupported version (this build reads 1)");
+  root.expect_format("heterosim-graph", false);
   GraphBuilder b(root.string_or("name", "graph"), file);
   std::unordered_map<std::string, OpId> ids;
   for (const auto& n : root.at("ops").items()) {

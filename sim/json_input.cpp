@@ -144,6 +144,12 @@ double JsonNode::quantity_or(const std::string& key, units::Quantity q, double f
   return n ? n->as_quantity(q) : fallback;
 }
 
+void JsonNode::expect_format(const std::string& format, bool format_required) const {
+  const std::string found = format_required ? at("format").as_string() : string_or("format", format);
+  if (found != format) at("format").fail("expected format \"" + format + "\"");
+  if (at("version").as_integer(1, 1000) != 1) at("version").fail("unsupported version (this build reads 1)");
+}
+
 void JsonNode::expect_only(std::initializer_list<const char*> known) const {
   expect_object();
   for (auto it = value_->begin(); it != value_->end(); ++it) {

@@ -43,6 +43,10 @@ public:
   std::string string_or(const std::string& key, const std::string& fallback) const;
   double quantity_or(const std::string& key, units::Quantity q, double fallback) const;
 
+  // Checks the "format" name (required, or optional for hand-written inputs) and that "version" is 1, the
+  // only version this build reads.
+  void expect_format(const std::string& format, bool format_required) const;
+
   // Refuses members not in `known`, catching typos such as "bandwith".
   void expect_only(std::initializer_list<const char*> known) const;
 

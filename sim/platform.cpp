@@ -164,10 +164,7 @@ Platform parse_platform_json(const Json& j, const std::string& file) {
   const JsonNode root(j, file, "");
   root.expect_only(
       {"format", "version", "name", "description", "sources", "devices", "links", "routes", "notes"});
-  if (root.string_or("format", "heterosim-platform") != "heterosim-platform")
-    root.at("format").fail("expected format \"heterosim-platform\"");
-  if (root.at("version").as_integer(1, 1000) != 1)
-    root.at("version").fail("unsupported version (this build reads 1)");
+  root.expect_format("heterosim-platform", false);
   Platform p;
   p.file = file;
   p.name = root.at("name").as_string();

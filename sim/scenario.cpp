@@ -39,10 +39,7 @@ ResourceProfile parse_profile(const JsonNode& n, const char* name_key, int index
 Scenario parse_scenario_json(const Json& j, const std::string& file, const Platform& p) {
   const JsonNode root(j, file, "");
   root.expect_only({"format", "version", "description", "devices", "links", "noise", "notes"});
-  if (root.string_or("format", "heterosim-scenario") != "heterosim-scenario")
-    root.at("format").fail("expected format \"heterosim-scenario\"");
-  if (root.at("version").as_integer(1, 1000) != 1)
-    root.at("version").fail("unsupported version (this build reads 1)");
+  root.expect_format("heterosim-scenario", false);
   Scenario s;
   s.file = file;
   if (auto devices = root.find("devices"))

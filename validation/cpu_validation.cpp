@@ -139,10 +139,7 @@ ExecutionSet load_execution_set(const std::string& path) {
   const Json j = read_json_file(path);
   const JsonNode root(j, path, "");
   root.expect_only({"format", "version", "environment", "executions", "notes"});
-  if (root.at("format").as_string() != "heterosim-executions")
-    root.at("format").fail("expected format \"heterosim-executions\"");
-  if (root.at("version").as_integer(1, 1000) != 1)
-    root.at("version").fail("unsupported version (this build reads 1)");
+  root.expect_format("heterosim-executions", true);
   ExecutionSet s;
   if (auto env = root.find("environment"))
     for (const auto& [k, v] : env->members())

@@ -37,10 +37,7 @@ MeasurementSet load_measurement_set(const std::string& path) {
   const Json j = read_json_file(path);
   const JsonNode root(j, path, "");
   root.expect_only({"format", "version", "device", "device_kind", "environment", "peaks", "points", "notes"});
-  if (root.at("format").as_string() != "heterosim-measurements")
-    root.at("format").fail("expected format \"heterosim-measurements\"");
-  if (root.at("version").as_integer(1, 1000) != 1)
-    root.at("version").fail("unsupported version (this build reads 1)");
+  root.expect_format("heterosim-measurements", true);
   MeasurementSet m;
   m.device = root.at("device").as_string();
   m.device_kind = root.at("device_kind").as_string();

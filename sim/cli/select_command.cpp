@@ -33,10 +33,7 @@ const std::map<std::string, std::string>& value_keys() {
 int run_select(const SelectOptions& o) {
   const Json j = read_json_file(o.front);
   const JsonNode root(j, o.front, "");
-  if (root.at("format").as_string() != "heterosim-pareto-front")
-    root.at("format").fail("expected format \"heterosim-pareto-front\"");
-  if (root.at("version").as_integer(1, 1000) != 1)
-    root.at("version").fail("unsupported version (this build reads 1)");
+  root.expect_format("heterosim-pareto-front", true);
   std::vector<std::string> names;
   for (const auto& [name, key] : value_keys())
     names.push_back(name);
