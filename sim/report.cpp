@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <numeric>
 #include <sstream>
 
@@ -202,7 +203,14 @@ std::string summary_text(const Report& r) {
   const Platform& p = r.cost->platform();
   const Execution& e = r.execution;
   std::ostringstream out;
-  out << "platform  " << r.info.platform << "\nworkload  " << r.info.workload << " ("
+  out << "platform  " << r.info.platform;
+  // Device figures are datasheet values or stated assumptions; the file says which, per number.
+  if (!p.file.empty()) {
+    std::error_code ec;
+    const auto shown = std::filesystem::proximate(p.file, ec);
+    out << "  (figures and their sources: " << (ec ? p.file : shown.string()) << ")";
+  }
+  out << "\nworkload  " << r.info.workload << " ("
       << r.cost->graph().op_count() << " ops)\npolicy    " << r.info.policy << "\nengine    " << e.engine
       << "\n\n";
   out << "latency   " << units::format_time(e.makespan);
