@@ -210,9 +210,8 @@ std::string summary_text(const Report& r) {
     const auto shown = std::filesystem::proximate(p.file, ec);
     out << "  (figures and their sources: " << (ec ? p.file : shown.string()) << ")";
   }
-  out << "\nworkload  " << r.info.workload << " ("
-      << r.cost->graph().op_count() << " ops)\npolicy    " << r.info.policy << "\nengine    " << e.engine
-      << "\n\n";
+  out << "\nworkload  " << r.info.workload << " (" << r.cost->graph().op_count() << " ops)\npolicy    "
+      << r.info.policy << "\nengine    " << e.engine << "\n\n";
   out << "latency   " << units::format_time(e.makespan);
   if (r.analytic_makespan)
     out << "   (analytic engine: " << units::format_time(*r.analytic_makespan) << ", "
