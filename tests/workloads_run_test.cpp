@@ -46,6 +46,16 @@ bool is_backward(const std::string& op_name) {
     if (op_name.find(suffix) != std::string::npos) return true;
   return false;
 }
+
+// Peak memory of a HEFT plan, summed over the platform's devices.
+double summed_peak_memory_under_heft(const hs::Graph& graph, const hs::Platform& platform) {
+  const hs::CostModel cost(graph, platform);
+  const hs::Plan plan = hs::policy_by_name("heft").plan(hs::PolicyContext{cost, 0});
+  double sum = 0;
+  for (double p : hs::memory_usage(plan, cost, hs::run_analytic(plan, cost)).peak)
+    sum += p;
+  return sum;
+}
 } // namespace
 
 TEST_CASE("Training peak memory holds every activation that backward reads, plus weights and Adam state") {
@@ -61,22 +71,12 @@ TEST_CASE("Training peak memory holds every activation that backward reads, plus
   }
   for (const auto& op : graph.ops)
     resident += op.param_bytes;
-  const hs::CostModel cost(graph, platform);
-  const hs::Plan plan = hs::policy_by_name("heft").plan(hs::PolicyContext{cost, 0});
-  const hs::MemoryUsage m = hs::memory_usage(plan, cost, hs::run_analytic(plan, cost));
-  double peaks = 0;
-  for (double p : m.peak)
-    peaks += p;
+  const double peaks = summed_peak_memory_under_heft(graph, platform);
   // When the loss runs, no backward op has started, so every saved activation is still allocated.
   CHECK(saved > 0.5 * resident); // activations matter at this size: the check below has teeth
   CHECK(peaks >= resident + saved);
 
-  const hs::Graph inference = hs::load_workload("bert-base:batch=16,seq=128");
-  const hs::CostModel icost(inference, platform);
-  const hs::Plan iplan = hs::policy_by_name("heft").plan(hs::PolicyContext{icost, 0});
-  const hs::MemoryUsage im = hs::memory_usage(iplan, icost, hs::run_analytic(iplan, icost));
-  double ipeaks = 0;
-  for (double p : im.peak)
-    ipeaks += p;
+  const double ipeaks =
+      summed_peak_memory_under_heft(hs::load_workload("bert-base:batch=16,seq=128"), platform);
   CHECK(ipeaks < resident / 3 + saved / 4); // inference frees activations as it goes and holds no Adam state
 }

@@ -2,6 +2,7 @@
 
 #include "validation/cpu_kernels.hpp"
 #include "validation/thread_executor.hpp"
+#include "validation/utc_time.hpp"
 
 #include <Eigen/Core>
 #include <algorithm>
@@ -198,15 +199,6 @@ std::string scheduling_policy() {
   sched_getparam(0, &param);
   return name + " priority " + std::to_string(param.sched_priority) + ", nice " +
          std::to_string(getpriority(PRIO_PROCESS, 0));
-}
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 } // namespace

@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <vector>
 
+#include "utc_time.hpp"
+
 namespace {
 
 #define CHECK_CUDA(x)                                                                                        \
@@ -127,15 +129,6 @@ __global__ void softmax_kernel(const float* x, float* y, int cols) {
   s = red[0];
   for (int i = threadIdx.x; i < cols; i += blockDim.x)
     out[i] = __expf(row[i] - m) / s;
-}
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 std::string q(const std::string& s) {
@@ -313,7 +306,7 @@ int main(int argc, char** argv) {
        "(cudaDevAttrClockRate) x 2\",\n";
   j << "  \"memory_bandwidth_source\": \"derived: 2 x memory clock (cudaDevAttrMemoryClockRate) x bus width "
        "/ 8\",\n";
-  j << "  \"date\": \"" << utc_now() << "\"\n },\n";
+  j << "  \"date\": \"" << hs::validation::utc_now() << "\"\n },\n";
   j << " \"peaks\": {\"fp32_flops\": " << peak << ", \"memory_bandwidth\": " << bandwidth << "},\n";
   j << " \"points\": [\n";
   for (std::size_t i = 0; i < points.size(); ++i) {
