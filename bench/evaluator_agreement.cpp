@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
       const double analytic = run_analytic(plan, cost).makespan;
       const double evaluator = run_contention(plan, cost).makespan;
       const double replay = run_simgrid(plan, cost).makespan;
-      std::printf("%s,%s,%d,%s,%.9g,%.9g,%.9g,%.6f,%.6f,%.6f\n", platform.name.c_str(), argv[2], graph.op_count(),
+      std::printf("%s,\"%s\",%d,%s,%.9g,%.9g,%.9g,%.6f,%.6f,%.6f\n", platform.name.c_str(), argv[2], graph.op_count(),
                   policy.name().c_str(), analytic, evaluator, replay, (evaluator - replay) / replay,
                   (analytic - replay) / replay, fastest_replay > 0 ? replay / fastest_replay : 0.0);
       std::fflush(stdout);

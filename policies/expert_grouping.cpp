@@ -56,7 +56,7 @@ struct ExpertGrouping {
     for (OpId o = 0; o < ctx.graph().op_count(); ++o)
       group[static_cast<std::size_t>(o)] = preferred(o);
     const auto order = order_by_decreasing(ctx.graph(), upward_ranks(cost));
-    const auto s = schedule_in_order(order, cost, [&](OpId o, DeviceId d, double eft) {
+    const auto s = schedule_in_order(order, cost, true, [&](OpId o, DeviceId d, double eft) {
       const auto& want = group[static_cast<std::size_t>(o)];
       return want.empty() || p.devices[static_cast<std::size_t>(d)].kind == want ? eft : kInfeasible;
     });

@@ -3,8 +3,9 @@
 // goes to the device where it finishes earliest, filling idle gaps (insertion-based policy).
 #include "policies/heft.hpp"
 
+#include "policies/input_arrival.hpp"
 #include "policies/policy.hpp"
-#include "policies/timetable.hpp"
+#include "policies/single_device.hpp"
 
 #include <algorithm>
 #include <map>
@@ -43,7 +44,7 @@ std::vector<OpId> order_by_decreasing(const Graph& g, const std::vector<double>&
   return order;
 }
 
-ListSchedule schedule_in_order(const std::vector<OpId>& order, const CostModel& cost,
+ListSchedule schedule_in_order(const std::vector<OpId>& order, const CostModel& cost, bool contention,
                                const std::function<double(OpId, DeviceId, double eft)>& score) {
   const Graph& g = cost.graph();
   const Platform& p = cost.platform();
@@ -53,13 +54,14 @@ ListSchedule schedule_in_order(const std::vector<OpId>& order, const CostModel& 
   s.start.assign(n, 0.0);
   s.finish.assign(n, 0.0);
   Timetable table(p.device_count());
+  InputArrival inputs(cost, contention);
   for (OpId o : order) {
     DeviceId best = -1;
     double best_score = kInfeasible, best_start = 0, best_finish = 0;
     for (DeviceId d = 0; d < p.device_count(); ++d) {
       const double w = cost.op_time(o, d);
       if (w == kInfeasible) continue;
-      const double ready = data_ready_time(o, d, cost, s.device, s.finish);
+      const double ready = inputs.ready_time(o, d, s.device, s.finish);
       if (ready == kInfeasible) continue;
       const double start = table.earliest_start(d, ready, w);
       const double sc = score(o, d, start + w);
@@ -81,6 +83,7 @@ ListSchedule schedule_in_order(const std::vector<OpId>& order, const CostModel& 
       throw PlanError("no device can run op '" + g.op(o).name + "'" + why);
     }
     const auto oi = static_cast<std::size_t>(o);
+    inputs.commit(o, best, s.device, s.finish);
     s.device[oi] = best;
     s.start[oi] = best_start;
     s.finish[oi] = best_finish;
@@ -91,21 +94,27 @@ ListSchedule schedule_in_order(const std::vector<OpId>& order, const CostModel& 
 
 namespace {
 
-struct Heft {
-  std::string name() const { return "heft"; }
+template <bool Contention> struct Heft {
+  std::string name() const { return Contention ? "heft" : "heft-classic"; }
   std::string description() const {
-    return "HEFT: upward rank on mean costs, insertion-based earliest finish time (Topcuoglu, Hariri, Wu, "
-           "TPDS 2002)";
+    return Contention ? "HEFT, contention-aware: transfers booked on links and copy engines when computing "
+                        "data-ready times (Sinnen & Sousa, TPDS 2005)"
+                      : "HEFT as published: upward rank on mean costs, insertion-based earliest finish time, "
+                        "contention-free transfers (Topcuoglu, Hariri, Wu, TPDS 2002)";
   }
   Plan plan(const PolicyContext& ctx) const {
     const auto order = order_by_decreasing(ctx.graph(), upward_ranks(ctx.cost));
-    const auto s = schedule_in_order(order, ctx.cost, [](OpId, DeviceId, double eft) { return eft; });
-    return plan_from_assignment(ctx.graph(), ctx.platform(), s.device, s.start, name());
+    const auto s = schedule_in_order(order, ctx.cost, Contention, [](OpId, DeviceId, double eft) { return eft; });
+    Plan plan = plan_from_assignment(ctx.graph(), ctx.platform(), s.device, s.start, name());
+    return Contention ? no_worse_than_single_device(std::move(plan), ctx.cost) : plan;
   }
 };
+using HeftContention = Heft<true>;
+using HeftClassic = Heft<false>;
 
 } // namespace
 
-HS_REGISTER_POLICY(Heft)
+HS_REGISTER_POLICY(HeftContention)
+HS_REGISTER_POLICY(HeftClassic)
 
 } // namespace hs

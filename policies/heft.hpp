@@ -20,8 +20,9 @@ struct ListSchedule {
 };
 
 // Places ops in `order`, each on the device with the lowest score(op, device, earliest finish time),
-// using insertion into idle gaps. HEFT's score is the finish time itself.
-ListSchedule schedule_in_order(const std::vector<OpId>& order, const CostModel& cost,
+// using insertion into idle gaps. HEFT's score is the finish time itself. With `contention`, data-ready
+// times book link and copy-engine time (policies/input_arrival.hpp); without, they are the classic ones.
+ListSchedule schedule_in_order(const std::vector<OpId>& order, const CostModel& cost, bool contention,
                                const std::function<double(OpId, DeviceId, double eft)>& score);
 
 } // namespace hs

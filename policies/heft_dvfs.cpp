@@ -14,6 +14,7 @@
 #include "policies/policy.hpp"
 #include "policies/policy_config.hpp"
 #include "sim/analytic_engine.hpp"
+#include "sim/contention_engine.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -21,11 +22,18 @@
 namespace hs {
 namespace {
 
-struct HeftDvfs {
-  std::string name() const { return "heft-dvfs"; }
+// Contention: the contention-aware HEFT plan, with slack measured on the contention-aware evaluator's
+// timeline (real transfer durations); classic: HEFT as published and the contention-free timeline.
+template <bool Contention> struct HeftDvfs {
+  std::string name() const { return Contention ? "heft-dvfs" : "heft-dvfs-classic"; }
   std::string description() const {
-    return "HEFT, then lower p-states of ops with slack to save energy without extending the makespan beyond "
+    return std::string(Contention ? "contention-aware HEFT" : "classic HEFT") +
+           ", then lower p-states of ops with slack to save energy without extending the makespan beyond "
            "--policy-config slack (slack reclamation, Kimura et al. 2006)";
+  }
+
+  static Execution timeline(const Plan& plan, const CostModel& cost) {
+    return Contention ? run_contention(plan, cost) : run_analytic(plan, cost);
   }
 
   Plan plan(const PolicyContext& ctx) const {
@@ -38,26 +46,49 @@ struct HeftDvfs {
         if (slack < 0 || slack > 10) s->fail("slack is a fraction of the makespan, in [0, 10]");
       }
     }
-    Plan heft = policy_by_name("heft").plan(ctx);
+    Plan heft = policy_by_name(Contention ? "heft" : "heft-classic").plan(ctx);
     heft.policy = name();
     Plan plan = lower_pstates(heft, cost, 0.0);
     if (slack > 0) {
       // A longer makespan also costs idle power on every device, which the per-op choice does not see: use
-      // the slack only when the whole plan then spends less energy (analytic engine).
+      // the slack only when the whole plan then spends less energy.
       Plan stretched = lower_pstates(heft, cost, slack);
       const auto energy = [&](const Plan& x) {
-        const auto e = run_analytic(x, cost).device_energy;
+        const auto e = timeline(x, cost).device_energy;
         return std::accumulate(e.begin(), e.end(), 0.0);
       };
       if (energy(stretched) < energy(plan)) plan = std::move(stretched);
     }
+    // Slower ops shift transfers, and under contention that can delay others: keep the lowered states only
+    // if the evaluator confirms the makespan stays within the allowed slack.
+    if (Contention && timeline(plan, cost).makespan > timeline(heft, cost).makespan * (1 + slack) * (1 + 1e-9))
+      return heft;
     return plan;
+  }
+
+  // How long each tensor's transfers took in the timeline: (destination, seconds) per tensor.
+  using Durations = std::vector<std::vector<std::pair<DeviceId, double>>>;
+  static Durations transfer_durations(const Execution& e, const Graph& g) {
+    Durations d(static_cast<std::size_t>(g.tensor_count()));
+    for (const auto& tr : e.transfers)
+      d[static_cast<std::size_t>(tr.tensor)].emplace_back(tr.to, tr.end - tr.start);
+    return d;
+  }
+  // The contention-free time in the classic form.
+  static double transfer_seconds(const Durations& moved, const CostModel& cost, TensorId t, DeviceId from,
+                                 DeviceId to) {
+    if (from == to) return 0.0;
+    if (Contention)
+      for (const auto& [where, seconds] : moved[static_cast<std::size_t>(t)])
+        if (where == to) return seconds;
+    return cost.transfer_time(t, from, to);
   }
 
   static Plan lower_pstates(Plan plan, const CostModel& cost, double slack) {
     const Graph& g = cost.graph();
     const Platform& p = cost.platform();
-    const Execution nominal = run_analytic(plan, cost);
+    const Execution nominal = timeline(plan, cost);
+    const Durations moved = transfer_durations(nominal, g);
     const double deadline = nominal.makespan * (1 + slack);
 
     const auto n = static_cast<std::size_t>(g.op_count());
@@ -77,8 +108,8 @@ struct HeftDvfs {
       for (TensorId t : g.op(o).outputs)
         for (OpId c : g.tensor(t).consumers) {
           const DeviceId to = plan.device[static_cast<std::size_t>(c)];
-          latest_finish = std::min(latest_finish,
-                                   latest_start[static_cast<std::size_t>(c)] - cost.transfer_time(t, d, to));
+          latest_finish = std::min(latest_finish, latest_start[static_cast<std::size_t>(c)] -
+                                                      transfer_seconds(moved, cost, t, d, to));
         }
       if (next_on_stream[oi] >= 0)
         latest_finish = std::min(latest_finish, latest_start[static_cast<std::size_t>(next_on_stream[oi])]);
@@ -103,8 +134,12 @@ struct HeftDvfs {
   }
 };
 
+using HeftDvfsContention = HeftDvfs<true>;
+using HeftDvfsClassic = HeftDvfs<false>;
+
 } // namespace
 
-HS_REGISTER_POLICY(HeftDvfs)
+HS_REGISTER_POLICY(HeftDvfsContention)
+HS_REGISTER_POLICY(HeftDvfsClassic)
 
 } // namespace hs

@@ -18,7 +18,7 @@ public:
   explicit HybridScheduler(const CostModel& cost) {
     const Platform& p = cost.platform();
     const auto rank = upward_ranks(cost);
-    const auto heft = schedule_in_order(order_by_decreasing(cost.graph(), rank), cost,
+    const auto heft = schedule_in_order(order_by_decreasing(cost.graph(), rank), cost, true,
                                         [](OpId, DeviceId, double eft) { return eft; });
     for (const auto& d : p.devices)
       if (!group_of_kind_.count(d.kind)) {

@@ -6,8 +6,9 @@
 // whole run, plus its largest workspace once per stream. A graph too large for any single device is spread
 // over several; a graph too large for all of them together is refused with the op that did not fit.
 #include "policies/heft.hpp"
+#include "policies/input_arrival.hpp"
 #include "policies/policy.hpp"
-#include "policies/timetable.hpp"
+#include "policies/single_device.hpp"
 #include "sim/units.hpp"
 
 #include <algorithm>
@@ -16,11 +17,12 @@
 namespace hs {
 namespace {
 
-struct MemoryAware {
-  std::string name() const { return "memory-aware"; }
+template <bool Contention> struct MemoryAware {
+  std::string name() const { return Contention ? "memory-aware" : "memory-aware-classic"; }
   std::string description() const {
-    return "HEFT with device memory capacity as a hard constraint, conservative account (Baechi m-ETF, SoCC "
-           "2020)";
+    return std::string("HEFT with device memory capacity as a hard constraint, conservative account (Baechi "
+                       "m-ETF, SoCC 2020)") +
+           (Contention ? ", transfers booked on links and copy engines" : ", contention-free transfers");
   }
 
   Plan plan(const PolicyContext& ctx) const {
@@ -34,6 +36,7 @@ struct MemoryAware {
     std::vector<double> resident(devices, 0.0), workspace(devices, 0.0);
     std::vector<std::set<TensorId>> held(devices); // tensors already charged to each device
     Timetable table(p.device_count());
+    InputArrival inputs(cost, Contention);
     for (OpId o : order_by_decreasing(g, upward_ranks(cost))) {
       const Op& op = g.op(o);
       DeviceId best = -1;
@@ -55,7 +58,7 @@ struct MemoryAware {
               (fullest.empty() ? "" : ", ") + p.devices[di].name + " would need " + units::format_bytes(need);
           continue;
         }
-        const double ready = data_ready_time(o, d, cost, device, finish);
+        const double ready = inputs.ready_time(o, d, device, finish);
         if (ready == kInfeasible) continue;
         const double s = table.earliest_start(d, ready, w);
         if (s + w < best_finish) {
@@ -70,6 +73,7 @@ struct MemoryAware {
                         (fullest.empty() ? std::string("no device can run it") : fullest) + ")");
       const auto bi = static_cast<std::size_t>(best);
       const auto oi = static_cast<std::size_t>(o);
+      inputs.commit(o, best, device, finish);
       device[oi] = best;
       start[oi] = best_start;
       finish[oi] = best_finish;
@@ -81,12 +85,17 @@ struct MemoryAware {
       for (TensorId t : op.inputs)
         held[bi].insert(t);
     }
-    return plan_from_assignment(g, p, device, start, name());
+    Plan plan = plan_from_assignment(g, p, device, start, name());
+    return Contention ? no_worse_than_single_device(std::move(plan), cost, true) : plan;
   }
 };
 
+using MemoryAwareContention = MemoryAware<true>;
+using MemoryAwareClassic = MemoryAware<false>;
+
 } // namespace
 
-HS_REGISTER_POLICY(MemoryAware)
+HS_REGISTER_POLICY(MemoryAwareContention)
+HS_REGISTER_POLICY(MemoryAwareClassic)
 
 } // namespace hs

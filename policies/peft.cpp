@@ -7,6 +7,7 @@
 // finishes first if that device makes its descendants slower.
 #include "policies/heft.hpp"
 #include "policies/policy.hpp"
+#include "policies/single_device.hpp"
 
 #include <algorithm>
 #include <map>
@@ -16,11 +17,13 @@ namespace hs {
 
 namespace {
 
-struct Peft {
-  std::string name() const { return "peft"; }
+template <bool Contention> struct Peft {
+  std::string name() const { return Contention ? "peft" : "peft-classic"; }
   std::string description() const {
-    return "PEFT: optimistic cost table look-ahead, rank_oct order, O_EFT = EFT + OCT (Arabnejad & Barbosa, "
-           "TPDS 2014)";
+    return Contention ? "PEFT, contention-aware: O_EFT with transfers booked on links and copy engines (Arabnejad "
+                        "& Barbosa, TPDS 2014; Sinnen & Sousa, TPDS 2005)"
+                      : "PEFT as published: optimistic cost table look-ahead, rank_oct order, O_EFT = EFT + OCT, "
+                        "contention-free transfers (Arabnejad & Barbosa, TPDS 2014)";
   }
 
   Plan plan(const PolicyContext& ctx) const {
@@ -41,8 +44,9 @@ struct Peft {
     }
     const auto order = ready_list_order(g, rank);
     const auto s = schedule_in_order(
-        order, cost, [&](OpId o, DeviceId d, double eft) { return eft + oct[idx(o, d, devices)]; });
-    return plan_from_assignment(g, ctx.platform(), s.device, s.start, name());
+        order, cost, Contention, [&](OpId o, DeviceId d, double eft) { return eft + oct[idx(o, d, devices)]; });
+    Plan plan = plan_from_assignment(g, ctx.platform(), s.device, s.start, name());
+    return Contention ? no_worse_than_single_device(std::move(plan), cost) : plan;
   }
 
   static std::size_t idx(OpId o, DeviceId d, int devices) {
@@ -97,8 +101,12 @@ struct Peft {
   }
 };
 
+using PeftContention = Peft<true>;
+using PeftClassic = Peft<false>;
+
 } // namespace
 
-HS_REGISTER_POLICY(Peft)
+HS_REGISTER_POLICY(PeftContention)
+HS_REGISTER_POLICY(PeftClassic)
 
 } // namespace hs

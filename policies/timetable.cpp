@@ -4,8 +4,8 @@
 
 namespace hs {
 
-double Timetable::earliest_start(DeviceId device, double ready, double duration) const {
-  const auto& slots = busy_[static_cast<std::size_t>(device)];
+double Timetable::earliest_start(int resource, double ready, double duration) const {
+  const auto& slots = busy_[static_cast<std::size_t>(resource)];
   double candidate = ready;
   // Intervals do not overlap, so ends are sorted too: skip every interval that ends before `ready`.
   auto first =
@@ -18,10 +18,16 @@ double Timetable::earliest_start(DeviceId device, double ready, double duration)
   return candidate;
 }
 
-void Timetable::reserve(DeviceId device, double start, double end) {
-  auto& slots = busy_[static_cast<std::size_t>(device)];
+void Timetable::reserve(int resource, double start, double end) {
+  auto& slots = busy_[static_cast<std::size_t>(resource)];
   const auto at = std::upper_bound(slots.begin(), slots.end(), std::make_pair(start, end));
   slots.insert(at, {start, end});
+}
+
+void Timetable::release(int resource, double start, double end) {
+  auto& slots = busy_[static_cast<std::size_t>(resource)];
+  const auto at = std::lower_bound(slots.begin(), slots.end(), std::make_pair(start, end));
+  if (at != slots.end() && *at == std::make_pair(start, end)) slots.erase(at);
 }
 
 double data_ready_time(OpId op, DeviceId device, const CostModel& cost,

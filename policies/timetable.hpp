@@ -1,6 +1,7 @@
 #pragma once
-// Busy intervals per device for list schedulers (HEFT, PEFT, ...), with the insertion-based search of
-// Topcuoglu et al. 2002: an op may fill an idle gap between two ops already placed on a device.
+// Busy intervals per resource (a device, a copy engine, a link direction) for list schedulers (HEFT, PEFT,
+// ...), with the insertion-based search of Topcuoglu et al. 2002: an op (or a transfer) may fill an idle gap
+// between two already placed on the resource.
 #include "sim/cost_model.hpp"
 
 #include <vector>
@@ -9,11 +10,13 @@ namespace hs {
 
 class Timetable {
 public:
-  explicit Timetable(int devices) : busy_(static_cast<std::size_t>(devices)) {}
+  explicit Timetable(int resources) : busy_(static_cast<std::size_t>(resources)) {}
 
-  // Earliest start >= ready at which `duration` fits on `device`.
-  double earliest_start(DeviceId device, double ready, double duration) const;
-  void reserve(DeviceId device, double start, double end);
+  // Earliest start >= ready at which `duration` fits on `resource`.
+  double earliest_start(int resource, double ready, double duration) const;
+  void reserve(int resource, double start, double end);
+  // Undoes reserve(resource, start, end).
+  void release(int resource, double start, double end);
 
 private:
   std::vector<std::vector<std::pair<double, double>>> busy_; // sorted by start

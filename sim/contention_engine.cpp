@@ -6,15 +6,6 @@
 
 namespace hs {
 
-struct ContentionEvaluator::Flow {
-  std::size_t transfer;
-  std::size_t route;
-  double weight;      // max-min weight: 1 / route latency, as SimGrid's CM02 sharing penalty
-  double latency_end; // the flow shares no bandwidth before this time
-  double remaining;   // bytes
-  double rate = 0.0;  // bytes/s
-  bool flowing = false;
-};
 
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();

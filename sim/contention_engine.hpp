@@ -35,7 +35,15 @@ public:
   double makespan(const Plan& plan) { return simulate(plan); }
 
 private:
-  struct Flow; // an active transfer
+  struct Flow { // an active transfer
+    std::size_t transfer;
+    std::size_t route;
+    double weight;      // max-min weight: 1 / route latency, as SimGrid's CM02 sharing penalty
+    double latency_end; // the flow shares no bandwidth before this time
+    double remaining;   // bytes
+    double rate = 0.0;  // bytes/s
+    bool flowing = false;
+  };
   double simulate(const Plan& plan);
   void start_ready_streams(double now);
   void start_copy_engines(double now);

@@ -1,0 +1,56 @@
+#pragma once
+// When an op's inputs can be on a candidate device: the data-ready time every list scheduler needs.
+//
+// Classic (Topcuoglu et al. 2002): each input arrives its contention-free transfer time after its producer
+// ends, however many other transfers share the links.
+//
+// Contention-aware (Sinnen & Sousa, "Communication contention in task scheduling", IEEE TPDS 16(6), 2005):
+// links (each direction of a split-duplex link on its own), and the source device's copy engines, are
+// resources with timetables. A transfer is booked, in the earliest gap at or after its producer's end,
+// for its route time on one copy engine of the source and on every link of its route at once, so two
+// transfers through one PCIe uplink are serialised instead of both running at full speed. Inputs are
+// booked in order of their producers' finish times; a tensor already booked to the device is reused (one
+// transfer per tensor and destination, as both engines do). Textbook edges with an explicit `comm_time`
+// bypass links and copy engines, as in both engines, so textbook answers do not change.
+#include "policies/timetable.hpp"
+
+#include <vector>
+
+namespace hs {
+
+class InputArrival {
+public:
+  InputArrival(const CostModel& cost, bool contention);
+
+  bool contention() const { return contention_; }
+  // Earliest time all of `op`'s inputs can be on `device`, given where and when their producers finished.
+  // Leaves no bookings behind.
+  double ready_time(OpId op, DeviceId device, const std::vector<DeviceId>& placed_on,
+                    const std::vector<double>& finish);
+  // The same, and keeps the transfers' bookings: call it once for the device chosen.
+  double commit(OpId op, DeviceId device, const std::vector<DeviceId>& placed_on,
+                const std::vector<double>& finish);
+
+private:
+  struct Booking {
+    int resource;
+    double start, end;
+  };
+  double arrive(OpId op, DeviceId device, const std::vector<DeviceId>& placed_on,
+                const std::vector<double>& finish, bool keep);
+  double book_transfer(TensorId t, DeviceId from, DeviceId to, double ready);
+
+  const CostModel& cost_;
+  bool contention_;
+  int devices_;
+  // Resources: copy engines first (copy_base_[d] + k), then link directions (link_base_ + 2 * link + dir).
+  std::vector<int> copy_base_;
+  int link_base_ = 0;
+  Timetable table_;
+  std::vector<std::vector<int>> route_resources_; // [from * n + to]: link resources only
+  std::vector<std::vector<std::pair<DeviceId, double>>> arrival_; // per tensor: committed (device, time)
+  std::vector<Booking> tentative_;
+  std::vector<std::pair<double, TensorId>> inputs_; // scratch
+};
+
+} // namespace hs

@@ -1,0 +1,44 @@
+#include "policies/single_device.hpp"
+
+#include "sim/contention_engine.hpp"
+#include "sim/memory.hpp"
+
+namespace hs {
+
+std::optional<Plan> fastest_single_device_plan(const CostModel& cost, const std::string& policy,
+                                               std::string* why_not) {
+  const Graph& g = cost.graph();
+  const Platform& p = cost.platform();
+  DeviceId best = -1;
+  double best_time = kInfeasible;
+  for (DeviceId d = 0; d < p.device_count(); ++d) {
+    double total = 0;
+    for (OpId o = 0; o < g.op_count() && total < kInfeasible; ++o) {
+      total += cost.op_time(o, d);
+      if (total == kInfeasible && why_not && why_not->empty()) *why_not = cost.infeasibility_reason(o, d);
+    }
+    if (total < best_time) {
+      best = d;
+      best_time = total;
+    }
+  }
+  if (best < 0) return std::nullopt;
+  Plan plan = Plan::empty(g.op_count(), p, policy);
+  for (OpId o : g.topological_order())
+    plan.append(o, best);
+  return plan;
+}
+
+Plan no_worse_than_single_device(Plan plan, const CostModel& cost, bool respect_capacity) {
+  auto single = fastest_single_device_plan(cost, plan.policy);
+  if (!single) return plan;
+  ContentionEvaluator evaluator(cost);
+  const double planned = evaluator.makespan(plan);
+  const Execution& alone = evaluator.run(*single);
+  if (alone.makespan >= planned) return plan;
+  if (respect_capacity && !capacity_violations(memory_usage(*single, cost, alone), cost.platform()).empty())
+    return plan;
+  return std::move(*single);
+}
+
+} // namespace hs
