@@ -16,19 +16,28 @@ struct RunInfo {
   std::uint64_t seed = 0;
 };
 
+// What another engine said about the same plan, printed beside the main engine's figure.
+struct EngineFigure {
+  std::string engine; // "evaluator" (contention-aware) or "analytic" (contention-free lower bound)
+  double makespan = 0.0;
+};
+
 struct Report {
   RunInfo info;
   const Plan* plan = nullptr;
   const CostModel* cost = nullptr;
   Execution execution;
   MemoryUsage memory;
-  std::optional<double> analytic_makespan; // cross-check when the main engine is SimGrid
+  std::vector<EngineFigure> cross_check; // the other engines on the same plan
 
   double total_energy() const;
 };
 
 Report make_report(RunInfo info, const Plan& plan, const CostModel& cost, Execution e,
-                   std::optional<double> analytic_makespan = std::nullopt);
+                   std::vector<EngineFigure> cross_check = {});
+
+// The engine's name as printed: "SimGrid replay", "contention-aware evaluator", "contention-free lower bound".
+std::string engine_label(const std::string& engine);
 
 nlohmann::ordered_json report_json(const Report& r);
 std::string timeline_csv(const Report& r);

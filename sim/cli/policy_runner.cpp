@@ -1,6 +1,7 @@
 #include "sim/cli/policy_runner.hpp"
 
 #include "sim/analytic_engine.hpp"
+#include "sim/contention_engine.hpp"
 #include "sim/error.hpp"
 #include "sim/simgrid_engine.hpp"
 
@@ -16,8 +17,24 @@ void require_known_policy(const std::string& name) {
   throw std::invalid_argument("unknown policy '" + name + "' (known: " + known + ")");
 }
 
+namespace {
+// The engines that did not produce the main figure, on the same plan. The contention-free timeline is a
+// lower bound only without a scenario (it has no time-varying resources).
+std::vector<EngineFigure> other_engines(const Plan& plan, const CostModel& cost, const Scenario& scenario,
+                                        const std::string& main_engine) {
+  std::vector<EngineFigure> out;
+  if (main_engine != "evaluator") out.push_back({"evaluator", run_contention(plan, cost, scenario).makespan});
+  if (main_engine != "analytic" && scenario.empty()) out.push_back({"analytic", run_analytic(plan, cost).makespan});
+  return out;
+}
+} // namespace
+
 PolicyOutcome execute_policy(const std::string& name, const PolicyContext& ctx, const Scenario& scenario,
                              const std::string& engine) {
+  if (engine == "analytic" && !scenario.empty())
+    throw InputError(scenario.file, "",
+                     "the analytic engine (a contention-free lower bound) cannot apply a scenario; use "
+                     "--engine simgrid or --engine evaluator");
   PolicyOutcome out;
   if (const DynamicPolicy* dynamic = DynamicPolicyRegistry::instance().find(name)) {
     if (engine != "simgrid")
@@ -28,18 +45,18 @@ PolicyOutcome execute_policy(const std::string& name, const PolicyContext& ctx, 
     DynamicRun run = run_simgrid_dynamic(*dynamic, ctx, scenario);
     out.plan = std::move(run.plan);
     out.execution = std::move(run.execution);
-    out.analytic_makespan = run_analytic(out.plan, ctx.cost).makespan;
+    out.cross_check = other_engines(out.plan, ctx.cost, scenario, engine);
     return out;
   }
   out.plan = policy_by_name(name).plan(ctx);
   validate_plan(out.plan, ctx.cost);
-  Execution analytic = run_analytic(out.plan, ctx.cost);
-  if (engine == "simgrid") {
-    out.analytic_makespan = analytic.makespan;
+  if (engine == "simgrid")
     out.execution = run_simgrid(out.plan, ctx.cost, scenario);
-  } else {
-    out.execution = std::move(analytic);
-  }
+  else if (engine == "evaluator")
+    out.execution = run_contention(out.plan, ctx.cost, scenario);
+  else
+    out.execution = run_analytic(out.plan, ctx.cost);
+  out.cross_check = other_engines(out.plan, ctx.cost, scenario, engine);
   return out;
 }
 

@@ -2,6 +2,7 @@
 // Runs any policy, static or run-time, the same way for `run` and `compare`.
 #include "policies/dynamic_policy.hpp"
 #include "sim/execution.hpp"
+#include "sim/report.hpp"
 #include "sim/scenario.hpp"
 
 #include <optional>
@@ -12,11 +13,12 @@ namespace hs::cli {
 struct PolicyOutcome {
   Plan plan; // for a run-time policy: the plan it actually executed, reconstructed from its decisions
   Execution execution;
-  std::optional<double> analytic_makespan; // the analytic engine on the same plan, when SimGrid ran
+  std::vector<EngineFigure> cross_check; // the other engines on the same plan
 };
 
-// `engine` is "simgrid" or "analytic". A run-time policy needs SimGrid (InputError otherwise); scenarios
-// only act on SimGrid.
+// `engine` is "simgrid", "evaluator" or "analytic"; the other two engines' makespans on the same plan go to
+// `cross_check`. A run-time policy needs SimGrid (InputError otherwise). Scenarios act on SimGrid and the
+// evaluator; the analytic engine refuses them (InputError), as it has no time-varying resources.
 PolicyOutcome execute_policy(const std::string& policy, const PolicyContext& ctx, const Scenario& scenario,
                              const std::string& engine);
 
