@@ -28,7 +28,7 @@ std::shared_ptr<const PolicyConfig> config_file(const std::string& name, const s
 
 } // namespace
 
-TEST_CASE("PEFT looks ahead where HEFT does not: a parent placed for its child's sake") {
+TEST_CASE("PEFT looks ahead where HEFT does not: a parent placed for its child's sake (classic forms)") {
   // A -> B with a 20 s edge. A takes 10 s on P1 and 11 s on P2; B takes 100 s on P1 and 10 s on P2.
   // HEFT puts A on P1 (EFT 10 < 11), then B on P2 (10 + 20 + 10 = 40 < 110): makespan 40.
   // PEFT: OCT(A, P1) = min(100, 10 + 20, 100 + 20) = 30 and OCT(A, P2) = min(100 + 20, 10, 120) = 10, so
@@ -40,14 +40,18 @@ TEST_CASE("PEFT looks ahead where HEFT does not: a parent placed for its child's
   a.feeds_in(c, 20);
   const Graph g = std::move(b).build();
   const CostModel cost(g, p);
-  const Plan heft = policy_by_name("heft").plan({cost});
-  const Plan peft = policy_by_name("peft").plan({cost});
+  const Plan heft = policy_by_name("heft-classic").plan({cost});
+  const Plan peft = policy_by_name("peft-classic").plan({cost});
   CHECK(heft.device[0] == 0);
   CHECK(peft.device[0] == 1);
   CHECK(peft.device[1] == 1);
   CHECK(run_analytic(heft, cost).makespan == doctest::Approx(40));
   CHECK(run_analytic(peft, cost).makespan == doctest::Approx(21));
   CHECK(run_simgrid(peft, cost).makespan == doctest::Approx(21));
+  // The contention-aware forms check their plan against the whole graph on one device (P2: 11 + 10 = 21),
+  // which beats HEFT's 40 here.
+  CHECK(run_simgrid(policy_by_name("heft").plan({cost}), cost).makespan == doctest::Approx(21));
+  CHECK(run_simgrid(policy_by_name("peft").plan({cost}), cost).makespan == doctest::Approx(21));
 }
 
 TEST_CASE("PEFT on the Topcuoglu example: a valid schedule no longer than the sequential one") {

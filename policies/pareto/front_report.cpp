@@ -126,17 +126,63 @@ FrontReport make_front_report(const SearchState& state) {
 }
 
 void replay_in_simgrid(const ParetoProblem& problem, FrontReport& r) {
+  const auto replay = [&](const Plan& plan, const CostModel& cost, double penalty) {
+    const Execution ex = run_simgrid(plan, cost);
+    return problem.from_scores(score_execution(plan, cost, ex, penalty, problem.error_budget()));
+  };
+  r.simgrid.assign(r.plans.size(), std::nullopt);
   for (std::size_t i = 0; i < r.plans.size(); ++i) {
     const Entry& e = r.plans[i];
     if (e.fixed_plan) {
-      const Execution ex = run_simgrid(*e.fixed_plan, problem.cost());
-      r.simgrid[i] = score_execution(*e.fixed_plan, problem.cost(), ex, 0.0, problem.error_budget());
+      r.simgrid[i] = replay(*e.fixed_plan, problem.cost(), 0.0);
     } else {
       const Decoded d = problem.encoding().decode(e.genome);
-      const Execution ex = run_simgrid(d.plan, *d.cost);
-      r.simgrid[i] = score_execution(d.plan, *d.cost, ex, d.precision_penalty, problem.error_budget());
+      r.simgrid[i] = replay(d.plan, *d.cost, d.precision_penalty);
     }
   }
+  r.baselines_simgrid.clear();
+  for (const auto& b : r.baselines)
+    r.baselines_simgrid.push_back(replay(b.plan, problem.cost(), 0.0));
+  // The replay is the judge: keep the members no other member dominates on replayed values.
+  std::vector<std::size_t> keep;
+  for (std::size_t i = 0; i < r.plans.size(); ++i) {
+    const Evaluated& v = *r.simgrid[i];
+    std::string why;
+    if (!v.scores.feasible) why = "infeasible in the replay (" + v.scores.infeasible_because + ")";
+    for (std::size_t k = 0; k < r.plans.size() && why.empty(); ++k) {
+      const auto& w = r.simgrid[k]->point;
+      if (k != i && r.simgrid[k]->scores.feasible &&
+          (dominates(w, v.point) || (w == v.point && k < i)))
+        why = "dominated in the replay by the plan from " + r.plans[k].origin;
+    }
+    if (why.empty())
+      keep.push_back(i);
+    else
+      r.dropped_by_replay.push_back(r.plans[i].origin + ": " + why);
+  }
+  std::stable_sort(keep.begin(), keep.end(),
+                   [&](std::size_t a, std::size_t b) { return r.simgrid[a]->point < r.simgrid[b]->point; });
+  std::vector<Entry> plans;
+  std::vector<std::optional<Evaluated>> simgrid;
+  for (std::size_t i : keep) {
+    plans.push_back(std::move(r.plans[i]));
+    simgrid.push_back(std::move(r.simgrid[i]));
+  }
+  r.plans = std::move(plans);
+  r.simgrid = std::move(simgrid);
+}
+
+const Evaluated& final_value(const FrontReport& r, std::size_t plan) {
+  return plan < r.simgrid.size() && r.simgrid[plan] ? *r.simgrid[plan] : r.plans[plan].value;
+}
+
+const Evaluated& final_baseline_value(const FrontReport& r, std::size_t baseline) {
+  return baseline < r.baselines_simgrid.size() && r.baselines_simgrid[baseline] ? *r.baselines_simgrid[baseline]
+                                                                                 : r.baselines[baseline].value;
+}
+
+std::string final_engine(const FrontReport& r) {
+  return !r.simgrid.empty() && r.simgrid.front() ? "simgrid" : "evaluator";
 }
 
 OJson front_json(const ParetoProblem& problem, const FrontReport& r) {
@@ -156,19 +202,21 @@ OJson front_json(const ParetoProblem& problem, const FrontReport& r) {
   j["normalisation"] = {{"reference_policy", problem.reference_policy()},
                         {"latency_s", problem.normalisation().latency},
                         {"energy_j", problem.normalisation().energy},
-                        {"note", "latency and energy over the reference plan's (analytic engine); memory is "
-                                 "peak/capacity; precision as is"}};
+                        {"note", "latency and energy over the reference plan's (contention-aware evaluator; for a "
+                                 "single-device plan it equals the replay); memory is peak/capacity; precision "
+                                 "as is"}};
   j["error_budget"] = problem.error_budget();
   const auto ref = problem.reference_point();
   std::vector<std::vector<double>> front_points, base_points;
-  for (const auto& e : r.plans)
-    front_points.push_back(e.value.point);
-  for (const auto& b : r.baselines)
-    base_points.push_back(b.value.point);
+  for (std::size_t i = 0; i < r.plans.size(); ++i)
+    front_points.push_back(final_value(r, i).point);
+  for (std::size_t b = 0; b < r.baselines.size(); ++b)
+    base_points.push_back(final_baseline_value(r, b).point);
   j["hypervolume"] = {{"front", hypervolume(front_points, ref)},
                       {"baselines", hypervolume(base_points, ref)},
                       {"reference_point", ref},
-                      {"engine", "analytic"}};
+                      {"engine", final_engine(r)}};
+  j["front_engine"] = final_engine(r);
   OJson coarse = {{"ops", problem.cost().graph().op_count()},
                   {"super_nodes", problem.encoding().coarse().nodes.size()},
                   {"fusion_candidates", problem.encoding().candidates().fusions.size()},
@@ -176,11 +224,17 @@ OJson front_json(const ParetoProblem& problem, const FrontReport& r) {
                   {"genes", problem.encoding().size()}};
   j["search_space"] = coarse;
   OJson baselines = OJson::array();
-  for (const auto& b : r.baselines)
-    baselines.push_back(
-        {{"policy", b.policy}, {"analytic", scores_json(b.value.scores)}, {"normalised", b.value.point}});
+  for (std::size_t b = 0; b < r.baselines.size(); ++b) {
+    OJson x = {{"policy", r.baselines[b].policy},
+               {"normalised", final_baseline_value(r, b).point},
+               {"evaluator", scores_json(r.baselines[b].value.scores)}};
+    if (b < r.baselines_simgrid.size() && r.baselines_simgrid[b])
+      x["simgrid"] = scores_json(r.baselines_simgrid[b]->scores);
+    baselines.push_back(x);
+  }
   j["baselines"] = baselines;
   if (!r.skipped_baselines.empty()) j["skipped_baselines"] = r.skipped_baselines;
+  if (!r.dropped_by_replay.empty()) j["dropped_by_replay"] = r.dropped_by_replay;
   OJson plans = OJson::array();
   for (std::size_t i = 0; i < r.plans.size(); ++i) {
     const Entry& e = r.plans[i];
@@ -188,9 +242,17 @@ OJson front_json(const ParetoProblem& problem, const FrontReport& r) {
     p["id"] = i;
     p["origin"] = e.origin;
     p["found_at_evaluation"] = e.evaluation;
-    p["normalised"] = e.value.point;
-    p["analytic"] = scores_json(e.value.scores);
-    if (r.simgrid[i]) p["simgrid"] = scores_json(*r.simgrid[i]);
+    p["normalised"] = final_value(r, i).point;
+    p["evaluator"] = scores_json(e.value.scores);
+    if (i < r.simgrid.size() && r.simgrid[i]) {
+      const Scores& sg = r.simgrid[i]->scores;
+      p["simgrid"] = scores_json(sg);
+      const auto rel = [](double search, double replay) { return replay > 0 ? (search - replay) / replay : 0.0; };
+      p["search_error"] = {{"latency", rel(e.value.scores.latency, sg.latency)},
+                           {"energy", rel(e.value.scores.energy, sg.energy)},
+                           {"memory", rel(e.value.scores.memory, sg.memory)},
+                           {"note", "(evaluator - replay) / replay"}};
+    }
     const OJson d = describe(problem, e);
     for (const auto& [k, v] : d.items())
       p[k] = v;
@@ -203,7 +265,7 @@ OJson front_json(const ParetoProblem& problem, const FrontReport& r) {
 
 std::string front_csv(const ParetoProblem& problem, const FrontReport& r) {
   std::ostringstream s;
-  s << "id,origin,latency_s,energy_j,memory_ratio,precision_penalty";
+  s << "id,origin,evaluator_latency_s,evaluator_energy_j,evaluator_memory_ratio,precision_penalty";
   for (Objective o : problem.objectives())
     s << ",norm_" << objective_name(o);
   s << ",simgrid_latency_s,simgrid_energy_j,simgrid_memory_ratio\n";
@@ -212,11 +274,11 @@ std::string front_csv(const ParetoProblem& problem, const FrontReport& r) {
     const auto& sc = e.value.scores;
     s << i << ',' << e.origin << ',' << g6(sc.latency) << ',' << g6(sc.energy) << ',' << g6(sc.memory) << ','
       << g6(sc.precision);
-    for (double v : e.value.point)
+    for (double v : final_value(r, i).point)
       s << ',' << g6(v);
-    if (r.simgrid[i])
-      s << ',' << g6(r.simgrid[i]->latency) << ',' << g6(r.simgrid[i]->energy) << ','
-        << g6(r.simgrid[i]->memory);
+    if (i < r.simgrid.size() && r.simgrid[i])
+      s << ',' << g6(r.simgrid[i]->scores.latency) << ',' << g6(r.simgrid[i]->scores.energy) << ','
+        << g6(r.simgrid[i]->scores.memory);
     else
       s << ",,,";
     s << '\n';
@@ -235,22 +297,31 @@ std::string history_csv(const FrontReport& r) {
 std::string front_table(const ParetoProblem& problem, const FrontReport& r) {
   std::ostringstream s;
   char line[256];
-  std::snprintf(line, sizeof line, "%4s  %-22s %12s %12s %9s %9s %9s %9s\n", "id", "origin", "latency_s",
-                "energy_j", "memory", "lat/ref", "en/ref", "sg_lat/ref");
+  const std::string engine = final_engine(r);
+  s << "values from the " << (engine == "simgrid" ? "SimGrid replay" : "contention-aware evaluator (not replayed)")
+    << "; search err = evaluator latency vs replay\n";
+  std::snprintf(line, sizeof line, "%4s  %-22s %12s %12s %9s %9s %9s %11s\n", "id", "origin", "latency_s",
+                "energy_j", "memory", "lat/ref", "en/ref", "search err");
   s << line;
   const auto& n = problem.normalisation();
-  auto row = [&](const std::string& id, const std::string& origin, const Scores& sc,
-                 const std::optional<Scores>& sg) {
-    std::snprintf(line, sizeof line, "%4s  %-22s %12.6g %12.6g %9.4f %9.4f %9.4f %9s\n", id.c_str(),
+  auto row = [&](const std::string& id, const std::string& origin, const Evaluated& searched,
+                 const Evaluated& judged, bool replayed) {
+    const Scores& sc = judged.scores;
+    char err[32] = "-";
+    if (replayed && sc.latency > 0)
+      std::snprintf(err, sizeof err, "%+.2f%%", 100.0 * (searched.scores.latency - sc.latency) / sc.latency);
+    std::snprintf(line, sizeof line, "%4s  %-22s %12.6g %12.6g %9.4f %9.4f %9.4f %11s\n", id.c_str(),
                   origin.substr(0, 22).c_str(), sc.latency, sc.energy, sc.memory, sc.latency / n.latency,
-                  sc.energy / n.energy, sg ? g6(sg->latency / n.latency).c_str() : "-");
+                  sc.energy / n.energy, err);
     s << line;
   };
   for (std::size_t i = 0; i < r.plans.size(); ++i)
-    row(std::to_string(i), r.plans[i].origin, r.plans[i].value.scores, r.simgrid[i]);
+    row(std::to_string(i), r.plans[i].origin, r.plans[i].value, final_value(r, i), engine == "simgrid");
   s << "baselines:\n";
-  for (const auto& b : r.baselines)
-    row("-", b.policy, b.value.scores, std::nullopt);
+  for (std::size_t b = 0; b < r.baselines.size(); ++b)
+    row("-", r.baselines[b].policy, r.baselines[b].value, final_baseline_value(r, b), engine == "simgrid");
+  if (!r.dropped_by_replay.empty())
+    s << r.dropped_by_replay.size() << " searched plan(s) dropped: the replay showed them dominated or infeasible\n";
   return s.str();
 }
 
@@ -269,12 +340,14 @@ std::vector<std::pair<std::string, std::string>> front_plots(const ParetoProblem
       std::vector<LabelledPoint> front, base;
       for (std::size_t i = 0; i < r.plans.size(); ++i)
         front.push_back({"plan " + std::to_string(i) + " (" + r.plans[i].origin + ")",
-                         r.plans[i].value.point[a], r.plans[i].value.point[b]});
-      for (const auto& bl : r.baselines)
-        base.push_back({bl.policy, bl.value.point[a], bl.value.point[b]});
+                         final_value(r, i).point[a], final_value(r, i).point[b]});
+      for (std::size_t k = 0; k < r.baselines.size(); ++k)
+        base.push_back(
+            {r.baselines[k].policy, final_baseline_value(r, k).point[a], final_baseline_value(r, k).point[b]});
       const std::string stem = objective_name(objs[a]) + "-" + objective_name(objs[b]);
       out.emplace_back(stem, scatter_svg(r.workload + " on " + r.platform + ": " + objective_name(objs[a]) +
-                                             " vs " + objective_name(objs[b]),
+                                             " vs " + objective_name(objs[b]) +
+                                             (final_engine(r) == "simgrid" ? " (SimGrid replay)" : " (evaluator)"),
                                          label(a), label(b), front, base));
     }
   return out;

@@ -1,11 +1,16 @@
 #pragma once
 // One multi-objective placement problem: the encoding, the objectives, their normalisation and the
-// hypervolume reference point, and the evaluation of a genome or of a baseline's plan with the analytic
-// engine. Both search algorithms and the CLI go through this class, so they compare like with like.
+// hypervolume reference point, and the evaluation of a genome or of a baseline's plan with the
+// contention-aware evaluator (sim/contention_engine.hpp). Both search algorithms and the CLI go through
+// this class, so they compare like with like. The final front is judged on the SimGrid replay
+// (front_report.hpp).
 //
 // Hypervolume reference point (documented in README.md): latency 2, energy 2 (twice the fastest-device
 // plan's), memory 1 (the capacity), precision = the error budget (or 1 when the budget is 0).
 #include "policies/pareto/archive.hpp"
+#include "sim/contention_engine.hpp"
+
+#include <memory>
 
 #include <cstdint>
 #include <string>
@@ -41,8 +46,8 @@ public:
   Evaluated evaluate_plan(const Plan& plan) const; // a plan on the original graph, as given
   Evaluated from_scores(const Scores& s) const;
 
-  // HEFT, fastest-device, and greedy where that policy is registered, evaluated; policies that fail on
-  // this graph and platform are left out (their error goes to `skipped`).
+  // heft, greedy, expert-grouping and fastest-device, evaluated; policies that fail on this graph and
+  // platform are left out (their error goes to `skipped`).
   std::vector<Baseline> baselines(std::uint64_t seed, std::vector<std::string>* skipped = nullptr) const;
 
 private:
@@ -51,6 +56,8 @@ private:
   Encoding encoding_;
   Normalisation normalisation_;
   std::string reference_policy_;
+  // Reused across evaluations (not thread-safe: one problem per search thread).
+  std::shared_ptr<ContentionEvaluator> base_evaluator_;
 };
 
 } // namespace hs::pareto

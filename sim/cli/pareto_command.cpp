@@ -96,14 +96,15 @@ int run_pareto(const ParetoOptions& o) {
   report.seed = o.seed;
   report.baselines = baselines;
   report.skipped_baselines = skipped;
+  if (!o.no_replay) pareto::replay_in_simgrid(problem, report);
   if (!weights.empty()) {
+    // On the values the front is defined on: replayed unless --no-replay.
     std::vector<std::vector<double>> pts;
-    for (const auto& e : report.plans)
-      pts.push_back(e.value.point);
+    for (std::size_t i = 0; i < report.plans.size(); ++i)
+      pts.push_back(pareto::final_value(report, i).point);
     report.weights = weights;
     report.weighted = pareto::weighted_choice(pts, weights);
   }
-  if (!o.no_replay) pareto::replay_in_simgrid(problem, report);
 
   fs::create_directories(o.out);
   write_file_atomically(outputs[0], pareto::front_json(problem, report).dump(1) + "\n", o.force);
@@ -115,8 +116,12 @@ int run_pareto(const ParetoOptions& o) {
   if (!o.quiet) {
     std::cout << report.algorithm << " on " << graph.name << " / " << platform.name << ": "
               << report.plans.size() << " plans on the front after " << report.evaluations
-              << " evaluations; hypervolume "
-              << pareto::hypervolume(state.archive().points(), problem.reference_point())
+              << " evaluations; hypervolume " << [&] {
+                   std::vector<std::vector<double>> pts;
+                   for (std::size_t i = 0; i < report.plans.size(); ++i)
+                     pts.push_back(pareto::final_value(report, i).point);
+                   return pareto::hypervolume(pts, problem.reference_point());
+                 }() << " (" << pareto::final_engine(report) << ")"
               << " (reference point";
     for (double v : problem.reference_point())
       std::cout << ' ' << v;
@@ -139,7 +144,7 @@ Action pareto_command(CLI::App& app) {
       "pareto", "Search the Pareto front of latency, energy and memory over placements and graph rewrites");
   cmd->add_option("--platform", o->platform, "Platform file or preset name")->required();
   cmd->add_option("--workload", o->workload, "Graph file or builder spec")->required();
-  cmd->add_option("--budget", o->budget, "Distinct plan evaluations (analytic engine)")
+  cmd->add_option("--budget", o->budget, "Distinct plan evaluations (contention-aware evaluator)")
       ->capture_default_str();
   cmd->add_option("--objectives", o->objectives, "Comma-separated: latency, energy, memory, precision")
       ->capture_default_str();

@@ -48,15 +48,24 @@ PolicyOutcome execute_policy(const std::string& name, const PolicyContext& ctx, 
     out.cross_check = other_engines(out.plan, ctx.cost, scenario, engine);
     return out;
   }
-  out.plan = policy_by_name(name).plan(ctx);
-  validate_plan(out.plan, ctx.cost);
+  return execute_plan(policy_by_name(name).plan(ctx), ctx.cost, scenario, engine);
+}
+
+PolicyOutcome execute_plan(Plan plan, const CostModel& cost, const Scenario& scenario, const std::string& engine) {
+  if (engine == "analytic" && !scenario.empty())
+    throw InputError(scenario.file, "",
+                     "the analytic engine (a contention-free lower bound) cannot apply a scenario; use "
+                     "--engine simgrid or --engine evaluator");
+  PolicyOutcome out;
+  out.plan = std::move(plan);
+  validate_plan(out.plan, cost);
   if (engine == "simgrid")
-    out.execution = run_simgrid(out.plan, ctx.cost, scenario);
+    out.execution = run_simgrid(out.plan, cost, scenario);
   else if (engine == "evaluator")
-    out.execution = run_contention(out.plan, ctx.cost, scenario);
+    out.execution = run_contention(out.plan, cost, scenario);
   else
-    out.execution = run_analytic(out.plan, ctx.cost);
-  out.cross_check = other_engines(out.plan, ctx.cost, scenario, engine);
+    out.execution = run_analytic(out.plan, cost);
+  out.cross_check = other_engines(out.plan, cost, scenario, engine);
   return out;
 }
 

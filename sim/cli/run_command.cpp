@@ -1,4 +1,5 @@
 // `heterosim run`: plan a workload on a platform with a policy, replay it, report.
+#include "policies/pareto/stored_plan.hpp"
 #include "policies/policy_config.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/policy_runner.hpp"
@@ -9,6 +10,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 namespace hs::cli {
 namespace {
@@ -22,6 +24,8 @@ struct RunOptions {
   std::string calibration;
   std::string scenario;
   std::string policy_config;
+  std::string plan; // a stored plan to replay instead of planning
+  std::optional<int> plan_id;
   std::uint64_t seed = 0;
   bool force = false;
   bool allow_over_capacity = false;
@@ -31,9 +35,10 @@ struct RunOptions {
 int run(const RunOptions& o) {
   const Platform platform = load_platform(o.platform);
   const Graph graph = load_workload(o.workload, o.seed);
-  const CostModel cost(graph, platform,
-                       o.calibration.empty() ? Calibration{} : load_calibration(o.calibration));
-  require_known_policy(o.policy);
+  const Calibration calibration = o.calibration.empty() ? Calibration{} : load_calibration(o.calibration);
+  const CostModel cost(graph, platform, calibration);
+  if (o.plan.empty()) require_known_policy(o.policy);
+  if (o.plan.empty() && o.plan_id) throw InputError("--plan-id", std::to_string(*o.plan_id), "needs --plan");
   const Scenario scenario = o.scenario.empty() ? Scenario{} : load_scenario(o.scenario, platform);
   const PolicyContext ctx{cost, o.seed,
                           o.policy_config.empty() ? nullptr : load_policy_config(o.policy_config)};
@@ -47,9 +52,14 @@ int run(const RunOptions& o) {
       if (fs::exists(f))
         throw InputError(f, "", "already exists; pass --force to overwrite or choose another --out");
 
-  PolicyOutcome outcome = execute_policy(o.policy, ctx, scenario, o.engine);
-  const Report report = make_report({platform.name, graph.name, o.policy, o.seed}, outcome.plan, cost,
-                                    std::move(outcome.execution), std::move(outcome.cross_check));
+  std::optional<pareto::StoredPlan> stored;
+  if (!o.plan.empty()) stored = pareto::load_stored_plan(o.plan, o.plan_id, cost, calibration);
+  PolicyOutcome outcome = stored ? execute_plan(stored->plan, *stored->cost, scenario, o.engine)
+                                 : execute_policy(o.policy, ctx, scenario, o.engine);
+  const CostModel& plan_cost = stored ? *stored->cost : cost;
+  const Report report = make_report({platform.name, graph.name, stored ? stored->label : o.policy, o.seed},
+                                    outcome.plan, plan_cost, std::move(outcome.execution),
+                                    std::move(outcome.cross_check));
   write_file_atomically(outputs[0], report_json(report).dump(1) + "\n", o.force);
   write_file_atomically(outputs[1], timeline_csv(report), o.force);
   write_file_atomically(outputs[2], chrome_trace(report), o.force);
@@ -94,6 +104,11 @@ Action run_command(CLI::App& app) {
   cmd->add_option("--calibration", o->calibration, "Calibration file overriding the platform's efficiencies");
   cmd->add_option("--scenario", o->scenario,
                   "What-if file: background load on devices, degraded links, op-time noise (simgrid and evaluator)");
+  cmd->add_option("--plan", o->plan,
+                  "Replay a stored plan instead of planning: a front.json from `heterosim pareto` (with "
+                  "--plan-id) or a file from `heterosim select --out`");
+  cmd->add_option_function<int>(
+      "--plan-id", [o](const int& id) { o->plan_id = id; }, "Which plan of the front --plan names");
   cmd->add_option("--policy-config", o->policy_config,
                   "JSON file of policy parameters, keyed by policy name (see docs/policies.md)");
   cmd->add_flag("--force", o->force, "Overwrite existing output files");

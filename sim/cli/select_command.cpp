@@ -15,7 +15,7 @@ namespace {
 struct SelectOptions {
   std::string front;
   std::string minimise = "latency";
-  std::string engine = "analytic";
+  std::string engine = "simgrid";
   std::map<std::string, std::string> limits; // objective -> limit text
   std::string weights;                       // weighted-sum mode over the front's normalised objectives
   std::string out;
@@ -55,7 +55,11 @@ int run_select(const SelectOptions& o) {
   std::vector<std::vector<double>> values;
   for (const auto& p : plans) {
     const auto scores = p.find(o.engine);
-    if (!scores) p.fail("has no " + o.engine + " values (was the front replayed? use --engine analytic)");
+    if (!scores)
+      p.fail("has no " + o.engine + " values (" +
+             (o.engine == "simgrid" ? "the front was searched with --no-replay; use --engine evaluator"
+                                    : "a front written by an older HeteroSim; search it again") +
+             ")");
     std::vector<double> v;
     for (const auto& name : names)
       v.push_back(scores->at(value_keys().at(name)).as_number());
@@ -70,11 +74,17 @@ int run_select(const SelectOptions& o) {
     const std::vector<double> w = pareto::parse_weights(o.weights, objectives.size());
     std::vector<std::vector<double>> normalised;
     std::vector<std::size_t> index;
+    const JsonNode norm = root.at("normalisation");
+    const double by_latency = norm.at("latency_s").as_number(), by_energy = norm.at("energy_j").as_number();
     for (std::size_t i = 0; i < plans.size(); ++i) {
       if (!pareto::select_plan({values[i]}, minimise, limits)) continue; // outside the limits
+      // The chosen engine's values, normalised as the front normalises them.
       std::vector<double> v;
-      for (const auto& x : plans[i].at("normalised").items())
-        v.push_back(x.as_number());
+      for (const auto& objective : objectives) {
+        const std::string name = objective.at("name").as_string();
+        const double raw = values[i][index_of(name, "objectives")];
+        v.push_back(name == "latency" ? raw / by_latency : name == "energy" ? raw / by_energy : raw);
+      }
       normalised.push_back(std::move(v));
       index.push_back(i);
     }
@@ -91,7 +101,15 @@ int run_select(const SelectOptions& o) {
     std::cout << (i ? ", " : "") << names[i] << " " << values[*chosen][i];
   std::cout << " (" << o.engine << " engine)\n";
   if (!o.out.empty()) {
-    write_file_atomically(o.out, plan.dump(1) + "\n", o.force);
+    // A plan file `heterosim run --plan` replays: the front's platform and workload, and the plan.
+    nlohmann::ordered_json stored;
+    stored["format"] = "heterosim-plan";
+    stored["version"] = 1;
+    stored["platform"] = root.at("platform").as_string();
+    stored["workload"] = root.at("workload").as_string();
+    stored["front"] = o.front;
+    stored["plan"] = plan;
+    write_file_atomically(o.out, stored.dump(1) + "\n", o.force);
     std::cout << "wrote " << o.out << "\n";
   }
   return 0;
@@ -109,8 +127,9 @@ Action select_command(CLI::App& app) {
         std::string("--max-") + name, [o, name](const std::string& v) { o->limits[name] = v; },
         std::string("Upper limit on ") + name +
             ": a value in its unit, or a multiple of the front's best such as 1.05x");
-  cmd->add_option("--engine", o->engine, "Whose values to compare: analytic or simgrid")
-      ->check(CLI::IsMember({"analytic", "simgrid"}))
+  cmd->add_option("--engine", o->engine,
+                  "Whose values to compare: simgrid (the replay, the front's judge) or evaluator (the search's)")
+      ->check(CLI::IsMember({"simgrid", "evaluator"}))
       ->capture_default_str();
   cmd->add_option(
       "--weights", o->weights,
