@@ -33,11 +33,15 @@ std::string unit_of(Objective o) {
   return "";
 }
 
-OJson scores_json(const Scores& s) {
+OJson scores_json(const Scores& s, const Platform& p) {
   OJson j;
   j["latency_s"] = s.latency;
   j["energy_j"] = s.energy;
   j["memory_ratio"] = s.memory;
+  OJson peaks = OJson::object();
+  for (std::size_t d = 0; d < s.peak_bytes.size() && d < p.devices.size(); ++d)
+    peaks[p.devices[d].name] = s.peak_bytes[d];
+  j["peak_memory_bytes"] = peaks;
   j["precision_penalty"] = s.precision;
   j["feasible"] = s.feasible;
   if (!s.feasible) j["infeasible_because"] = s.infeasible_because;
@@ -227,9 +231,9 @@ OJson front_json(const ParetoProblem& problem, const FrontReport& r) {
   for (std::size_t b = 0; b < r.baselines.size(); ++b) {
     OJson x = {{"policy", r.baselines[b].policy},
                {"normalised", final_baseline_value(r, b).point},
-               {"evaluator", scores_json(r.baselines[b].value.scores)}};
+               {"evaluator", scores_json(r.baselines[b].value.scores, problem.cost().platform())}};
     if (b < r.baselines_simgrid.size() && r.baselines_simgrid[b])
-      x["simgrid"] = scores_json(r.baselines_simgrid[b]->scores);
+      x["simgrid"] = scores_json(r.baselines_simgrid[b]->scores, problem.cost().platform());
     baselines.push_back(x);
   }
   j["baselines"] = baselines;
@@ -243,10 +247,10 @@ OJson front_json(const ParetoProblem& problem, const FrontReport& r) {
     p["origin"] = e.origin;
     p["found_at_evaluation"] = e.evaluation;
     p["normalised"] = final_value(r, i).point;
-    p["evaluator"] = scores_json(e.value.scores);
+    p["evaluator"] = scores_json(e.value.scores, problem.cost().platform());
     if (i < r.simgrid.size() && r.simgrid[i]) {
       const Scores& sg = r.simgrid[i]->scores;
-      p["simgrid"] = scores_json(sg);
+      p["simgrid"] = scores_json(sg, problem.cost().platform());
       const auto rel = [](double search, double replay) { return replay > 0 ? (search - replay) / replay : 0.0; };
       p["search_error"] = {{"latency", rel(e.value.scores.latency, sg.latency)},
                            {"energy", rel(e.value.scores.energy, sg.energy)},

@@ -73,6 +73,7 @@ Scores score_execution(const Plan& plan, const CostModel& cost, const Execution&
   }
   const MemoryUsage m = memory_usage(plan, cost, e);
   const Platform& p = cost.platform();
+  s.peak_bytes = m.peak;
   for (std::size_t d = 0; d < p.devices.size(); ++d)
     s.memory = std::max(s.memory, m.peak[d] / p.devices[d].memory_capacity);
   if (s.memory > 1.0) {

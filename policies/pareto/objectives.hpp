@@ -26,6 +26,7 @@ struct Scores {
   double energy = 0.0;    // joules
   double memory = 0.0;    // max over devices of peak / capacity
   double precision = 0.0; // error-budget units
+  std::vector<double> peak_bytes; // per device, as the memory objective saw them
   bool feasible = true;
   std::string infeasible_because;
 

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Contention-aware evaluator throughput on the heterogeneous preset, in one run: op-evaluations per CPU
+# second on random:ops=2000,precision=fp16 with the heft plan (one ContentionEvaluator reused), then the
+# cost per op at 2k, 10k, 50k and 100k ops with the each-op-on-its-fastest-device plan, each against the
+# contention-free analytic engine on the same plan.
+# Usage: bench/run_evaluator_bench.sh [path/to/evaluator_bench]
+#        (build it first: cmake --build build --target evaluator_bench)
+set -euo pipefail
+bench=${1:-build/evaluator_bench}
+if [[ ! -x $bench ]]; then
+  echo "no $bench: build it with 'cmake --build build --target evaluator_bench'" >&2
+  exit 1
+fi
+printf '%-15s %7s %9s %6s %8s %16s %12s %12s %12s %10s\n' plan ops transfers evals "CPU s" "op-evals/CPU s" \
+  "ns/op" "ns/op (mk)" "analytic" "eval/anal"
+row() {
+  printf '%-15s %7d %9d %6d %8.3f %16.0f %12.1f %12.1f %12.1f %10.2f\n' "$@"
+}
+read -r p o t n s r e m a x < <("$bench" heft 2000)
+row "$p" "$o" "$t" "$n" "$s" "$r" "$e" "$m" "$a" "$x"
+heft_rate=$r
+heft_ratio=$x
+declare -A per_op ratio
+for ops in 2000 10000 50000 100000; do
+  read -r p o t n s r e m a x < <("$bench" fastest-per-op "$ops")
+  row "$p" "$o" "$t" "$n" "$s" "$r" "$e" "$m" "$a" "$x"
+  per_op[$ops]=$e
+  ratio[$ops]=$x
+done
+echo
+echo "columns: ns/op = CPU ns per op of ContentionEvaluator::run() (timeline, sorted transfers, energy);"
+echo "         ns/op (mk) = of makespan() alone; analytic = of run_analytic(); eval/anal = run() / run_analytic()"
+printf 'throughput, heft plan, 2000 ops: %.2f M op-evaluations per CPU second (target >= 2 M): %s\n' \
+  "$(echo "$heft_rate / 1000000" | bc -l)" "$(if (($(echo "$heft_rate >= 2000000" | bc -l))); then echo met; else echo NOT met; fi)"
+printf 'evaluator / analytic CPU time, heft plan, 2000 ops: %.2fx\n' "$heft_ratio"
+printf 'growth, CPU time per op 100k / 2k ops: %.2f (1.0 = linear)\n' \
+  "$(echo "${per_op[100000]} / ${per_op[2000]}" | bc -l)"
