@@ -4,6 +4,7 @@
 #include "cli_support.hpp"
 #include "test_support.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <doctest/doctest.h>
 #include <filesystem>
@@ -43,8 +44,27 @@ TEST_CASE("pareto writes the front, its plots and history, the same bytes for th
   const auto j = nlohmann::json::parse(slurp(a / "front.json"));
   CHECK(j["format"] == "heterosim-pareto-front");
   REQUIRE(j["plans"].size() >= 1);
+  CHECK(j["front_engine"] == "simgrid");
+  for (const auto& p : j["plans"]) {
+    REQUIRE(p.contains("simgrid")); // the front was replayed
+    REQUIRE(p.contains("evaluator"));
+    // The search's evaluator predicted every member within 5% of its replay.
+    CHECK(std::abs(p["search_error"]["latency"].get<double>()) <= 0.05);
+    CHECK(p["search_error"]["latency"].get<double>() ==
+          doctest::Approx(p["evaluator"]["latency_s"].get<double>() / p["simgrid"]["latency_s"].get<double>() - 1));
+  }
+  // The front is defined on replayed values: no member is dominated by another there.
   for (const auto& p : j["plans"])
-    CHECK(p.contains("simgrid")); // the front was replayed
+    for (const auto& q : j["plans"]) {
+      const auto a_ = p["normalised"].get<std::vector<double>>(), b_ = q["normalised"].get<std::vector<double>>();
+      bool no_worse = true, better = false;
+      for (std::size_t k = 0; k < a_.size(); ++k) {
+        no_worse = no_worse && b_[k] <= a_[k];
+        better = better || b_[k] < a_[k];
+      }
+      CHECK_FALSE((no_worse && better));
+    }
+  CHECK(j["hypervolume"]["engine"] == "simgrid");
   CHECK(j["hypervolume"]["front"].get<double>() >= j["hypervolume"]["baselines"].get<double>());
   // Baselines are marked on every plot.
   CHECK(slurp(a / "latency-energy.svg").find(">heft</text>") != std::string::npos);
@@ -55,22 +75,49 @@ TEST_CASE("pareto writes the front, its plots and history, the same bytes for th
     CHECK(again.output.find("front.json") != std::string::npos);
     CHECK(again.output.find("--force") != std::string::npos);
   }
-  SUBCASE("select: least energy within 5% of the best latency") {
+  SUBCASE("select: least energy within 5% of the best latency, on replayed values; run --plan replays it") {
     double best_latency = 1e300;
     for (const auto& p : j["plans"])
-      best_latency = std::min(best_latency, p["analytic"]["latency_s"].get<double>());
+      best_latency = std::min(best_latency, p["simgrid"]["latency_s"].get<double>());
     double expected_energy = 1e300;
     for (const auto& p : j["plans"])
-      if (p["analytic"]["latency_s"].get<double>() <= 1.05 * best_latency)
-        expected_energy = std::min(expected_energy, p["analytic"]["energy_j"].get<double>());
+      if (p["simgrid"]["latency_s"].get<double>() <= 1.05 * best_latency)
+        expected_energy = std::min(expected_energy, p["simgrid"]["energy_j"].get<double>());
     const fs::path chosen = a / "chosen.json";
     const Outcome s = heterosim("select --front " + (a / "front.json").string() +
                                 " --min energy --max-latency 1.05x --out " + chosen.string());
     REQUIRE(s.exit_code == 0);
     const auto c = nlohmann::json::parse(slurp(chosen));
-    CHECK(c["analytic"]["energy_j"].get<double>() == expected_energy);
-    CHECK(c["analytic"]["latency_s"].get<double>() <= 1.05 * best_latency);
-    CHECK(c.contains("placement"));
+    CHECK(c["format"] == "heterosim-plan");
+    const auto& plan = c["plan"];
+    CHECK(plan["simgrid"]["energy_j"].get<double>() == expected_energy);
+    CHECK(plan["simgrid"]["latency_s"].get<double>() <= 1.05 * best_latency);
+    CHECK(plan.contains("placement"));
+
+    const std::string run = "run --platform " + hs::test::source_dir() +
+                            "/platforms/hetero-server.json --workload random:ops=24,precision=fp16 --seed 4 -q";
+    const Outcome replayed = heterosim(run + " --plan " + chosen.string() + " --out " + (a / "replayed").string());
+    REQUIRE(replayed.exit_code == 0);
+    const auto r = nlohmann::json::parse(slurp(a / "replayed" / "report.json"));
+    CHECK(r["makespan_s"].get<double>() == doctest::Approx(plan["simgrid"]["latency_s"].get<double>()).epsilon(1e-9));
+    CHECK(r["energy"]["total_j"].get<double>() == doctest::Approx(plan["simgrid"]["energy_j"].get<double>()).epsilon(1e-9));
+    for (const auto& [device, bytes] : plan["simgrid"]["peak_memory_bytes"].items())
+      CHECK(r["devices"][device]["peak_memory_bytes"].get<double>() == doctest::Approx(bytes.get<double>()));
+    // From the front itself, by id; a front with several plans needs the id.
+    const std::string id = std::to_string(plan["id"].get<int>());
+    CHECK(heterosim(run + " --plan " + (a / "front.json").string() + " --plan-id " + id + " --out " +
+                    (a / "by-id").string())
+              .exit_code == 0);
+    CHECK(nlohmann::json::parse(slurp(a / "by-id" / "report.json"))["makespan_s"] == r["makespan_s"]);
+    if (j["plans"].size() > 1) {
+      const Outcome ambiguous = heterosim(run + " --plan " + (a / "front.json").string() + " --out " + (a / "x").string());
+      CHECK(ambiguous.exit_code != 0);
+      CHECK(ambiguous.output.find("--plan-id") != std::string::npos);
+    }
+    const Outcome other = heterosim("run --platform workstation --workload random:ops=24 --seed 4 -q --plan " +
+                                    chosen.string() + " --out " + (a / "y").string());
+    CHECK(other.exit_code != 0);
+    CHECK(other.output.find("chosen.json: platform") != std::string::npos);
   }
   SUBCASE("weighted sum: the plan with the least weighted normalised objectives") {
     std::size_t expected = 0;
