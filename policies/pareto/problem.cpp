@@ -62,9 +62,23 @@ Evaluated ParetoProblem::from_scores(const Scores& s) const {
 
 Evaluated ParetoProblem::evaluate(const Genome& g) const {
   const Decoded d = encoding_.decode(g);
-  // Placement-only genomes keep the base graph: reuse one evaluator (and its buffers) for them.
-  const Execution& e = d.cost == cost_ ? base_evaluator_->run(d.plan) : run_contention(d.plan, *d.cost);
+  const Execution& e = evaluator_for(d).run(d.plan);
   return from_scores(score_execution(d.plan, *d.cost, e, d.precision_penalty, options_.error_budget));
+}
+
+ContentionEvaluator& ParetoProblem::evaluator_for(const Decoded& d) const {
+  // Placement-only genomes keep the base graph; moves keep the rewrite decision, so the few rewritten graphs
+  // in use recur: one evaluator (and its buffers) each, pinned with its graph, the least recently used
+  // dropped first.
+  if (d.cost == cost_ || !d.rewritten) return *base_evaluator_;
+  for (auto it = rewritten_evaluators_.begin(); it != rewritten_evaluators_.end(); ++it)
+    if (it->model == d.rewritten) {
+      if (it != rewritten_evaluators_.begin()) rewritten_evaluators_.splice(rewritten_evaluators_.begin(), rewritten_evaluators_, it);
+      return *rewritten_evaluators_.front().evaluator;
+    }
+  rewritten_evaluators_.push_front({d.rewritten, std::make_unique<ContentionEvaluator>(*d.cost)});
+  if (rewritten_evaluators_.size() > 8) rewritten_evaluators_.pop_back();
+  return *rewritten_evaluators_.front().evaluator;
 }
 
 Evaluated ParetoProblem::evaluate_plan(const Plan& plan) const {

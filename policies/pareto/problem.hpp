@@ -10,6 +10,7 @@
 #include "policies/pareto/archive.hpp"
 #include "sim/contention_engine.hpp"
 
+#include <list>
 #include <memory>
 
 #include <cstdint>
@@ -56,8 +57,14 @@ private:
   Encoding encoding_;
   Normalisation normalisation_;
   std::string reference_policy_;
+  ContentionEvaluator& evaluator_for(const Decoded& d) const;
   // Reused across evaluations (not thread-safe: one problem per search thread).
   std::shared_ptr<ContentionEvaluator> base_evaluator_;
+  struct RewrittenEvaluator {
+    std::shared_ptr<const RewrittenModel> model; // keeps the graph the evaluator refers to alive
+    std::unique_ptr<ContentionEvaluator> evaluator;
+  };
+  mutable std::list<RewrittenEvaluator> rewritten_evaluators_; // most recently used first
 };
 
 } // namespace hs::pareto

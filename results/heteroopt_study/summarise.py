@@ -50,6 +50,18 @@ def watts(text):
     return float(m.group(1)) * scale
 
 
+def idle_watts(platform_file):
+    """Idle power of every device and link of the platform (nominal p-state)."""
+    p = json.load(open(platform_file))
+    total = 0.0
+    for d in p["devices"]:
+        total += watts(d["pstates"][0]["idle"] if "pstates" in d else d["power"]["idle"])
+    for link in p["links"]:
+        if "power" in link:
+            total += watts(link["power"]["idle"])
+    return total
+
+
 def tdp(platform_file):
     """Nominal busy power (the presets take it from each datasheet's TDP / max power) per device."""
     p = json.load(open(platform_file))
@@ -105,6 +117,7 @@ for case in sorted(os.listdir(root), key=lambda c: int(c) if c.isdigit() else c)
     fd_device = max(fd["peak_memory_bytes"], key=lambda k: fd["peak_memory_bytes"][k])
     tdps = tdp(os.path.join(platforms_dir, platform + ".json"))
     e_tdp_device = tdps[fd_device] * fd["latency_s"]
+    idle_share = idle_watts(os.path.join(platforms_dir, platform + ".json")) * fd["latency_s"] / fd["energy_j"]
     e_tdp_machine = sum(tdps.values()) * fd["latency_s"]
     errors = [abs(p["search_error"]["latency"]) for p in plans]
     rows.append({
@@ -122,6 +135,7 @@ for case in sorted(os.listdir(root), key=lambda c: int(c) if c.isdigit() else c)
         "fd_peak_bytes": max(fd["peak_memory_bytes"].values()),
         "peaks": ps["peak_memory_bytes"],
         "energy_tdp_device": ps["energy_j"] / e_tdp_device,
+        "idle_share": idle_share,
         "energy_tdp_machine": ps["energy_j"] / e_tdp_machine,
         "fd_device": fd_device,
         "hv_single": hv_front / hv_of(["fastest-device", "heft"]),
@@ -138,13 +152,13 @@ with open(sys.argv[2], "w", newline="") as f:
                 "latency_vs_fd", "energy_vs_fd", "peak_bytes_vs_fd", "memory_ratio_vs_fd", "pick_max_peak_bytes", "fd_peak_bytes",
                 "energy_vs_tdp_of_fd_device", "energy_vs_tdp_of_machine", "hv_vs_fd_heft", "hv_vs_greedy",
                 "hv_vs_expert_grouping", "heft_latency_vs_fd", "search_latency_error_median",
-                "search_latency_error_max"])
+                "search_latency_error_max", "idle_share_of_fd_energy"])
     for r in rows:
         w.writerow([r["platform"], r["workload"], r["ops"], r["front"], r["dropped"], r["pick"],
                     f"{r['latency']:.4f}", f"{r['energy']:.4f}", f"{r['peak_bytes']:.4f}", f"{r['memory']:.4f}", f"{r['peak_max_bytes']:.0f}",
                     f"{r['fd_peak_bytes']:.0f}", f"{r['energy_tdp_device']:.4f}", f"{r['energy_tdp_machine']:.4f}",
                     f"{r['hv_single']:.4f}", f"{r['hv_greedy']:.4f}", f"{r['hv_expert']:.4f}",
-                    f"{r['heft_latency']:.4f}", f"{r['search_error_median']:.6f}", f"{r['search_error_max']:.6f}"])
+                    f"{r['heft_latency']:.4f}", f"{r['search_error_median']:.6f}", f"{r['search_error_max']:.6f}", f"{r['idle_share']:.4f}"])
 
 print("# HeteroOpt seed study, regenerated (all values from the SimGrid replay)\n")
 print("Pick = the least-energy front plan within +5% of fastest-device's replayed latency. Ratios are the "
@@ -153,8 +167,8 @@ print("Pick = the least-energy front plan within +5% of fastest-device's replaye
       "(latency, energy, memory). Search budget 2000 evaluations, seed 1.\n")
 print("| platform | workload | ops | front | pick | latency | energy | peak bytes | memory objective "
       "| max peak (pick / fd) | energy / TDP x t_fd | HV vs fd+HEFT | HV vs greedy | HV vs expert-grouping "
-      "| search err (max) |")
-print("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+      "| search err (max) | idle share of fd energy |")
+print("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 
 
 def hvpct(x):
@@ -171,7 +185,7 @@ for r in rows:
           f"{pct(r['energy'])} | {pct(r['peak_bytes'])} | {pct(r['memory'])} | "
           f"{mb(r['peak_max_bytes'])} / {mb(r['fd_peak_bytes'])} | "
           f"{r['energy_tdp_device']:.3f} | {hvpct(r['hv_single'])} | {hvpct(r['hv_greedy'])} | {hvpct(r['hv_expert'])} | "
-          f"{100 * r['search_error_max']:.2f}% |")
+          f"{100 * r['search_error_max']:.2f}% | {100 * r['idle_share']:.0f}% |")
 
 print("\n## Beside the article's claims (medians over the cases above, per platform)\n")
 print("| figure | article | " + " | ".join(sorted({r['platform'] for r in rows})) + " |")
