@@ -104,6 +104,14 @@ double ContentionEvaluator::simulate(const Plan& plan) {
   ops_left_ = n;
   profile_next_ = 0;
   rates_dirty_ = false;
+  live_.assign(nd, 0.0);
+  for (std::size_t o = 0; o < n; ++o)
+    live_[static_cast<std::size_t>(plan.device[o])] += g.ops[o].param_bytes; // resident all run long
+  peak_ = live_;
+  const auto nt = static_cast<std::size_t>(g.tensor_count());
+  producer_uses_.assign(nt, 0);
+  tensor_transfers_begin_.assign(nt, 0);
+  tensor_transfers_end_.assign(nt, 0);
 
   double now = 0.0;
   const auto heap_later = [](const auto& x, const auto& y) { return x.first > y.first; };
@@ -118,7 +126,10 @@ double ContentionEvaluator::simulate(const Plan& plan) {
     }
     start_ready_streams(now);
     start_copy_engines(now);
-    if (ops_left_ == 0) break;
+    if (ops_left_ == 0) {
+      record_peaks();
+      break;
+    }
     if (rates_dirty_) share_bandwidth();
 
     double dt = kInf;
@@ -140,6 +151,7 @@ double ContentionEvaluator::simulate(const Plan& plan) {
       throw PlanError("the evaluator stopped with " + std::to_string(ops_left_) +
                       " ops not run (a stream waits for an input that never comes)");
     dt = std::max(dt, 0.0);
+    if (dt > 0) record_peaks(); // the instant `now` is complete: its frees and allocations are all in
     now += dt;
     const double tolerance = kRelativeTolerance * now + kAbsoluteTolerance;
 
@@ -201,6 +213,12 @@ void ContentionEvaluator::start_ready_streams(double now) {
     remaining_[s] = cost_.op_time(o, d, plan.pstate[oi]) * time_factor_[oi];
     result_.ops[oi].start = now;
     ++active_on_device_[static_cast<std::size_t>(d)];
+    // Outputs live on the producer's device from its start; the workspace while it runs.
+    const Op& op = cost_.graph().op(o);
+    double bytes = op.workspace_bytes;
+    for (TensorId t : op.outputs)
+      bytes += cost_.graph().tensor(t).bytes;
+    live_[static_cast<std::size_t>(d)] += bytes;
   }
 }
 
@@ -213,6 +231,7 @@ void ContentionEvaluator::start_copy_engines(double now) {
       --copy_engines_free_[d];
       Transfer& tr = transfers_[t];
       tr.start = now;
+      live_[static_cast<std::size_t>(tr.to)] += g.tensor(tr.tensor).bytes; // the copy exists from the start
       const auto route = static_cast<std::size_t>(tr.from) * static_cast<std::size_t>(devices_) +
                          static_cast<std::size_t>(tr.to);
       // A route of no links moves data at once, after its latency.
@@ -234,6 +253,7 @@ void ContentionEvaluator::op_finished(std::size_t slot, double now) {
   ++cursor_[slot];
   check_slots_.push_back(slot);
   --ops_left_;
+  release_inputs(o, dev);
   // One transfer per (tensor, destination device), queued in order of first consumer, as the replay does.
   for (TensorId t : g.op(o).outputs) {
     const Tensor& tensor = g.tensor(t);
@@ -242,16 +262,33 @@ void ContentionEvaluator::op_finished(std::size_t slot, double now) {
       const DeviceId to = plan.device[static_cast<std::size_t>(c)];
       if (to == dev || pending_to_[static_cast<std::size_t>(to)] >= 0) continue;
       pending_to_[static_cast<std::size_t>(to)] = static_cast<int>(transfers_.size());
-      transfers_.push_back({t, dev, to, 0, 0, now});
+      transfers_.push_back({t, dev, to, 0, 0, now, 0});
     }
+    tensor_transfers_begin_[static_cast<std::size_t>(t)] = static_cast<std::uint32_t>(first_new);
+    tensor_transfers_end_[static_cast<std::size_t>(t)] = static_cast<std::uint32_t>(transfers_.size());
+    // The producer's copy is needed by its distinct local readers and by each outgoing transfer.
+    int uses = static_cast<int>(transfers_.size() - first_new);
+    for (std::size_t k = 0; k < tensor.consumers.size(); ++k) {
+      const OpId c = tensor.consumers[k];
+      if (plan.device[static_cast<std::size_t>(c)] == dev &&
+          std::find(tensor.consumers.begin(), tensor.consumers.begin() + static_cast<std::ptrdiff_t>(k), c) ==
+              tensor.consumers.begin() + static_cast<std::ptrdiff_t>(k))
+        ++uses;
+    }
+    // A graph output (no consumer) lives to the end.
+    producer_uses_[static_cast<std::size_t>(t)] = tensor.consumers.empty() ? -1 : uses;
     for (std::size_t i = first_new; i < transfers_.size(); ++i) {
       Transfer& tr = transfers_[i];
       tr.waiters_begin = static_cast<std::uint32_t>(waiters_.size());
       for (OpId c : tensor.consumers)
         if (plan.device[static_cast<std::size_t>(c)] == tr.to) waiters_.push_back(c);
       tr.waiters_end = static_cast<std::uint32_t>(waiters_.size());
+      for (std::uint32_t w = tr.waiters_begin; w < tr.waiters_end; ++w)
+        if (std::find(waiters_.begin() + tr.waiters_begin, waiters_.begin() + w, waiters_[w]) == waiters_.begin() + w)
+          ++tr.readers_left;
       pending_to_[static_cast<std::size_t>(tr.to)] = -1;
       if (tensor.comm_time) {
+        live_[static_cast<std::size_t>(tr.to)] += tensor.bytes;
         timed_.emplace_back(now + *tensor.comm_time, i);
         std::push_heap(timed_.begin(), timed_.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
       } else {
@@ -265,10 +302,42 @@ void ContentionEvaluator::op_finished(std::size_t slot, double now) {
 
 void ContentionEvaluator::transfer_finished(std::size_t t, double now) {
   const Transfer& tr = transfers_[t];
+  const auto ti = static_cast<std::size_t>(tr.tensor);
+  if (--producer_uses_[ti] == 0) live_[static_cast<std::size_t>(tr.from)] -= cost_.graph().tensor(tr.tensor).bytes;
   result_.transfers.push_back({tr.tensor, tr.from, tr.to, cost_.graph().tensor(tr.tensor).bytes, tr.start, now});
   result_.makespan = std::max(result_.makespan, now);
   for (std::uint32_t w = tr.waiters_begin; w < tr.waiters_end; ++w)
     input_arrived(waiters_[w]);
+}
+
+// An op's end frees its workspace, and each input copy on its device whose last use it was.
+void ContentionEvaluator::release_inputs(OpId o, DeviceId dev) {
+  const Graph& g = cost_.graph();
+  const Op& op = g.op(o);
+  const auto d = static_cast<std::size_t>(dev);
+  live_[d] -= op.workspace_bytes;
+  for (std::size_t k = 0; k < op.inputs.size(); ++k) {
+    const TensorId t = op.inputs[k];
+    if (std::find(op.inputs.begin(), op.inputs.begin() + static_cast<std::ptrdiff_t>(k), t) !=
+        op.inputs.begin() + static_cast<std::ptrdiff_t>(k))
+      continue; // the same tensor read twice is one use
+    const auto ti = static_cast<std::size_t>(t);
+    const double bytes = g.tensor(t).bytes;
+    if (plan_->device[static_cast<std::size_t>(g.tensor(t).producer)] == dev) {
+      if (--producer_uses_[ti] == 0) live_[d] -= bytes;
+      continue;
+    }
+    for (std::uint32_t i = tensor_transfers_begin_[ti]; i < tensor_transfers_end_[ti]; ++i)
+      if (transfers_[i].to == dev) {
+        if (--transfers_[i].readers_left == 0) live_[d] -= bytes;
+        break;
+      }
+  }
+}
+
+void ContentionEvaluator::record_peaks() {
+  for (std::size_t d = 0; d < live_.size(); ++d)
+    if (live_[d] > peak_[d]) peak_[d] = live_[d];
 }
 
 void ContentionEvaluator::input_arrived(OpId c) {

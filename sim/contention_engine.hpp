@@ -33,6 +33,9 @@ public:
   const Execution& run(const Plan& plan);
   // Only the makespan (no energy, transfers still recorded).
   double makespan(const Plan& plan) { return simulate(plan); }
+  // Peak bytes per device of the last run, by the same rules as memory_usage() (sim/memory.hpp), tracked
+  // as the timeline unfolds instead of by sorting its events afterwards.
+  const std::vector<double>& peak_memory() const { return peak_; }
 
 private:
   struct Flow { // an active transfer
@@ -51,6 +54,8 @@ private:
   void transfer_finished(std::size_t transfer, double now);
   void input_arrived(OpId consumer);
   void share_bandwidth();
+  void release_inputs(OpId op, DeviceId dev);
+  void record_peaks();
 
   const CostModel& cost_;
   int devices_ = 0;
@@ -82,6 +87,7 @@ private:
     DeviceId from, to;
     std::uint32_t waiters_begin, waiters_end;
     double start;
+    int readers_left; // distinct consumers on `to` still to finish (memory of the copy there)
   };
   std::vector<Transfer> transfers_;
   std::vector<OpId> waiters_;
@@ -95,6 +101,11 @@ private:
   std::vector<double> res_left_, res_weight_;         // scratch for max-min sharing
   std::vector<int> res_unfixed_;
   std::vector<char> flow_fixed_;
+  // Memory: bytes live per device, their peak, and per tensor the uses left of its copy on the producer's
+  // device (local readers and outgoing transfers) and the range of its transfers in transfers_.
+  std::vector<double> live_, peak_;
+  std::vector<int> producer_uses_;
+  std::vector<std::uint32_t> tensor_transfers_begin_, tensor_transfers_end_;
   std::size_t ops_left_ = 0;
   std::size_t profile_next_ = 0;
   bool rates_dirty_ = false;

@@ -1,7 +1,10 @@
+#include "policies/policy.hpp"
 #include "sim/analytic_engine.hpp"
+#include "sim/contention_engine.hpp"
 #include "sim/memory.hpp"
 #include "sim/simgrid_engine.hpp"
 #include "test_support.hpp"
+#include "workloads/workload_registry.hpp"
 
 #include <doctest/doctest.h>
 
@@ -26,7 +29,11 @@ TEST_CASE("peak memory follows tensor lifetimes, parameters and workspaces") {
   for (OpId o : {0, 1, 2, 4})
     plan.append(o, a);
   plan.append(3, bb);
-  for (const Execution& e : {run_analytic(plan, cost), run_simgrid(plan, cost)}) {
+  ContentionEvaluator evaluator(cost);
+  const Execution evaluated = evaluator.run(plan);
+  CHECK(evaluator.peak_memory()[a] == doctest::Approx(1 + 2 + 4 + 16));
+  CHECK(evaluator.peak_memory()[bb] == doctest::Approx(2));
+  for (const Execution& e : {run_analytic(plan, cost), run_simgrid(plan, cost), evaluated}) {
     CAPTURE(e.engine);
     const MemoryUsage m = memory_usage(plan, cost, e);
     CHECK(m.parameters[a] == 1);
@@ -50,4 +57,30 @@ TEST_CASE("capacity violations are reported per device") {
   const auto v = capacity_violations(m, p);
   REQUIRE(v.size() == 1);
   CHECK(v[0].find("a: peak 20 GB exceeds its capacity of 16 GB") != std::string::npos);
+}
+
+// The evaluator tracks peaks as its timeline unfolds; memory_usage() sorts the same timeline's events. They
+// must agree, or the Pareto search's memory objective would not be the report's.
+TEST_CASE("the evaluator's tracked peaks equal memory_usage of its own timeline, plan by plan") {
+  struct Case {
+    const char* platform;
+    const char* workload;
+  };
+  for (const Case& c : {Case{"hetero-server", "random:ops=150,precision=fp16"},
+                        Case{"multi-gpu-node", "bert-base:batch=2,seq=64,precision=fp16,mode=training"},
+                        Case{"workstation", "resnet50:batch=2,precision=fp32"}}) {
+    const Platform p = load_platform(c.platform);
+    const Graph g = load_workload(c.workload, 3);
+    const CostModel cost(g, p);
+    ContentionEvaluator evaluator(cost);
+    for (const char* policy : {"heft", "heft-classic", "greedy", "fastest-device", "peft"}) {
+      CAPTURE(c.platform);
+      CAPTURE(policy);
+      const Plan plan = policy_by_name(policy).plan({cost, 3});
+      const Execution& e = evaluator.run(plan);
+      const MemoryUsage m = memory_usage(plan, cost, e);
+      for (std::size_t d = 0; d < p.devices.size(); ++d)
+        CHECK(evaluator.peak_memory()[d] == doctest::Approx(m.peak[d]).epsilon(1e-9));
+    }
+  }
 }

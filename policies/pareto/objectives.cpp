@@ -59,7 +59,7 @@ double Scores::raw(Objective o) const {
 }
 
 Scores score_execution(const Plan& plan, const CostModel& cost, const Execution& e, double precision_penalty,
-                       double error_budget) {
+                       double error_budget, const std::vector<double>* peak_bytes) {
   Scores s;
   s.latency = e.makespan;
   s.energy = std::accumulate(e.device_energy.begin(), e.device_energy.end(), 0.0) +
@@ -71,11 +71,10 @@ Scores score_execution(const Plan& plan, const CostModel& cost, const Execution&
     s.memory = kInfeasible;
     return s;
   }
-  const MemoryUsage m = memory_usage(plan, cost, e);
+  s.peak_bytes = peak_bytes ? *peak_bytes : memory_usage(plan, cost, e).peak;
   const Platform& p = cost.platform();
-  s.peak_bytes = m.peak;
   for (std::size_t d = 0; d < p.devices.size(); ++d)
-    s.memory = std::max(s.memory, m.peak[d] / p.devices[d].memory_capacity);
+    s.memory = std::max(s.memory, s.peak_bytes[d] / p.devices[d].memory_capacity);
   if (s.memory > 1.0) {
     s.feasible = false;
     s.infeasible_because = "peak memory exceeds a device's capacity";

@@ -34,9 +34,10 @@ struct Scores {
 };
 
 // Scores of a timeline: over-capacity memory, non-finite times and an exceeded error budget make the
-// plan infeasible (it keeps its values, so callers can still say by how much).
+// plan infeasible (it keeps its values, so callers can still say by how much). `peak_bytes`, when given,
+// are the timeline's peaks already computed (the evaluator tracks them); else memory_usage() computes them.
 Scores score_execution(const Plan& plan, const CostModel& cost, const Execution& e, double precision_penalty,
-                       double error_budget);
+                       double error_budget, const std::vector<double>* peak_bytes = nullptr);
 
 struct Normalisation {
   double latency = 1.0; // fastest-device plan's makespan

@@ -62,8 +62,10 @@ Evaluated ParetoProblem::from_scores(const Scores& s) const {
 
 Evaluated ParetoProblem::evaluate(const Genome& g) const {
   const Decoded d = encoding_.decode(g);
-  const Execution& e = evaluator_for(d).run(d.plan);
-  return from_scores(score_execution(d.plan, *d.cost, e, d.precision_penalty, options_.error_budget));
+  ContentionEvaluator& evaluator = evaluator_for(d);
+  const Execution& e = evaluator.run(d.plan);
+  return from_scores(
+      score_execution(d.plan, *d.cost, e, d.precision_penalty, options_.error_budget, &evaluator.peak_memory()));
 }
 
 ContentionEvaluator& ParetoProblem::evaluator_for(const Decoded& d) const {
@@ -82,7 +84,8 @@ ContentionEvaluator& ParetoProblem::evaluator_for(const Decoded& d) const {
 }
 
 Evaluated ParetoProblem::evaluate_plan(const Plan& plan) const {
-  return from_scores(score_execution(plan, *cost_, base_evaluator_->run(plan), 0.0, options_.error_budget));
+  const Execution& e = base_evaluator_->run(plan);
+  return from_scores(score_execution(plan, *cost_, e, 0.0, options_.error_budget, &base_evaluator_->peak_memory()));
 }
 
 std::vector<Baseline> ParetoProblem::baselines(std::uint64_t seed, std::vector<std::string>* skipped) const {
