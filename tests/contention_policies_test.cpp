@@ -137,9 +137,10 @@ TEST_CASE("contention-aware HEFT avoids sending two big tensors through a shared
 }
 
 TEST_CASE("in the replay, the contention-aware list schedulers are never slower than fastest-device") {
-  // Each checks its plan against the single-device one with the evaluator, whose error against the replay
-  // is below 1% (contention_evaluator_test.cpp); so in the replay a plan can lose to fastest-device by at
-  // most that error, never more.
+  // Each checks its plan against the single-device one with the evaluator, which agrees with the replay
+  // within 3% (contention_evaluator_test.cpp: worst 2.75%, nearly always under 0.5%); so in the replay a
+  // plan can lose to fastest-device by at most that error. Measured when this test was written: all 24
+  // plans strictly faster than fastest-device.
   struct Case {
     std::string platform, precision;
   };
@@ -160,47 +161,52 @@ TEST_CASE("in the replay, the contention-aware list schedulers are never slower 
         const double replay = run_simgrid(plan, cost).makespan;
         ++runs;
         faster += replay < baseline * (1 - 1e-6) ? 1 : 0;
-        CHECK(replay <= baseline * 1.01);
+        CHECK(replay <= baseline * 1.03);
       }
     }
   }
   MESSAGE(faster, " of ", runs, " plans beat fastest-device in the replay");
-  CHECK(faster >= runs / 2); // the schedulers do split graphs, rather than always falling back
+  CHECK(faster >= runs * 3 / 4); // the schedulers do split graphs, rather than always falling back
 }
 
 TEST_CASE("contention-aware memory-aware never exceeds capacity, in the evaluator or the replay") {
-  // Capacities cut to half of what the whole graph holds (parameters, every tensor), so that no device
-  // could hold the conservative account of everything and the fastest single device is not an option.
+  // The device that runs the whole graph fastest is cut to a fraction of the peak memory that plan
+  // reaches on it, so the single-device plan the contention-aware form compares itself with no longer
+  // fits, and the graph must be spread.
   struct Case {
     std::string platform, precision;
   };
   const std::vector<Case> cases = {{"workstation", "fp32"}, {"multi-gpu-node", "fp16"}, {"hetero-server", "fp16"}};
   for (const auto& c : cases)
-    for (std::uint64_t seed = 1; seed <= 2; ++seed) {
-      CAPTURE(c.platform);
-      CAPTURE(seed);
-      Platform p = load_platform(c.platform);
-      const Graph g = load_workload("random:ops=100,precision=" + c.precision, seed);
-      double whole = 0;
-      for (const Op& op : g.ops)
-        whole += op.param_bytes + op.workspace_bytes;
-      for (const Tensor& t : g.tensors)
-        whole += t.bytes;
-      for (Device& d : p.devices)
-        d.memory_capacity = std::min(d.memory_capacity, 0.5 * whole);
-      const CostModel cost(g, p);
-      const Plan heft = policy_by_name("heft").plan({cost, seed});
-      const Plan fastest = policy_by_name("fastest-device").plan({cost, seed});
-      // The problem is real: the single device overflows, and so does HEFT, which ignores capacity.
-      CHECK_FALSE(capacity_violations(memory_usage(fastest, cost, run_contention(fastest, cost)), p).empty());
-      const Plan plan = policy_by_name("memory-aware").plan({cost, seed});
-      validate_plan(plan, cost);
-      CHECK(devices_used(plan) >= 2);
-      for (const Execution& e : {run_contention(plan, cost), run_simgrid(plan, cost), run_analytic(plan, cost)}) {
-        CAPTURE(e.engine);
-        const auto over = capacity_violations(memory_usage(plan, cost, e), p);
-        CHECK_MESSAGE(over.empty(), (over.empty() ? std::string() : over.front()));
+    for (std::uint64_t seed = 1; seed <= 2; ++seed)
+      for (const double fraction : {0.9, 0.5}) {
+        CAPTURE(c.platform);
+        CAPTURE(seed);
+        CAPTURE(fraction);
+        Platform p = load_platform(c.platform);
+        const Graph g = load_workload("random:ops=100,precision=" + c.precision, seed);
+        DeviceId fastest_device = -1;
+        double single_peak = 0;
+        {
+          const CostModel full(g, p);
+          const Plan fastest = policy_by_name("fastest-device").plan({full, seed});
+          fastest_device = fastest.device.front();
+          single_peak = memory_usage(fastest, full, run_contention(fastest, full))
+                            .peak[static_cast<std::size_t>(fastest_device)];
+        }
+        p.devices[static_cast<std::size_t>(fastest_device)].memory_capacity = fraction * single_peak;
+        const CostModel cost(g, p);
+        const Plan fastest = policy_by_name("fastest-device").plan({cost, seed});
+        REQUIRE(fastest.device.front() == fastest_device);
+        // The problem is real: the single-device plan overflows.
+        CHECK_FALSE(capacity_violations(memory_usage(fastest, cost, run_contention(fastest, cost)), p).empty());
+        const Plan plan = policy_by_name("memory-aware").plan({cost, seed});
+        validate_plan(plan, cost);
+        CHECK(plan.device != fastest.device);
+        for (const Execution& e : {run_contention(plan, cost), run_simgrid(plan, cost), run_analytic(plan, cost)}) {
+          CAPTURE(e.engine);
+          const auto over = capacity_violations(memory_usage(plan, cost, e), p);
+          CHECK_MESSAGE(over.empty(), (over.empty() ? std::string() : over.front()));
+        }
       }
-      (void)heft;
-    }
 }
