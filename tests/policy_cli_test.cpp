@@ -81,6 +81,31 @@ TEST_CASE(
   const Outcome ok =
       heterosim("run" + kTextbook + " --scenario " + slow.string() + " --out " + (dir / "s").string());
   CHECK(ok.exit_code == 0);
+  // The evaluator applies the scenario as the replay does (within its error); the contention-free bound has no
+  // time-varying resources and refuses it, naming the file.
+  const auto report = [&](const fs::path& d) {
+    std::stringstream s;
+    s << std::ifstream(d / "report.json").rdbuf();
+    return s.str();
+  };
+  const auto makespan = [&](const fs::path& d) {
+    const std::string r = report(d);
+    const auto at = r.find("\"makespan_s\":");
+    return std::stod(r.substr(at + 13));
+  };
+  const Outcome evaluated = heterosim("run" + kTextbook + " --engine evaluator --scenario " + slow.string() +
+                                      " --out " + (dir / "e").string());
+  REQUIRE(evaluated.exit_code == 0);
+  CHECK(evaluated.output.find("(contention-aware evaluator)") != std::string::npos);
+  CHECK(makespan(dir / "e") == doctest::Approx(makespan(dir / "s")).epsilon(0.01));
+  const Outcome nominal = heterosim("run" + kTextbook + " --engine evaluator --out " + (dir / "n").string());
+  REQUIRE(nominal.exit_code == 0);
+  CHECK(makespan(dir / "e") > 1.05 * makespan(dir / "n")); // P2 at half speed slows the plan down
+  const Outcome lower_bound = heterosim("run" + kTextbook + " --engine analytic --scenario " + slow.string() +
+                                        " --out " + (dir / "a").string());
+  CHECK(lower_bound.exit_code != 0);
+  CHECK(lower_bound.output.find("slow.json") != std::string::npos);
+  CHECK(lower_bound.output.find("cannot apply a scenario") != std::string::npos);
   const auto bad =
       write(dir / "bad.json",
             R"({"version": 1, "devices": [{"device": "P9", "profile": [{"at": 0, "availability": 0.5}]}]})");
