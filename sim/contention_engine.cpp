@@ -51,6 +51,9 @@ ContentionEvaluator::ContentionEvaluator(const CostModel& cost, const Scenario& 
                    [](const ProfileEvent& x, const ProfileEvent& y) { return x.at < y.at; });
   copy_queue_.resize(n);
   pending_to_.assign(n, -1);
+  res_left_.assign(capacity_.size(), 0.0);
+  res_weight_.assign(capacity_.size(), 0.0);
+  res_unfixed_.assign(capacity_.size(), 0);
 }
 
 const Execution& ContentionEvaluator::run(const Plan& plan) {
@@ -349,49 +352,51 @@ void ContentionEvaluator::input_arrived(OpId c) {
 
 // Weighted max-min fairness by progressive filling: the resource with the smallest fair share per unit of
 // weight saturates first, fixing the rates of its flows; repeat on what is left (SimGrid's lmm solve).
+// Only the resources some flowing flow crosses take part, visited in index order (ties go to the lowest,
+// as a scan of every resource would), and each round scans only the flows not yet fixed, in flows_ order.
 void ContentionEvaluator::share_bandwidth() {
   rates_dirty_ = false;
-  const std::size_t nr = capacity_.size();
-  res_left_.resize(nr);
-  res_weight_.assign(nr, 0.0);
-  res_unfixed_.assign(nr, 0);
-  for (std::size_t r = 0; r < nr; ++r)
-    res_left_[r] = capacity_[r] * resource_availability_[r];
-  flow_fixed_.assign(flows_.size(), 0);
-  std::size_t unfixed = 0;
+  touched_.clear();
+  unfixed_flows_.clear();
   for (std::size_t i = 0; i < flows_.size(); ++i) {
     Flow& f = flows_[i];
     f.rate = 0.0;
-    if (!f.flowing) {
-      flow_fixed_[i] = 1;
-      continue;
-    }
-    ++unfixed;
+    if (!f.flowing) continue;
+    unfixed_flows_.push_back(i);
     for (int r : route_resources_[f.route]) {
-      res_weight_[static_cast<std::size_t>(r)] += f.weight;
-      ++res_unfixed_[static_cast<std::size_t>(r)];
+      const auto ri = static_cast<std::size_t>(r);
+      if (res_unfixed_[ri]++ == 0) {
+        touched_.push_back(r);
+        res_left_[ri] = capacity_[ri] * resource_availability_[ri];
+        res_weight_[ri] = 0.0;
+      }
+      res_weight_[ri] += f.weight;
     }
   }
-  while (unfixed > 0) {
+  std::sort(touched_.begin(), touched_.end());
+  while (!unfixed_flows_.empty()) {
     double share = kInf;
-    std::size_t bottleneck = nr;
-    for (std::size_t r = 0; r < nr; ++r)
-      if (res_unfixed_[r] > 0) {
-        const double s = std::max(res_left_[r], 0.0) / res_weight_[r];
+    int bottleneck = -1;
+    for (int r : touched_) {
+      const auto ri = static_cast<std::size_t>(r);
+      if (res_unfixed_[ri] > 0) {
+        const double s = std::max(res_left_[ri], 0.0) / res_weight_[ri];
         if (s < share) {
           share = s;
           bottleneck = r;
         }
       }
-    if (bottleneck == nr) break; // flows on no resource (an empty route): none here, routes have hops
-    for (std::size_t i = 0; i < flows_.size(); ++i) {
-      if (flow_fixed_[i]) continue;
+    }
+    if (bottleneck < 0) break; // flows on no resource (an empty route): none here, routes have hops
+    std::size_t kept = 0;
+    for (const std::size_t i : unfixed_flows_) {
       Flow& f = flows_[i];
       const auto& route = route_resources_[f.route];
-      if (std::find(route.begin(), route.end(), static_cast<int>(bottleneck)) == route.end()) continue;
+      if (std::find(route.begin(), route.end(), bottleneck) == route.end()) {
+        unfixed_flows_[kept++] = i;
+        continue;
+      }
       f.rate = f.weight * share;
-      flow_fixed_[i] = 1;
-      --unfixed;
       for (int r : route) {
         const auto ri = static_cast<std::size_t>(r);
         res_left_[ri] -= f.rate;
@@ -399,7 +404,10 @@ void ContentionEvaluator::share_bandwidth() {
         --res_unfixed_[ri];
       }
     }
+    unfixed_flows_.resize(kept);
   }
+  for (int r : touched_)
+    res_unfixed_[static_cast<std::size_t>(r)] = 0;
 }
 
 Execution run_contention(const Plan& plan, const CostModel& cost, const Scenario& scenario) {

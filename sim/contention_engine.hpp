@@ -98,9 +98,10 @@ private:
   std::vector<std::pair<double, std::size_t>> timed_; // explicit-cost edges: (end, transfer), a min-heap
   std::vector<std::size_t> check_slots_;              // stream slots whose head may have become ready
   std::vector<int> pending_to_;                       // scratch: destination -> transfer index
-  std::vector<double> res_left_, res_weight_;         // scratch for max-min sharing
-  std::vector<int> res_unfixed_;
-  std::vector<char> flow_fixed_;
+  std::vector<double> res_left_, res_weight_;         // scratch for max-min sharing, per link resource
+  std::vector<int> res_unfixed_;                      // all 0 between solves
+  std::vector<int> touched_;                          // scratch: resources the flowing flows cross
+  std::vector<std::size_t> unfixed_flows_;            // scratch: flows whose rate is not fixed yet
   // Memory: bytes live per device, their peak, and per tensor the uses left of its copy on the producer's
   // device (local readers and outgoing transfers) and the range of its transfers in transfers_.
   std::vector<double> live_, peak_;

@@ -23,8 +23,8 @@ double sum(const std::vector<double>& v) {
 
 // The transfer of `tensor` (to any device) in `e`; fails the test when there is none.
 const TransferRun& transfer_of(const Execution& e, TensorId tensor) {
-  const auto it =
-      std::find_if(e.transfers.begin(), e.transfers.end(), [&](const TransferRun& r) { return r.tensor == tensor; });
+  const auto it = std::find_if(e.transfers.begin(), e.transfers.end(),
+                               [&](const TransferRun& r) { return r.tensor == tensor; });
   REQUIRE_MESSAGE(it != e.transfers.end(), "no transfer of tensor ", tensor, " in the ", e.engine, " run");
   return *it;
 }
@@ -115,7 +115,8 @@ TEST_CASE("evaluator: two equal transfers sharing one link take twice as long as
 TEST_CASE("evaluator: a route through two links runs at the slower one's bandwidth, after both latencies") {
   // 16 GB over 64 GB/s (1 ms) then 16 GB/s (4 ms): 5 ms + 16 GB / 16 GB/s = 1.005 s.
   const Platform p = parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "two-hops",
-    "devices": [)" + device("x", "1Tf", 1) + "," + device("y", "1Tf", 1) +
+    "devices": [)" + device("x", "1Tf", 1) +
+                                        "," + device("y", "1Tf", 1) +
                                         R"(],
     "links": [{"name": "fast", "bandwidth": "64GBps", "latency": "1ms"},
               {"name": "slow", "bandwidth": "16GBps", "latency": "4ms"}],
@@ -160,8 +161,8 @@ TEST_CASE("evaluator: flows sharing a link get bandwidth in inverse proportion t
   // gets 20 GB/s and one with a 2 us route 10 GB/s. 30 GB each: the first ends at 1.5 s, when the second
   // has 15 GB left, which it moves alone at 30 GB/s: it ends at 2 s (equal shares would end both at 2 s).
   const Platform p = parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "weights",
-    "devices": [)" + device("s1", "1Tf", 1) + "," + device("s2", "1Tf", 1) +
-                                        "," + device("dst", "1Tf", 1) + R"(],
+    "devices": [)" + device("s1", "1Tf", 1) +
+                                        "," + device("s2", "1Tf", 1) + "," + device("dst", "1Tf", 1) + R"(],
     "links": [{"name": "la", "bandwidth": "1TBps", "latency": "1us"},
               {"name": "lb", "bandwidth": "1TBps", "latency": "2us"},
               {"name": "trunk", "bandwidth": "30GBps", "latency": 0}],
@@ -221,7 +222,8 @@ TEST_CASE("evaluator: two streams of one device share its throughput") {
   // Two independent 1 s ops: on streams 0 and 1 they run together at half speed and both end at 2 s; on
   // one stream they run one after the other (1 s, 2 s).
   const Platform p = parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "streams",
-    "devices": [)" + device("d", "1Tf", 1, 2) + "]}",
+    "devices": [)" + device("d", "1Tf", 1, 2) +
+                                        "]}",
                                     "streams");
   GraphBuilder b("two-ops");
   b.op("x").flops(1e12);
@@ -284,30 +286,36 @@ TEST_CASE("evaluator: scenarios apply, device and link availability profiles") {
   op_plan.append(0, *t.p.find_device("a"));
   REQUIRE(op_cost.op_time(0, *t.p.find_device("a")) == doctest::Approx(1.0));
   const auto scenario = [&](const std::string& body) {
-    return parse_scenario(R"({"format": "heterosim-scenario", "version": 1, )" + body + "}", "test-scenario", t.p);
+    return parse_scenario(R"({"format": "heterosim-scenario", "version": 1, )" + body + "}", "test-scenario",
+                          t.p);
   };
   SUBCASE("a device at 50% from t = 0 takes twice as long") {
-    const BothEngines run(op_plan, op_cost, scenario(R"("devices": [{"device": "a", "profile": [{"at": 0, "availability": 0.5}]}])"));
+    const BothEngines run(
+        op_plan, op_cost,
+        scenario(R"("devices": [{"device": "a", "profile": [{"at": 0, "availability": 0.5}]}])"));
     for (const Execution* e : run.both())
       CHECK(e->ops[0].end == doctest::Approx(2.0).epsilon(1e-6));
   }
   SUBCASE("a device at 50% from 0.5 s on: half the work left takes 1 s more") {
-    const BothEngines run(op_plan, op_cost,
-                          scenario(R"("devices": [{"device": "a", "profile": [{"at": "500ms", "availability": 0.5}]}])"));
+    const BothEngines run(
+        op_plan, op_cost,
+        scenario(R"("devices": [{"device": "a", "profile": [{"at": "500ms", "availability": 0.5}]}])"));
     for (const Execution* e : run.both())
       CHECK(e->ops[0].end == doctest::Approx(1.5).epsilon(1e-6));
   }
   SUBCASE("a link at 50% halves the bandwidth") {
-    const BothEngines run(t.plan, transfer_cost,
-                          scenario(R"("links": [{"link": "uplink", "profile": [{"at": 0, "availability": 0.5}]}])"));
+    const BothEngines run(
+        t.plan, transfer_cost,
+        scenario(R"("links": [{"link": "uplink", "profile": [{"at": 0, "availability": 0.5}]}])"));
     for (const Execution* e : run.both()) {
       REQUIRE(e->transfers.size() == 1);
       CHECK(e->transfers[0].end == doctest::Approx(2.0).epsilon(1e-6));
     }
   }
   SUBCASE("a profile on a link no transfer crosses changes nothing") {
-    const BothEngines run(t.plan, transfer_cost,
-                          scenario(R"("links": [{"link": "link_b", "profile": [{"at": 0, "availability": 0.5}]}])"));
+    const BothEngines run(
+        t.plan, transfer_cost,
+        scenario(R"("links": [{"link": "link_b", "profile": [{"at": 0, "availability": 0.5}]}])"));
     for (const Execution* e : run.both())
       CHECK(e->transfers.at(0).end == doctest::Approx(1.0).epsilon(1e-6));
   }
@@ -323,7 +331,8 @@ TEST_CASE("evaluator agrees with the replay on random graphs of every preset, in
   struct Case {
     std::string platform, precision;
   };
-  const std::vector<Case> cases = {{"workstation", "fp32"}, {"multi-gpu-node", "fp16"}, {"hetero-server", "fp16"}};
+  const std::vector<Case> cases = {
+      {"workstation", "fp32"}, {"multi-gpu-node", "fp16"}, {"hetero-server", "fp16"}};
   const auto relative = [](double x, double reference) { return std::abs(x - reference) / reference; };
   double worst_makespan = 0, worst_op = 0, worst_energy = 0;
   int plans = 0, with_transfers = 0, close = 0;
@@ -351,8 +360,8 @@ TEST_CASE("evaluator agrees with the replay on random graphs of every preset, in
         // Per op: start and end within 4% of the makespan of the replay's.
         double op_error = 0;
         for (std::size_t o = 0; o < e.ops.size(); ++o)
-          op_error = std::max({op_error, std::abs(e.ops[o].start - r.ops[o].start),
-                               std::abs(e.ops[o].end - r.ops[o].end)});
+          op_error = std::max(
+              {op_error, std::abs(e.ops[o].start - r.ops[o].start), std::abs(e.ops[o].end - r.ops[o].end)});
         worst_op = std::max(worst_op, op_error / r.makespan);
         CHECK(op_error <= 0.04 * r.makespan);
         const double energy_e = sum(e.device_energy) + sum(e.link_energy);
@@ -362,8 +371,9 @@ TEST_CASE("evaluator agrees with the replay on random graphs of every preset, in
       }
     }
   }
-  MESSAGE(plans, " plans (", with_transfers, " with transfers), ", close, " within 0.5%: worst makespan error ",
-          worst_makespan, ", worst op time error ", worst_op, " of the makespan, worst energy error ", worst_energy);
+  MESSAGE(plans, " plans (", with_transfers, " with transfers), ", close,
+          " within 0.5%: worst makespan error ", worst_makespan, ", worst op time error ", worst_op,
+          " of the makespan, worst energy error ", worst_energy);
   CHECK(close >= plans * 9 / 10);     // nearly all plans agree closely, not just within the bound
   CHECK(with_transfers >= plans / 2); // and not only single-device plans
 }

@@ -29,7 +29,8 @@ Platform full_mesh() {
       "copy_engines": 8})";
   };
   return parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "full-mesh",
-    "devices": [)" + dev("d0") + "," + dev("d1") + "," + dev("d2") +
+    "devices": [)" + dev("d0") +
+                            "," + dev("d1") + "," + dev("d2") +
                             R"(],
     "links": [{"name": "l01", "bandwidth": "32GBps", "latency": "2us"},
               {"name": "l02", "bandwidth": "32GBps", "latency": "2us"},
@@ -71,7 +72,8 @@ TEST_CASE("contention-aware HEFT is classic HEFT where no two transfers ever sha
   CHECK(run_contention(aware, cost).makespan == doctest::Approx(a.makespan).epsilon(1e-9));
 }
 
-TEST_CASE("on textbook DAGs (explicit edge costs) contention-aware HEFT is classic HEFT or the single device") {
+TEST_CASE(
+    "on textbook DAGs (explicit edge costs) contention-aware HEFT is classic HEFT or the single device") {
   // Explicit-cost edges use neither links nor copy engines, so the two forms schedule alike; the
   // contention-aware form then keeps its plan unless the whole graph on one device is faster.
   const Platform p = load_platform(test::source_dir() + "/platforms/textbook-3p.json");
@@ -79,8 +81,8 @@ TEST_CASE("on textbook DAGs (explicit edge costs) contention-aware HEFT is class
   for (const int v : {20, 50, 100})
     for (const double ccr : {0.1, 1.0, 5.0})
       for (int seed = 1; seed <= 3; ++seed) {
-        const std::string spec =
-            "topcuoglu:v=" + std::to_string(v) + ",ccr=" + std::to_string(ccr) + ",seed=" + std::to_string(seed);
+        const std::string spec = "topcuoglu:v=" + std::to_string(v) + ",ccr=" + std::to_string(ccr) +
+                                 ",seed=" + std::to_string(seed);
         CAPTURE(spec);
         const Graph g = load_workload(spec);
         const CostModel cost(g, p);
@@ -144,7 +146,8 @@ TEST_CASE("in the replay, the contention-aware list schedulers are never slower 
   struct Case {
     std::string platform, precision;
   };
-  const std::vector<Case> cases = {{"workstation", "fp32"}, {"multi-gpu-node", "fp16"}, {"hetero-server", "fp16"}};
+  const std::vector<Case> cases = {
+      {"workstation", "fp32"}, {"multi-gpu-node", "fp16"}, {"hetero-server", "fp16"}};
   int faster = 0, runs = 0;
   for (const auto& c : cases) {
     const Platform p = load_platform(c.platform);
@@ -176,7 +179,8 @@ TEST_CASE("contention-aware memory-aware never exceeds capacity, in the evaluato
   struct Case {
     std::string platform, precision;
   };
-  const std::vector<Case> cases = {{"workstation", "fp32"}, {"multi-gpu-node", "fp16"}, {"hetero-server", "fp16"}};
+  const std::vector<Case> cases = {
+      {"workstation", "fp32"}, {"multi-gpu-node", "fp16"}, {"hetero-server", "fp16"}};
   for (const auto& c : cases)
     for (std::uint64_t seed = 1; seed <= 2; ++seed)
       for (const double fraction : {0.9, 0.5}) {
@@ -199,11 +203,13 @@ TEST_CASE("contention-aware memory-aware never exceeds capacity, in the evaluato
         const Plan fastest = policy_by_name("fastest-device").plan({cost, seed});
         REQUIRE(fastest.device.front() == fastest_device);
         // The problem is real: the single-device plan overflows.
-        CHECK_FALSE(capacity_violations(memory_usage(fastest, cost, run_contention(fastest, cost)), p).empty());
+        CHECK_FALSE(
+            capacity_violations(memory_usage(fastest, cost, run_contention(fastest, cost)), p).empty());
         const Plan plan = policy_by_name("memory-aware").plan({cost, seed});
         validate_plan(plan, cost);
         CHECK(plan.device != fastest.device);
-        for (const Execution& e : {run_contention(plan, cost), run_simgrid(plan, cost), run_analytic(plan, cost)}) {
+        for (const Execution& e :
+             {run_contention(plan, cost), run_simgrid(plan, cost), run_analytic(plan, cost)}) {
           CAPTURE(e.engine);
           const auto over = capacity_violations(memory_usage(plan, cost, e), p);
           CHECK_MESSAGE(over.empty(), (over.empty() ? std::string() : over.front()));
