@@ -6,26 +6,45 @@
 
 namespace hs {
 
-
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
-// An activity is complete when what is left would take less than this share of the current time.
+// An activity is complete when it is due within this share of the current time.
 constexpr double kRelativeTolerance = 1e-12;
 constexpr double kAbsoluteTolerance = 1e-15; // seconds
 
 int resource_of(const Link& l, LinkId id, bool forward) {
   return 2 * id + (l.sharing == Sharing::SplitDuplex && !forward ? 1 : 0);
 }
+
+std::vector<double> link_capacities(const Platform& p) {
+  std::vector<double> c(2 * p.links.size(), 0.0);
+  for (std::size_t l = 0; l < p.links.size(); ++l)
+    c[2 * l] = c[2 * l + 1] = p.links[l].bandwidth;
+  return c;
+}
+
+// Each element of `lists[i]` once, first appearance first, flattened with offsets.
+template <class Id, class Lists>
+void unique_flat(const Lists& lists, std::vector<Id>& flat, std::vector<std::uint32_t>& begin) {
+  flat.clear();
+  begin.assign(1, 0);
+  for (const auto& list : lists) {
+    const std::size_t first = flat.size();
+    for (Id x : list)
+      if (std::find(flat.begin() + static_cast<std::ptrdiff_t>(first), flat.end(), x) == flat.end())
+        flat.push_back(x);
+    begin.push_back(static_cast<std::uint32_t>(flat.size()));
+  }
+}
 } // namespace
 
-ContentionEvaluator::ContentionEvaluator(const CostModel& cost, const Scenario& scenario) : cost_(cost) {
+ContentionEvaluator::ContentionEvaluator(const CostModel& cost, const Scenario& scenario)
+    : cost_(cost), devices_(cost.platform().device_count()), sharing_(link_capacities(cost.platform())) {
   const Platform& p = cost.platform();
-  devices_ = p.device_count();
-  capacity_.assign(2 * p.links.size(), 0.0);
-  for (std::size_t l = 0; l < p.links.size(); ++l)
-    capacity_[2 * l] = capacity_[2 * l + 1] = p.links[l].bandwidth;
+  const Graph& g = cost.graph();
   const auto n = static_cast<std::size_t>(devices_);
   route_resources_.resize(n * n);
+  route_links_.resize(n * n);
   route_latency_.assign(n * n, 0.0);
   route_weight_.assign(n * n, 1.0);
   for (DeviceId a = 0; a < devices_; ++a)
@@ -33,12 +52,28 @@ ContentionEvaluator::ContentionEvaluator(const CostModel& cost, const Scenario& 
       const Route* r = a != b ? p.route(a, b) : nullptr;
       if (!r) continue;
       const auto i = static_cast<std::size_t>(a) * n + static_cast<std::size_t>(b);
-      for (const auto& hop : r->hops)
+      for (const auto& hop : r->hops) {
         route_resources_[i].push_back(resource_of(p.links[static_cast<std::size_t>(hop.link)], hop.link, hop.forward));
+        route_links_[i].push_back(hop.link);
+      }
       route_latency_[i] = r->latency;
       route_weight_[i] = r->latency > 0 ? 1.0 / r->latency : 1.0;
     }
-  time_factor_ = scenario.op_time_factors(cost.graph().op_count());
+  time_factor_ = scenario.op_time_factors(g.op_count());
+  alloc_at_start_.assign(static_cast<std::size_t>(g.op_count()), 0.0);
+  for (std::size_t o = 0; o < g.ops.size(); ++o) {
+    alloc_at_start_[o] = g.ops[o].workspace_bytes;
+    for (TensorId t : g.ops[o].outputs)
+      alloc_at_start_[o] += g.tensor(t).bytes;
+  }
+  std::vector<std::vector<TensorId>> inputs;
+  for (const auto& op : g.ops)
+    inputs.push_back(op.inputs);
+  unique_flat(inputs, unique_inputs_, input_begin_);
+  std::vector<std::vector<OpId>> consumers;
+  for (const auto& t : g.tensors)
+    consumers.push_back(t.consumers);
+  unique_flat(consumers, unique_consumers_, consumer_begin_);
   for (const auto& prof : scenario.devices)
     for (const auto& st : prof.steps)
       profile_events_.push_back({st.at, prof.index, -1, st.availability});
@@ -49,21 +84,25 @@ ContentionEvaluator::ContentionEvaluator(const CostModel& cost, const Scenario& 
     }
   std::stable_sort(profile_events_.begin(), profile_events_.end(),
                    [](const ProfileEvent& x, const ProfileEvent& y) { return x.at < y.at; });
+  route_alone_rate_.assign(n * n, 0.0);
+  for (std::size_t i = 0; i < n * n; ++i) {
+    double rate = std::numeric_limits<double>::infinity();
+    for (int r : route_resources_[i])
+      rate = std::min(rate, p.links[static_cast<std::size_t>(r / 2)].bandwidth);
+    route_alone_rate_[i] = rate;
+  }
   copy_queue_.resize(n);
   pending_to_.assign(n, -1);
-  res_left_.assign(capacity_.size(), 0.0);
-  res_weight_.assign(capacity_.size(), 0.0);
-  res_unfixed_.assign(capacity_.size(), 0);
 }
 
-const Execution& ContentionEvaluator::run(const Plan& plan) {
+const Execution& ContentionEvaluator::run(const Plan& plan, bool canonical_order) {
   simulate(plan);
-  sort_transfers(result_.transfers);
-  fill_analytic_energy(result_, plan, cost_);
+  if (canonical_order) sort_transfers(result_.transfers);
+  fill_energy_from_usage(result_, cost_.platform(), busy_seconds_, pstate_extra_, link_bytes_);
   return result_;
 }
 
-double ContentionEvaluator::simulate(const Plan& plan) {
+void ContentionEvaluator::reset(const Plan& plan) {
   const Graph& g = cost_.graph();
   const Platform& p = cost_.platform();
   const auto n = static_cast<std::size_t>(g.op_count());
@@ -88,17 +127,23 @@ double ContentionEvaluator::simulate(const Plan& plan) {
   cursor_.assign(slots, 0);
   running_op_.assign(slots, -1);
   remaining_.assign(slots, 0.0);
+  slot_updated_.assign(slots, 0.0);
+  slot_rate_.assign(slots, 0.0);
+  slot_finish_.assign(slots, kInf);
   active_on_device_.assign(nd, 0);
   device_availability_.assign(nd, 1.0);
-  resource_availability_.assign(capacity_.size(), 1.0);
+  resource_availability_.assign(2 * p.links.size(), 1.0);
   transfers_.clear();
   waiters_.clear();
+  copy_engines_free_.resize(nd);
   for (std::size_t d = 0; d < nd; ++d) {
     copy_queue_[d].clear();
-    copy_engines_free_.resize(nd);
     copy_engines_free_[d] = p.devices[d].copy_engines;
   }
   copy_queue_head_.assign(nd, 0);
+  copy_ready_.clear();
+  copy_ready_mark_.assign(nd, 0);
+  flowing_on_.assign(2 * p.links.size(), 0);
   flows_.clear();
   timed_.clear();
   check_slots_.clear();
@@ -107,6 +152,10 @@ double ContentionEvaluator::simulate(const Plan& plan) {
   ops_left_ = n;
   profile_next_ = 0;
   rates_dirty_ = false;
+  busy_seconds_.assign(nd, 0.0);
+  busy_since_.assign(nd, 0.0);
+  pstate_extra_.assign(nd, 0.0);
+  link_bytes_.assign(p.links.size(), 0.0);
   live_.assign(nd, 0.0);
   for (std::size_t o = 0; o < n; ++o)
     live_[static_cast<std::size_t>(plan.device[o])] += g.ops[o].param_bytes; // resident all run long
@@ -115,17 +164,23 @@ double ContentionEvaluator::simulate(const Plan& plan) {
   producer_uses_.assign(nt, 0);
   tensor_transfers_begin_.assign(nt, 0);
   tensor_transfers_end_.assign(nt, 0);
+}
 
+double ContentionEvaluator::simulate(const Plan& plan) {
+  reset(plan);
   double now = 0.0;
   const auto heap_later = [](const auto& x, const auto& y) { return x.first > y.first; };
+  const std::size_t slots = slot_device_.size();
   for (;;) {
     while (profile_next_ < profile_events_.size() && profile_events_[profile_next_].at <= now) {
       const auto& ev = profile_events_[profile_next_++];
-      if (ev.device >= 0)
+      if (ev.device >= 0) {
         device_availability_[static_cast<std::size_t>(ev.device)] = ev.availability;
-      else
+        reshare_device(static_cast<std::size_t>(ev.device), now);
+      } else {
         resource_availability_[static_cast<std::size_t>(ev.resource)] = ev.availability;
-      rates_dirty_ = true;
+        rates_dirty_ = true;
+      }
     }
     start_ready_streams(now);
     start_copy_engines(now);
@@ -133,64 +188,60 @@ double ContentionEvaluator::simulate(const Plan& plan) {
       record_peaks();
       break;
     }
-    if (rates_dirty_) share_bandwidth();
+    if (rates_dirty_) reshare_bandwidth(now);
 
-    double dt = kInf;
-    for (std::size_t s = 0; s < slots; ++s) {
-      if (running_op_[s] < 0) continue;
-      const auto d = static_cast<std::size_t>(slot_device_[s]);
-      const double rate = device_availability_[d] / active_on_device_[d];
-      if (rate > 0) dt = std::min(dt, remaining_[s] / rate);
-    }
-    for (const Flow& f : flows_) {
-      if (!f.flowing)
-        dt = std::min(dt, f.latency_end - now);
-      else if (f.rate > 0)
-        dt = std::min(dt, f.remaining / f.rate);
-    }
-    if (!timed_.empty()) dt = std::min(dt, timed_.front().first - now);
-    if (profile_next_ < profile_events_.size()) dt = std::min(dt, profile_events_[profile_next_].at - now);
-    if (dt == kInf)
+    double next = kInf;
+    for (std::size_t s = 0; s < slots; ++s)
+      if (running_op_[s] >= 0) next = std::min(next, slot_finish_[s]);
+    for (const Flow& f : flows_)
+      next = std::min(next, f.finish);
+    if (!timed_.empty()) next = std::min(next, timed_.front().first);
+    if (profile_next_ < profile_events_.size()) next = std::min(next, profile_events_[profile_next_].at);
+    if (next == kInf)
       throw PlanError("the evaluator stopped with " + std::to_string(ops_left_) +
                       " ops not run (a stream waits for an input that never comes)");
-    dt = std::max(dt, 0.0);
-    if (dt > 0) record_peaks(); // the instant `now` is complete: its frees and allocations are all in
-    now += dt;
-    const double tolerance = kRelativeTolerance * now + kAbsoluteTolerance;
-
-    for (std::size_t s = 0; s < slots; ++s) {
-      if (running_op_[s] < 0) continue;
-      const auto d = static_cast<std::size_t>(slot_device_[s]);
-      remaining_[s] -= device_availability_[d] / active_on_device_[d] * dt;
+    if (next > now) {
+      record_peaks(); // the instant `now` is complete: its frees and allocations are all in
+      now = next;
     }
-    for (Flow& f : flows_)
-      if (f.flowing) f.remaining -= f.rate * dt;
+    const double due = now + kRelativeTolerance * now + kAbsoluteTolerance;
 
     // Completions, in a fixed order: transfers, then ops, then explicit-cost edges.
     std::size_t kept = 0;
     for (std::size_t i = 0; i < flows_.size(); ++i) {
       Flow& f = flows_[i];
-      if (!f.flowing && f.latency_end <= now + tolerance) {
-        f.flowing = true;
-        rates_dirty_ = true;
+      if (f.flowing ? f.finish > due : f.latency_end > due) { // the common case: nothing happens to it
+        if (kept != i) flows_[kept] = f;
+        ++kept;
+        continue;
       }
-      const bool done = f.flowing && (f.remaining <= 0 || (f.rate > 0 && f.remaining <= f.rate * tolerance));
+      bool done = false;
+      if (!f.flowing) {
+        if (f.latency_end <= due) {
+          start_flowing(f, now);
+          done = f.remaining <= 0;
+        }
+      } else {
+        done = f.finish <= due;
+      }
       if (done) {
-        rates_dirty_ = true;
-        ++copy_engines_free_[static_cast<std::size_t>(transfers_[f.transfer].from)];
+        stop_flowing(f);
+        const auto from = static_cast<std::size_t>(transfers_[f.transfer].from);
+        ++copy_engines_free_[from];
+        if (!copy_ready_mark_[from]) {
+          copy_ready_mark_[from] = 1;
+          copy_ready_.push_back(from);
+        }
         transfer_finished(f.transfer, now);
       } else {
-        flows_[kept++] = f;
+        if (kept != i) flows_[kept] = f;
+        ++kept;
       }
     }
     flows_.resize(kept);
-    for (std::size_t s = 0; s < slots; ++s) {
-      if (running_op_[s] < 0) continue;
-      const auto d = static_cast<std::size_t>(slot_device_[s]);
-      const double rate = device_availability_[d] / active_on_device_[d];
-      if (remaining_[s] <= rate * tolerance) op_finished(s, now);
-    }
-    while (!timed_.empty() && timed_.front().first <= now + tolerance) {
+    for (std::size_t s = 0; s < slots; ++s)
+      if (running_op_[s] >= 0 && slot_finish_[s] <= due) op_finished(s, now);
+    while (!timed_.empty() && timed_.front().first <= due) {
       std::pop_heap(timed_.begin(), timed_.end(), heap_later);
       const std::size_t t = timed_.back().second;
       timed_.pop_back();
@@ -200,6 +251,69 @@ double ContentionEvaluator::simulate(const Plan& plan) {
   return result_.makespan;
 }
 
+// The streams of a device share its speed equally: bring every running op on it up to date, then give it
+// the new share and a new predicted finish.
+void ContentionEvaluator::reshare_device(std::size_t d, double now) {
+  const int active = active_on_device_[d];
+  const double rate = active > 0 ? device_availability_[d] / active : 0.0;
+  for (std::size_t s = stream_base_[d]; s < stream_base_[d + 1]; ++s) {
+    if (running_op_[s] < 0) continue;
+    remaining_[s] = std::max(0.0, remaining_[s] - slot_rate_[s] * (now - slot_updated_[s]));
+    slot_updated_[s] = now;
+    slot_rate_[s] = rate;
+    slot_finish_[s] = rate > 0 ? now + remaining_[s] / rate : kInf;
+  }
+}
+
+// A flow that shares no link direction with another flowing one runs at its route's bottleneck and changes
+// nobody's rate, which is what max-min gives it: only a flow that meets others needs a re-share.
+void ContentionEvaluator::start_flowing(Flow& f, double now) {
+  f.flowing = true;
+  f.updated = now;
+  bool alone = !rates_dirty_;
+  for (int r : route_resources_[f.route])
+    alone = alone && flowing_on_[static_cast<std::size_t>(r)] == 0 && resource_availability_[static_cast<std::size_t>(r)] == 1.0;
+  for (int r : route_resources_[f.route])
+    ++flowing_on_[static_cast<std::size_t>(r)];
+  if (!alone) {
+    f.finish = kInf; // until the re-share gives it a rate
+    rates_dirty_ = true;
+    return;
+  }
+  f.rate = route_alone_rate_[f.route];
+  f.finish = f.rate == kInf || f.remaining <= 0 ? now : now + f.remaining / f.rate;
+  if (f.rate == kInf) f.rate = 0.0;
+}
+
+void ContentionEvaluator::stop_flowing(const Flow& f) {
+  if (!f.flowing) return;
+  bool shared = false;
+  for (int r : route_resources_[f.route])
+    shared = shared || --flowing_on_[static_cast<std::size_t>(r)] > 0;
+  if (shared) rates_dirty_ = true;
+}
+
+void ContentionEvaluator::reshare_bandwidth(double now) {
+  rates_dirty_ = false;
+  sharing_flows_.clear();
+  sharing_index_.clear();
+  for (std::size_t i = 0; i < flows_.size(); ++i) {
+    Flow& f = flows_[i];
+    if (!f.flowing) continue;
+    f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.updated));
+    f.updated = now;
+    sharing_flows_.push_back({&route_resources_[f.route], route_weight_[f.route]});
+    sharing_index_.push_back(i);
+  }
+  sharing_.solve(sharing_flows_, resource_availability_);
+  for (std::size_t k = 0; k < sharing_flows_.size(); ++k) {
+    Flow& f = flows_[sharing_index_[k]];
+    const double rate = sharing_flows_[k].rate;
+    f.rate = rate == kInf ? 0.0 : rate;
+    f.finish = rate == kInf || f.remaining <= 0 ? now : rate > 0 ? now + f.remaining / rate : kInf;
+  }
+}
+
 void ContentionEvaluator::start_ready_streams(double now) {
   const Plan& plan = *plan_;
   while (!check_slots_.empty()) {
@@ -207,95 +321,108 @@ void ContentionEvaluator::start_ready_streams(double now) {
     check_slots_.pop_back();
     if (running_op_[s] >= 0) continue;
     const DeviceId d = slot_device_[s];
-    const auto& queue = plan.queues[static_cast<std::size_t>(d)][s - stream_base_[static_cast<std::size_t>(d)]];
+    const auto di = static_cast<std::size_t>(d);
+    const auto& queue = plan.queues[di][s - stream_base_[di]];
     if (cursor_[s] == queue.size()) continue;
     const OpId o = queue[cursor_[s]];
     const auto oi = static_cast<std::size_t>(o);
     if (missing_inputs_[oi] != 0) continue;
     running_op_[s] = o;
     remaining_[s] = cost_.op_time(o, d, plan.pstate[oi]) * time_factor_[oi];
+    slot_updated_[s] = now;
+    slot_rate_[s] = 0.0;
     result_.ops[oi].start = now;
-    ++active_on_device_[static_cast<std::size_t>(d)];
+    if (active_on_device_[di]++ == 0) busy_since_[di] = now;
+    reshare_device(di, now);
     // Outputs live on the producer's device from its start; the workspace while it runs.
-    const Op& op = cost_.graph().op(o);
-    double bytes = op.workspace_bytes;
-    for (TensorId t : op.outputs)
-      bytes += cost_.graph().tensor(t).bytes;
-    live_[static_cast<std::size_t>(d)] += bytes;
+    live_[di] += alloc_at_start_[oi];
   }
 }
 
 void ContentionEvaluator::start_copy_engines(double now) {
   const Graph& g = cost_.graph();
-  for (std::size_t d = 0; d < copy_queue_.size(); ++d) {
+  for (const std::size_t d : copy_ready_) {
+    copy_ready_mark_[d] = 0;
     auto& queue = copy_queue_[d];
     while (copy_engines_free_[d] > 0 && copy_queue_head_[d] < queue.size()) {
       const std::size_t t = queue[copy_queue_head_[d]++];
       --copy_engines_free_[d];
       Transfer& tr = transfers_[t];
       tr.start = now;
-      live_[static_cast<std::size_t>(tr.to)] += g.tensor(tr.tensor).bytes; // the copy exists from the start
+      const double bytes = g.tensor(tr.tensor).bytes;
+      live_[static_cast<std::size_t>(tr.to)] += bytes; // the copy exists from the transfer's start
       const auto route = static_cast<std::size_t>(tr.from) * static_cast<std::size_t>(devices_) +
                          static_cast<std::size_t>(tr.to);
+      const double latency_end = now + route_latency_[route];
       // A route of no links moves data at once, after its latency.
-      const double bytes = route_resources_[route].empty() ? 0.0 : g.tensor(tr.tensor).bytes;
-      flows_.push_back({t, route, route_weight_[route], now + route_latency_[route], bytes});
+      flows_.push_back({t, route, latency_end, route_resources_[route].empty() ? 0.0 : bytes, now, latency_end});
     }
   }
+  copy_ready_.clear();
 }
 
 void ContentionEvaluator::op_finished(std::size_t slot, double now) {
-  const Plan& plan = *plan_;
   const Graph& g = cost_.graph();
+  const Plan& plan = *plan_;
   const OpId o = running_op_[slot];
+  const auto oi = static_cast<std::size_t>(o);
   const DeviceId dev = slot_device_[slot];
-  result_.ops[static_cast<std::size_t>(o)].end = now;
+  const auto di = static_cast<std::size_t>(dev);
+  result_.ops[oi].end = now;
   result_.makespan = std::max(result_.makespan, now);
   running_op_[slot] = -1;
-  --active_on_device_[static_cast<std::size_t>(dev)];
+  slot_finish_[slot] = kInf;
+  if (--active_on_device_[di] == 0) busy_seconds_[di] += now - busy_since_[di];
+  reshare_device(di, now);
+  if (plan.pstate[oi] != 0) {
+    const auto& states = cost_.platform().devices[di].pstates;
+    pstate_extra_[di] += (now - result_.ops[oi].start) *
+                         (states[static_cast<std::size_t>(plan.pstate[oi])].busy_watts - states.front().busy_watts);
+  }
   ++cursor_[slot];
   check_slots_.push_back(slot);
   --ops_left_;
   release_inputs(o, dev);
   // One transfer per (tensor, destination device), queued in order of first consumer, as the replay does.
   for (TensorId t : g.op(o).outputs) {
+    const auto ti = static_cast<std::size_t>(t);
     const Tensor& tensor = g.tensor(t);
     const std::size_t first_new = transfers_.size();
-    for (OpId c : tensor.consumers) {
-      const DeviceId to = plan.device[static_cast<std::size_t>(c)];
-      if (to == dev || pending_to_[static_cast<std::size_t>(to)] >= 0) continue;
+    int local_readers = 0;
+    for (std::uint32_t k = consumer_begin_[ti]; k < consumer_begin_[ti + 1]; ++k) {
+      const DeviceId to = plan.device[static_cast<std::size_t>(unique_consumers_[k])];
+      if (to == dev) {
+        ++local_readers;
+        continue;
+      }
+      if (pending_to_[static_cast<std::size_t>(to)] >= 0) continue;
       pending_to_[static_cast<std::size_t>(to)] = static_cast<int>(transfers_.size());
       transfers_.push_back({t, dev, to, 0, 0, now, 0});
     }
-    tensor_transfers_begin_[static_cast<std::size_t>(t)] = static_cast<std::uint32_t>(first_new);
-    tensor_transfers_end_[static_cast<std::size_t>(t)] = static_cast<std::uint32_t>(transfers_.size());
-    // The producer's copy is needed by its distinct local readers and by each outgoing transfer.
-    int uses = static_cast<int>(transfers_.size() - first_new);
-    for (std::size_t k = 0; k < tensor.consumers.size(); ++k) {
-      const OpId c = tensor.consumers[k];
-      if (plan.device[static_cast<std::size_t>(c)] == dev &&
-          std::find(tensor.consumers.begin(), tensor.consumers.begin() + static_cast<std::ptrdiff_t>(k), c) ==
-              tensor.consumers.begin() + static_cast<std::ptrdiff_t>(k))
-        ++uses;
-    }
-    // A graph output (no consumer) lives to the end.
-    producer_uses_[static_cast<std::size_t>(t)] = tensor.consumers.empty() ? -1 : uses;
+    tensor_transfers_begin_[ti] = static_cast<std::uint32_t>(first_new);
+    tensor_transfers_end_[ti] = static_cast<std::uint32_t>(transfers_.size());
+    // The producer's copy is needed by its distinct local readers and by each outgoing transfer; a graph
+    // output (no consumer) lives to the end.
+    producer_uses_[ti] = tensor.consumers.empty() ? -1 : local_readers + static_cast<int>(transfers_.size() - first_new);
     for (std::size_t i = first_new; i < transfers_.size(); ++i) {
       Transfer& tr = transfers_[i];
       tr.waiters_begin = static_cast<std::uint32_t>(waiters_.size());
-      for (OpId c : tensor.consumers)
+      for (OpId c : tensor.consumers) // every listed use: an op reading a tensor twice waits for it twice
         if (plan.device[static_cast<std::size_t>(c)] == tr.to) waiters_.push_back(c);
       tr.waiters_end = static_cast<std::uint32_t>(waiters_.size());
-      for (std::uint32_t w = tr.waiters_begin; w < tr.waiters_end; ++w)
-        if (std::find(waiters_.begin() + tr.waiters_begin, waiters_.begin() + w, waiters_[w]) == waiters_.begin() + w)
-          ++tr.readers_left;
+      for (std::uint32_t k = consumer_begin_[ti]; k < consumer_begin_[ti + 1]; ++k)
+        tr.readers_left += plan.device[static_cast<std::size_t>(unique_consumers_[k])] == tr.to ? 1 : 0;
       pending_to_[static_cast<std::size_t>(tr.to)] = -1;
       if (tensor.comm_time) {
         live_[static_cast<std::size_t>(tr.to)] += tensor.bytes;
         timed_.emplace_back(now + *tensor.comm_time, i);
         std::push_heap(timed_.begin(), timed_.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
       } else {
-        copy_queue_[static_cast<std::size_t>(dev)].push_back(i);
+        copy_queue_[di].push_back(i);
+        if (!copy_ready_mark_[di]) {
+          copy_ready_mark_[di] = 1;
+          copy_ready_.push_back(di);
+        }
       }
     }
     for (OpId c : tensor.consumers)
@@ -306,8 +433,13 @@ void ContentionEvaluator::op_finished(std::size_t slot, double now) {
 void ContentionEvaluator::transfer_finished(std::size_t t, double now) {
   const Transfer& tr = transfers_[t];
   const auto ti = static_cast<std::size_t>(tr.tensor);
-  if (--producer_uses_[ti] == 0) live_[static_cast<std::size_t>(tr.from)] -= cost_.graph().tensor(tr.tensor).bytes;
-  result_.transfers.push_back({tr.tensor, tr.from, tr.to, cost_.graph().tensor(tr.tensor).bytes, tr.start, now});
+  const double bytes = cost_.graph().tensor(tr.tensor).bytes;
+  if (--producer_uses_[ti] == 0) live_[static_cast<std::size_t>(tr.from)] -= bytes;
+  const auto route =
+      static_cast<std::size_t>(tr.from) * static_cast<std::size_t>(devices_) + static_cast<std::size_t>(tr.to);
+  for (int l : route_links_[route])
+    link_bytes_[static_cast<std::size_t>(l)] += bytes;
+  result_.transfers.push_back({tr.tensor, tr.from, tr.to, bytes, tr.start, now});
   result_.makespan = std::max(result_.makespan, now);
   for (std::uint32_t w = tr.waiters_begin; w < tr.waiters_end; ++w)
     input_arrived(waiters_[w]);
@@ -316,14 +448,11 @@ void ContentionEvaluator::transfer_finished(std::size_t t, double now) {
 // An op's end frees its workspace, and each input copy on its device whose last use it was.
 void ContentionEvaluator::release_inputs(OpId o, DeviceId dev) {
   const Graph& g = cost_.graph();
-  const Op& op = g.op(o);
+  const auto oi = static_cast<std::size_t>(o);
   const auto d = static_cast<std::size_t>(dev);
-  live_[d] -= op.workspace_bytes;
-  for (std::size_t k = 0; k < op.inputs.size(); ++k) {
-    const TensorId t = op.inputs[k];
-    if (std::find(op.inputs.begin(), op.inputs.begin() + static_cast<std::ptrdiff_t>(k), t) !=
-        op.inputs.begin() + static_cast<std::ptrdiff_t>(k))
-      continue; // the same tensor read twice is one use
+  live_[d] -= g.op(o).workspace_bytes;
+  for (std::uint32_t k = input_begin_[oi]; k < input_begin_[oi + 1]; ++k) {
+    const TensorId t = unique_inputs_[k];
     const auto ti = static_cast<std::size_t>(t);
     const double bytes = g.tensor(t).bytes;
     if (plan_->device[static_cast<std::size_t>(g.tensor(t).producer)] == dev) {
@@ -348,66 +477,6 @@ void ContentionEvaluator::input_arrived(OpId c) {
   if (--missing_inputs_[ci] == 0)
     check_slots_.push_back(stream_base_[static_cast<std::size_t>(plan_->device[ci])] +
                            static_cast<std::size_t>(plan_->stream[ci]));
-}
-
-// Weighted max-min fairness by progressive filling: the resource with the smallest fair share per unit of
-// weight saturates first, fixing the rates of its flows; repeat on what is left (SimGrid's lmm solve).
-// Only the resources some flowing flow crosses take part, visited in index order (ties go to the lowest,
-// as a scan of every resource would), and each round scans only the flows not yet fixed, in flows_ order.
-void ContentionEvaluator::share_bandwidth() {
-  rates_dirty_ = false;
-  touched_.clear();
-  unfixed_flows_.clear();
-  for (std::size_t i = 0; i < flows_.size(); ++i) {
-    Flow& f = flows_[i];
-    f.rate = 0.0;
-    if (!f.flowing) continue;
-    unfixed_flows_.push_back(i);
-    for (int r : route_resources_[f.route]) {
-      const auto ri = static_cast<std::size_t>(r);
-      if (res_unfixed_[ri]++ == 0) {
-        touched_.push_back(r);
-        res_left_[ri] = capacity_[ri] * resource_availability_[ri];
-        res_weight_[ri] = 0.0;
-      }
-      res_weight_[ri] += f.weight;
-    }
-  }
-  std::sort(touched_.begin(), touched_.end());
-  while (!unfixed_flows_.empty()) {
-    double share = kInf;
-    int bottleneck = -1;
-    for (int r : touched_) {
-      const auto ri = static_cast<std::size_t>(r);
-      if (res_unfixed_[ri] > 0) {
-        const double s = std::max(res_left_[ri], 0.0) / res_weight_[ri];
-        if (s < share) {
-          share = s;
-          bottleneck = r;
-        }
-      }
-    }
-    if (bottleneck < 0) break; // flows on no resource (an empty route): none here, routes have hops
-    std::size_t kept = 0;
-    for (const std::size_t i : unfixed_flows_) {
-      Flow& f = flows_[i];
-      const auto& route = route_resources_[f.route];
-      if (std::find(route.begin(), route.end(), bottleneck) == route.end()) {
-        unfixed_flows_[kept++] = i;
-        continue;
-      }
-      f.rate = f.weight * share;
-      for (int r : route) {
-        const auto ri = static_cast<std::size_t>(r);
-        res_left_[ri] -= f.rate;
-        res_weight_[ri] -= f.weight;
-        --res_unfixed_[ri];
-      }
-    }
-    unfixed_flows_.resize(kept);
-  }
-  for (int r : touched_)
-    res_unfixed_[static_cast<std::size_t>(r)] = 0;
 }
 
 Execution run_contention(const Plan& plan, const CostModel& cost, const Scenario& scenario) {

@@ -8,14 +8,16 @@
 // - a transfer is taken, in FIFO order, by one of the source device's copy engines; it waits its route's
 //   latency, then shares the bandwidth of every link (each direction of a split-duplex link on its own)
 //   with the transfers crossing it, by weighted max-min fairness with weight 1 / route latency (SimGrid's
-//   CM02 model: `sharing_penalty` = route latency);
+//   CM02 model: `sharing_penalty` = route latency; sim/max_min_sharing.hpp);
 // - textbook edges with an explicit `comm_time` take that time, with neither copy engine nor link;
 // - scenarios apply: device and link availability profiles scale speed and bandwidth, noise scales ops.
 //
-// Because copy engines bound how many transfers run at once, the max-min problem at each event is small
-// (a few flows over a few links), so the cost is O((V + E) x active flows). See docs/architecture.md for
-// why this model rather than Sinnen & Sousa's edge scheduling, and bench/ for its measured error.
+// Each running op and transfer keeps its predicted finish time, updated only when its rate changes, so an
+// event costs a scan of the few running activities. Copy engines bound how many transfers run at once, so
+// each re-share is a small max-min problem. See docs/architecture.md for why this model rather than Sinnen
+// & Sousa's edge scheduling, and results/contention/ for its measured agreement with the replay.
 #include "sim/execution.hpp"
+#include "sim/max_min_sharing.hpp"
 #include "sim/scenario.hpp"
 
 #include <cstdint>
@@ -29,9 +31,11 @@ class ContentionEvaluator {
 public:
   explicit ContentionEvaluator(const CostModel& cost, const Scenario& scenario = {});
 
-  // The timeline of `plan` (already valid: see validate_plan), with energy from the timeline.
-  const Execution& run(const Plan& plan);
-  // Only the makespan (no energy, transfers still recorded).
+  // The timeline of `plan` (already valid: see validate_plan), with energy. Transfers are in the canonical
+  // order (sort_transfers) unless `canonical_order` is false (then in completion order: cheaper, for
+  // callers that only read makespan, energy and memory).
+  const Execution& run(const Plan& plan, bool canonical_order = true);
+  // Only the makespan.
   double makespan(const Plan& plan) { return simulate(plan); }
   // Peak bytes per device of the last run, by the same rules as memory_usage() (sim/memory.hpp), tracked
   // as the timeline unfolds instead of by sorting its events afterwards.
@@ -41,47 +45,13 @@ private:
   struct Flow { // an active transfer
     std::size_t transfer;
     std::size_t route;
-    double weight;      // max-min weight: 1 / route latency, as SimGrid's CM02 sharing penalty
-    double latency_end; // the flow shares no bandwidth before this time
-    double remaining;   // bytes
-    double rate = 0.0;  // bytes/s
+    double latency_end;   // the flow shares no bandwidth before this time
+    double remaining;     // bytes, as of `updated`
+    double updated = 0.0; // when `remaining` was last brought up to date
+    double finish;        // predicted end at the current rate (latency_end while in latency)
     bool flowing = false;
+    double rate = 0.0; // bytes/s while flowing
   };
-  double simulate(const Plan& plan);
-  void start_ready_streams(double now);
-  void start_copy_engines(double now);
-  void op_finished(std::size_t slot, double now);
-  void transfer_finished(std::size_t transfer, double now);
-  void input_arrived(OpId consumer);
-  void share_bandwidth();
-  void release_inputs(OpId op, DeviceId dev);
-  void record_peaks();
-
-  const CostModel& cost_;
-  int devices_ = 0;
-  // Static structure.
-  std::vector<double> capacity_;                   // per link resource, bytes/s (nominal)
-  std::vector<std::vector<int>> route_resources_;  // [from * n + to]
-  std::vector<double> route_latency_, route_weight_;
-  std::vector<double> time_factor_;                // per op (scenario noise)
-  struct ProfileEvent {
-    double at;
-    int device; // -1 for a link resource
-    int resource;
-    double availability;
-  };
-  std::vector<ProfileEvent> profile_events_; // sorted by time
-
-  // Per run.
-  const Plan* plan_ = nullptr;
-  Execution result_;
-  std::vector<int> missing_inputs_;
-  std::vector<std::size_t> stream_base_, cursor_;
-  std::vector<DeviceId> slot_device_;
-  std::vector<OpId> running_op_;     // per stream slot, -1 when idle
-  std::vector<double> remaining_;    // per stream slot: seconds of work left at full speed
-  std::vector<int> active_on_device_;
-  std::vector<double> device_availability_, resource_availability_;
   struct Transfer {
     TensorId tensor;
     DeviceId from, to;
@@ -89,19 +59,71 @@ private:
     double start;
     int readers_left; // distinct consumers on `to` still to finish (memory of the copy there)
   };
+
+  double simulate(const Plan& plan);
+  void reset(const Plan& plan);
+  void start_ready_streams(double now);
+  void start_copy_engines(double now);
+  void op_finished(std::size_t slot, double now);
+  void transfer_finished(std::size_t transfer, double now);
+  void input_arrived(OpId consumer);
+  void reshare_bandwidth(double now);
+  void start_flowing(Flow& f, double now);
+  void stop_flowing(const Flow& f);
+  void reshare_device(std::size_t device, double now);
+  void release_inputs(OpId op, DeviceId dev);
+  void record_peaks();
+
+  const CostModel& cost_;
+  int devices_ = 0;
+  // Static structure (platform and graph).
+  std::vector<std::vector<int>> route_resources_; // [from * n + to]: link directions crossed
+  std::vector<std::vector<int>> route_links_;     // [from * n + to]: link ids, for bytes per link
+  std::vector<double> route_latency_, route_weight_;
+  std::vector<double> time_factor_; // per op (scenario noise)
+  std::vector<double> alloc_at_start_; // per op: output bytes + workspace, allocated when it starts
+  std::vector<TensorId> unique_inputs_; // per op, each input tensor once: [input_begin_[o], input_begin_[o+1])
+  std::vector<std::uint32_t> input_begin_;
+  std::vector<OpId> unique_consumers_; // per tensor, each consumer once
+  std::vector<std::uint32_t> consumer_begin_;
+  struct ProfileEvent {
+    double at;
+    int device; // -1 for a link resource
+    int resource;
+    double availability;
+  };
+  std::vector<ProfileEvent> profile_events_; // sorted by time
+  MaxMinSharing sharing_;
+
+  // Per run.
+  const Plan* plan_ = nullptr;
+  Execution result_;
+  std::vector<int> missing_inputs_;
+  std::vector<std::size_t> stream_base_, cursor_;
+  std::vector<DeviceId> slot_device_;
+  std::vector<OpId> running_op_;   // per stream slot, -1 when idle
+  std::vector<double> remaining_;  // per stream slot: seconds of work left at full speed, as of slot_updated_
+  std::vector<double> slot_updated_, slot_rate_, slot_finish_;
+  std::vector<int> active_on_device_;
+  std::vector<double> device_availability_, resource_availability_;
   std::vector<Transfer> transfers_;
   std::vector<OpId> waiters_;
   std::vector<std::vector<std::size_t>> copy_queue_; // per source device: transfers waiting, FIFO
   std::vector<std::size_t> copy_queue_head_;
   std::vector<int> copy_engines_free_;
+  std::vector<std::size_t> copy_ready_; // devices whose queue grew or whose engine was freed
+  std::vector<char> copy_ready_mark_;
+  std::vector<int> flowing_on_;         // per link resource: flows sharing its bandwidth now
+  std::vector<double> route_alone_rate_; // [from * n + to]: a transfer's rate with its route to itself
   std::vector<Flow> flows_;
+  std::vector<MaxMinSharing::Flow> sharing_flows_;    // scratch: the flowing flows, for the solver
+  std::vector<std::size_t> sharing_index_;            // scratch: which flow each of those is
   std::vector<std::pair<double, std::size_t>> timed_; // explicit-cost edges: (end, transfer), a min-heap
   std::vector<std::size_t> check_slots_;              // stream slots whose head may have become ready
   std::vector<int> pending_to_;                       // scratch: destination -> transfer index
-  std::vector<double> res_left_, res_weight_;         // scratch for max-min sharing, per link resource
-  std::vector<int> res_unfixed_;                      // all 0 between solves
-  std::vector<int> touched_;                          // scratch: resources the flowing flows cross
-  std::vector<std::size_t> unfixed_flows_;            // scratch: flows whose rate is not fixed yet
+  // Energy: seconds each device was busy (busy_since_ while it is), extra joules of lower p-states, bytes
+  // per link.
+  std::vector<double> busy_seconds_, busy_since_, pstate_extra_, link_bytes_;
   // Memory: bytes live per device, their peak, and per tensor the uses left of its copy on the producer's
   // device (local readers and outgoing transfers) and the range of its transfers in transfers_.
   std::vector<double> live_, peak_;

@@ -23,43 +23,48 @@ void sort_transfers(std::vector<TransferRun>& transfers) {
 void fill_analytic_energy(Execution& e, const Plan& plan, const CostModel& cost) {
   const Platform& p = cost.platform();
   const Graph& g = cost.graph();
-  e.device_energy.assign(p.devices.size(), 0.0);
   // Busy intervals per device; streams may overlap, and an overlapped instant draws busy power once.
   std::vector<std::vector<std::pair<double, double>>> busy(p.devices.size());
+  std::vector<double> extra(p.devices.size(), 0.0), busy_seconds(p.devices.size(), 0.0);
   for (OpId o = 0; o < g.op_count(); ++o) {
     const auto oi = static_cast<std::size_t>(o);
-    busy[static_cast<std::size_t>(plan.device[oi])].emplace_back(e.ops[oi].start, e.ops[oi].end);
+    const auto d = static_cast<std::size_t>(plan.device[oi]);
+    busy[d].emplace_back(e.ops[oi].start, e.ops[oi].end);
+    // Ops at lower p-states draw that state's busy power instead of the nominal one.
+    if (plan.pstate[oi] != 0) {
+      const auto& states = p.devices[d].pstates;
+      extra[d] += (e.ops[oi].end - e.ops[oi].start) *
+                  (states[static_cast<std::size_t>(plan.pstate[oi])].busy_watts - states.front().busy_watts);
+    }
   }
   for (std::size_t d = 0; d < p.devices.size(); ++d) {
-    const auto& dev = p.devices[d];
-    double energy = dev.idle_watts() * e.makespan;
     auto& iv = busy[d];
     std::sort(iv.begin(), iv.end());
     double covered_until = 0.0;
     for (const auto& [s, t] : iv) {
       const double from = std::max(s, covered_until);
-      if (t > from) energy += (t - from) * (dev.pstates.front().busy_watts - dev.idle_watts());
+      if (t > from) busy_seconds[d] += t - from;
       covered_until = std::max(covered_until, t);
     }
-    e.device_energy[d] = energy;
   }
-  // Ops at lower p-states draw that state's busy power instead of the nominal one.
-  for (OpId o = 0; o < g.op_count(); ++o) {
-    const auto oi = static_cast<std::size_t>(o);
-    if (plan.pstate[oi] == 0) continue;
-    const auto d = static_cast<std::size_t>(plan.device[oi]);
-    const auto& states = p.devices[d].pstates;
-    const auto& st = states[static_cast<std::size_t>(plan.pstate[oi])];
-    e.device_energy[d] += (e.ops[oi].end - e.ops[oi].start) * (st.busy_watts - states.front().busy_watts);
+  fill_energy_from_usage(e, p, busy_seconds, extra, bytes_per_link(e, p));
+}
+
+void fill_energy_from_usage(Execution& e, const Platform& p, const std::vector<double>& busy_seconds,
+                            const std::vector<double>& pstate_extra_joules, const std::vector<double>& link_bytes) {
+  e.device_energy.assign(p.devices.size(), 0.0);
+  for (std::size_t d = 0; d < p.devices.size(); ++d) {
+    const auto& dev = p.devices[d];
+    e.device_energy[d] = dev.idle_watts() * e.makespan +
+                         busy_seconds[d] * (dev.pstates.front().busy_watts - dev.idle_watts()) +
+                         pstate_extra_joules[d];
   }
   e.link_energy.assign(p.links.size(), 0.0);
-  const auto bytes = bytes_per_link(e, p);
   for (std::size_t l = 0; l < p.links.size(); ++l) {
     const auto& link = p.links[l];
-    const double use_seconds = bytes[l] / link.bandwidth;
+    const double use_seconds = link_bytes[l] / link.bandwidth;
     const double share = link.sharing == Sharing::SplitDuplex ? 0.5 : 1.0;
-    e.link_energy[l] =
-        link.idle_watts * e.makespan + (link.busy_watts - link.idle_watts) * share * use_seconds;
+    e.link_energy[l] = link.idle_watts * e.makespan + (link.busy_watts - link.idle_watts) * share * use_seconds;
   }
 }
 
