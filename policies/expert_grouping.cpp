@@ -70,6 +70,7 @@ struct ExpertGrouping {
     section->expect_only({"table", "notes"});
     if (auto t = section->find("table"))
       for (const auto& [kind, kinds] : t->members()) {
+        kinds.expect_op_kind_key(kind, true);
         auto list = kinds.as_string_list();
         if (list.empty()) kinds.fail("needs at least one device kind");
         table[kind] = std::move(list);

@@ -76,9 +76,18 @@ ListSchedule schedule_in_order(const std::vector<OpId>& order, const CostModel& 
       std::string why;
       for (DeviceId d = 0; d < p.device_count(); ++d) {
         const std::string r = cost.infeasibility_reason(o, d);
-        why += "; " + (r.empty() ? "its inputs cannot reach device '" +
-                                       p.devices[static_cast<std::size_t>(d)].name + "'"
-                                 : r);
+        if (!r.empty()) {
+          why += "; " + r;
+          continue;
+        }
+        // The op could run there: one of its inputs has no way to the device.
+        for (TensorId t : g.op(o).inputs) {
+          const DeviceId from = s.device[static_cast<std::size_t>(g.tensor(t).producer)];
+          if (cost.transfer_time(t, from, d) == kInfeasible)
+            why += "; input '" + g.tensor(t).name + "' cannot move from '" +
+                   p.devices[static_cast<std::size_t>(from)].name + "' to '" +
+                   p.devices[static_cast<std::size_t>(d)].name + "' (no route)";
+        }
       }
       throw PlanError("no device can run op '" + g.op(o).name + "'" + why);
     }

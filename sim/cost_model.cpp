@@ -3,6 +3,7 @@
 #include "sim/json_input.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace hs {
 
@@ -10,6 +11,24 @@ const Calibration::Entry* Calibration::find(const Device& d) const {
   if (auto it = devices.find(d.name); it != devices.end()) return &it->second;
   if (auto it = devices.find(d.kind); it != devices.end()) return &it->second;
   return nullptr;
+}
+
+Calibration load_calibration(const std::string& path, const Platform& p) {
+  Calibration c = load_calibration(path);
+  if (c.devices.empty()) throw InputError(path, "devices", "the calibration has no entries");
+  for (const auto& [name, entry] : c.devices) {
+    const bool matches = std::any_of(p.devices.begin(), p.devices.end(),
+                                     [&](const Device& d) { return d.name == name || d.kind == name; });
+    if (!matches) {
+      std::string known;
+      for (const auto& d : p.devices)
+        known += (known.empty() ? "" : ", ") + d.name + " (" + d.kind + ")";
+      throw InputError(path, "devices." + name,
+                       "no device or device kind '" + name + "' on platform '" + p.name + "' (devices: " + known +
+                           ")");
+    }
+  }
+  return c;
 }
 
 Calibration load_calibration(const std::string& path) {
@@ -23,8 +42,10 @@ Calibration load_calibration(const std::string& path) {
     node.expect_only({"efficiency", "memory_efficiency", "launch_overhead", "memory_tiers"});
     Calibration::Entry e;
     if (auto eff = node.find("efficiency"))
-      for (const auto& [kind, v] : eff->members())
+      for (const auto& [kind, v] : eff->members()) {
+        v.expect_op_kind_key(kind, true);
         e.compute_efficiency[kind] = v.as_fraction();
+      }
     if (auto me = node.find("memory_efficiency")) e.memory_efficiency = me->as_fraction();
     if (auto lo = node.find("launch_overhead")) e.launch_overhead = lo->as_quantity(units::Quantity::Time);
     if (auto tiers = node.find("memory_tiers"))
@@ -48,9 +69,12 @@ CostModel::CostModel(const Graph& g, const Platform& p, Calibration c)
   op_time_.resize(static_cast<std::size_t>(g.op_count()) * static_cast<std::size_t>(devices_));
   for (OpId o = 0; o < g.op_count(); ++o)
     for (DeviceId d = 0; d < devices_; ++d)
-      op_time_[index(o, d)] = infeasibility_reason(o, d).empty()
-                                  ? roofline(g.op(o), p.devices[static_cast<std::size_t>(d)])
-                                  : kInfeasible;
+      if (structural_reason(o, d).empty()) {
+        const double t = roofline(g.op(o), p.devices[static_cast<std::size_t>(d)]);
+        op_time_[index(o, d)] = std::isfinite(t) ? t : kInfeasible;
+      } else {
+        op_time_[index(o, d)] = kInfeasible;
+      }
   int pairs = 0;
   for (DeviceId a = 0; a < devices_; ++a)
     for (DeviceId b = 0; b < devices_; ++b)
@@ -66,6 +90,15 @@ CostModel::CostModel(const Graph& g, const Platform& p, Calibration c)
 }
 
 std::string CostModel::infeasibility_reason(OpId op, DeviceId dev) const {
+  std::string r = structural_reason(op, dev);
+  // Finite inputs can still give an op no finite time (a peak of 1e-300 flop/s): say so, not "cannot run".
+  if (r.empty() && op_time(op, dev) == kInfeasible)
+    r = "op '" + graph_->op(op).name + "' would take longer than any finite time on device '" +
+        platform_->devices[static_cast<std::size_t>(dev)].name + "' (its throughput or bandwidth is too small)";
+  return r;
+}
+
+std::string CostModel::structural_reason(OpId op, DeviceId dev) const {
   const Op& o = graph_->op(op);
   const Device& d = platform_->devices[static_cast<std::size_t>(dev)];
   if (o.has_explicit_times()) {

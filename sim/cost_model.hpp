@@ -34,6 +34,9 @@ struct Calibration {
 };
 
 Calibration load_calibration(const std::string& path);
+// The same, for use on `p`: every entry must name a device or a device kind of `p` (a calibration that
+// would change nothing is an error naming the entry, not a silent no-op).
+Calibration load_calibration(const std::string& path, const Platform& p);
 
 class CostModel {
 public:
@@ -64,6 +67,8 @@ private:
     return static_cast<std::size_t>(op) * static_cast<std::size_t>(devices_) + static_cast<std::size_t>(dev);
   }
   double roofline(const Op& o, const Device& d) const;
+  // Why `dev` cannot run `op` by kind, precision or listed times (not by how long it would take).
+  std::string structural_reason(OpId op, DeviceId dev) const;
 
   const Graph* graph_;
   const Platform* platform_;

@@ -4,6 +4,7 @@
 #include "sim/graph_builder.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <queue>
 
 namespace hs {
@@ -99,7 +100,8 @@ TensorId GraphBuilder::tensor(const std::string& name, double bytes, OpId produc
   const std::string place = "tensors[" + std::to_string(id) + "]";
   if (!tensor_names_.emplace(name, id).second)
     throw InputError(label_, place, "duplicate tensor name '" + name + "'");
-  if (!(bytes >= 0)) throw InputError(label_, place, "tensor '" + name + "' has a negative size");
+  if (!(bytes >= 0) || !std::isfinite(bytes))
+    throw InputError(label_, place, "tensor '" + name + "' needs a finite, non-negative size");
   const auto n = static_cast<OpId>(g_.ops.size());
   if (producer < 0 || producer >= n)
     throw InputError(label_, place, "tensor '" + name + "' has no valid producer");
@@ -137,10 +139,19 @@ Graph GraphBuilder::build_impl() {
   for (std::size_t i = 0; i < g.ops.size(); ++i) {
     const Op& o = g.ops[i];
     const std::string place = "ops[" + std::to_string(i) + "] ('" + o.name + "')";
-    for (double v : {o.flops, o.bytes_read, o.bytes_written, o.param_bytes, o.workspace_bytes})
-      if (!(v >= 0)) throw InputError(label_, place, "sizes and FLOPs must not be negative");
+    // Every source of ops (files, importers, builders) meets this check: no negative, NaN or infinite work.
+    for (double v : {o.flops, o.bytes_read, o.bytes_written, o.param_bytes, o.workspace_bytes, o.sensitivity})
+      if (!(v >= 0) || !std::isfinite(v))
+        throw InputError(label_, place, "sizes, FLOPs and sensitivity must be finite and not negative");
     for (const auto& [dev, t] : o.times)
-      if (!(t >= 0)) throw InputError(label_, place + ".times." + dev, "time must not be negative");
+      if (!(t >= 0) || !std::isfinite(t))
+        throw InputError(label_, place + ".times." + dev, "time must be finite and not negative");
+  }
+  for (std::size_t i = 0; i < g.tensors.size(); ++i) {
+    const Tensor& t = g.tensors[i];
+    if (!std::isfinite(t.bytes) || (t.comm_time && !(std::isfinite(*t.comm_time) && *t.comm_time >= 0)))
+      throw InputError(label_, "tensors[" + std::to_string(i) + "] ('" + t.name + "')",
+                       "size and transfer time must be finite and not negative");
   }
   const std::size_t n = g.ops.size();
   g.preds_.assign(n, {});

@@ -22,7 +22,7 @@ Graph parse_graph(const Json& j, const std::string& file) {
     if (ids.count(name)) n.at("name").fail("duplicate op name '" + name + "'");
     auto h = b.op(name);
     ids[name] = h.id();
-    h.kind(n.string_or("kind", "generic")).precision(n.string_or("precision", "fp32"));
+    h.kind(n.has("kind") ? n.at("kind").as_op_kind() : "generic").precision(n.string_or("precision", "fp32"));
     h.flops(n.quantity_or("flops", Quantity::Plain, 0.0));
     h.reads(n.quantity_or("bytes_read", Quantity::Bytes, 0.0));
     h.writes(n.quantity_or("bytes_written", Quantity::Bytes, 0.0));
@@ -55,7 +55,7 @@ Graph parse_graph(const Json& j, const std::string& file) {
       try {
         t = b.tensor(name, bytes, p->second, consumers);
       } catch (const InputError& e) {
-        n.fail(e.what());
+        n.fail(e.detail());
       }
       if (auto ct = n.find("comm_time")) b.set_comm_time(t, ct->as_quantity(Quantity::Time));
     }

@@ -1,5 +1,8 @@
 #include "sim/json_input.hpp"
 
+#include "sim/op_kinds.hpp"
+
+#include <cfloat>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -8,29 +11,49 @@
 
 namespace hs {
 
+namespace {
+std::string line_and_column(const std::string& text, std::size_t offset) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+} // namespace
+
 Json read_json_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot open file");
   std::stringstream buffer;
   buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  return parse_json_text(buffer.str(), path);
+}
+
+Json parse_json_text(const std::string& text, const std::string& label) {
   try {
     return Json::parse(text);
   } catch (const Json::parse_error& e) {
-    // Translate nlohmann's byte offset into a line and column people can jump to.
-    std::size_t line = 1, column = 1;
-    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
+    // Translate nlohmann's byte offset (one past the error) into a line and column people can jump to.
     std::string what = e.what();
     if (auto pos = what.find("syntax error"); pos != std::string::npos) what = what.substr(pos);
-    throw InputError(path, "line " + std::to_string(line) + ", column " + std::to_string(column),
-                     "invalid JSON: " + what);
+    throw InputError(label, line_and_column(text, e.byte > 0 ? e.byte - 1 : 0), "invalid JSON: " + what);
+  } catch (const Json::out_of_range& e) {
+    // A number literal no double holds ("number overflow parsing '1e400'"): nlohmann gives no offset, so
+    // find the literal it quotes.
+    const std::string what = e.what();
+    const auto open = what.find('\''), close = what.rfind('\'');
+    std::string place;
+    if (open != std::string::npos && close > open) {
+      const std::string literal = what.substr(open + 1, close - open - 1);
+      if (const auto at = text.find(literal); at != std::string::npos) place = line_and_column(text, at);
+      throw InputError(label, place, "number " + literal + " is out of range (larger than any double)");
+    }
+    throw InputError(label, place, "a number is out of range (larger than any double)");
   }
 }
 
@@ -87,6 +110,8 @@ double JsonNode::as_number() const {
   if (!value_->is_number()) fail("expected a number");
   const double v = value_->get<double>();
   if (!std::isfinite(v)) fail("expected a finite number");
+  // A subnormal value (below 2.2e-308) is no quantity anyone means; dividing by it overflows.
+  if (v != 0 && std::abs(v) < DBL_MIN) fail("is too close to zero to be meaningful (got " + value_->dump() + ")");
   return v;
 }
 
@@ -132,6 +157,16 @@ std::vector<std::string> JsonNode::as_string_list() const {
   for (const auto& item : items())
     out.push_back(item.as_string());
   return out;
+}
+
+std::string JsonNode::as_op_kind(bool allow_default) const {
+  const std::string k = as_string();
+  if (!(allow_default && k == "default") && !is_known_op_kind(k)) fail(unknown_op_kind_message(k));
+  return k;
+}
+
+void JsonNode::expect_op_kind_key(const std::string& kind, bool allow_default) const {
+  if (!(allow_default && kind == "default") && !is_known_op_kind(kind)) fail(unknown_op_kind_message(kind));
 }
 
 std::string JsonNode::string_or(const std::string& key, const std::string& fallback) const {

@@ -14,6 +14,9 @@ using Json = nlohmann::json;
 
 // Parses a whole file; syntax errors name the line and column.
 Json read_json_file(const std::string& path);
+// Parses JSON text; syntax errors and numbers too large for a double (1e400) become an InputError naming
+// `label` and the line and column.
+Json parse_json_text(const std::string& text, const std::string& label);
 
 class JsonNode {
 public:
@@ -39,6 +42,10 @@ public:
   // A number in (0, 1]: efficiencies and other shares of a peak.
   double as_fraction() const;
   std::vector<std::string> as_string_list() const;
+  // A string naming a known op kind (sim/op_kinds.hpp), or "default" when `allow_default`.
+  std::string as_op_kind(bool allow_default = false) const;
+  // Fails naming this node when `kind` (a member name used as an op kind) is unknown.
+  void expect_op_kind_key(const std::string& kind, bool allow_default) const;
 
   std::string string_or(const std::string& key, const std::string& fallback) const;
   double quantity_or(const std::string& key, units::Quantity q, double fallback) const;

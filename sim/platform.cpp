@@ -95,7 +95,9 @@ PState parse_pstate(const JsonNode& n, double speed_default) {
   p.speed = n.find("speed") ? n.at("speed").as_number() : speed_default;
   p.idle_watts = n.at("idle").as_quantity(Quantity::Power);
   p.busy_watts = n.at("busy").as_quantity(Quantity::Power);
-  if (p.speed <= 0) n.at("speed").fail("speed must be positive");
+  // Speeds are ratios to the nominal state's: a thousandth to a hundred times covers every real DVFS range.
+  if (!(p.speed >= 1e-3 && p.speed <= 100))
+    n.at("speed").fail("speed is relative to the nominal (first) p-state and must be in [0.001, 100]");
   if (p.busy_watts < p.idle_watts) n.at("busy").fail("busy power must be at least the idle power");
   return p;
 }
@@ -116,10 +118,14 @@ Device parse_device(const JsonNode& n) {
   d.memory_capacity = mem.at("capacity").as_quantity(Quantity::Bytes);
   d.launch_overhead = n.quantity_or("launch_overhead", Quantity::Time, 0.0);
   if (auto eff = n.find("efficiency"))
-    for (const auto& [kind, v] : eff->members())
+    for (const auto& [kind, v] : eff->members()) {
+      v.expect_op_kind_key(kind, true);
       d.compute_efficiency[kind] = v.as_fraction();
+    }
   if (auto me = n.find("memory_efficiency")) d.memory_efficiency = me->as_fraction();
-  if (auto ops = n.find("supported_ops")) d.supported_ops = ops->as_string_list();
+  if (auto ops = n.find("supported_ops"))
+    for (const auto& op : ops->items())
+      d.supported_ops.push_back(op.as_op_kind());
   if (auto ps = n.find("pstates")) {
     for (const auto& p : ps->items())
       d.pstates.push_back(parse_pstate(p, 1.0));
@@ -162,12 +168,13 @@ Link parse_link(const JsonNode& n) {
 
 Platform parse_platform_json(const Json& j, const std::string& file) {
   const JsonNode root(j, file, "");
-  root.expect_only(
-      {"format", "version", "name", "description", "sources", "devices", "links", "routes", "notes"});
+  root.expect_only({"format", "version", "name", "description", "sources", "devices", "links", "routes",
+                    "unreachable", "notes"});
   root.expect_format("heterosim-platform", false);
   Platform p;
   p.file = file;
   p.name = root.at("name").as_string();
+  if (p.name.empty()) root.at("name").fail("a platform needs a name");
   p.description = root.string_or("description", "");
   for (const auto& d : root.at("devices").items())
     p.devices.push_back(parse_device(d));
@@ -217,17 +224,31 @@ Platform parse_platform_json(const Json& j, const std::string& file) {
       }
     }
   }
+  // Every pair of devices needs a route, or a declaration that it has none: a missing route would load and
+  // quietly constrain every schedule.
+  std::set<std::pair<DeviceId, DeviceId>> unreachable;
+  if (auto u = root.find("unreachable"))
+    for (const auto& pair : u->items()) {
+      const auto names = pair.as_string_list();
+      if (names.size() != 2) pair.fail("expected a pair of device names, [\"a\", \"b\"]");
+      const auto a = p.find_device(names[0]), b = p.find_device(names[1]);
+      if (!a || !b) pair.fail("unknown device '" + (a ? names[1] : names[0]) + "'");
+      if (p.route(*a, *b) || p.route(*b, *a)) pair.fail("'" + names[0] + "' and '" + names[1] + "' have a route");
+      unreachable.insert({*a, *b});
+      unreachable.insert({*b, *a});
+    }
+  for (DeviceId a = 0; a < p.device_count(); ++a)
+    for (DeviceId b = 0; b < p.device_count(); ++b)
+      if (a != b && !p.route(a, b) && !unreachable.count({a, b}))
+        throw InputError(file, "routes",
+                         "no route from '" + p.devices[static_cast<std::size_t>(a)].name + "' to '" +
+                             p.devices[static_cast<std::size_t>(b)].name +
+                             "': add one, or list the pair under \"unreachable\" if no transfer can join them");
   return p;
 }
 
 Platform parse_platform(const std::string& json_text, const std::string& file_label) {
-  Json j;
-  try {
-    j = Json::parse(json_text);
-  } catch (const Json::parse_error& e) {
-    throw InputError(file_label, "", std::string("invalid JSON: ") + e.what());
-  }
-  return parse_platform_json(j, file_label);
+  return parse_platform_json(parse_json_text(json_text, file_label), file_label);
 }
 
 std::string platforms_directory() {

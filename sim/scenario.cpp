@@ -70,13 +70,7 @@ Scenario parse_scenario_json(const Json& j, const std::string& file, const Platf
 } // namespace
 
 Scenario parse_scenario(const std::string& json_text, const std::string& file_label, const Platform& p) {
-  Json j;
-  try {
-    j = Json::parse(json_text);
-  } catch (const Json::parse_error& e) {
-    throw InputError(file_label, "", std::string("invalid JSON: ") + e.what());
-  }
-  return parse_scenario_json(j, file_label, p);
+  return parse_scenario_json(parse_json_text(json_text, file_label), file_label, p);
 }
 
 Scenario load_scenario(const std::string& path, const Platform& p) {

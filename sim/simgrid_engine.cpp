@@ -1,5 +1,6 @@
 #include "sim/simgrid_engine.hpp"
 
+#include "sim/replay_process.hpp"
 #include "sim/simgrid_replay_support.hpp"
 #include "sim/simgrid_transfers.hpp"
 
@@ -151,16 +152,6 @@ using replay::get_vector;
 using replay::put;
 using replay::put_vector;
 
-void write_all(int fd, const std::string& data) {
-  std::size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t w = ::write(fd, data.data() + done, data.size() - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) _exit(3);
-    done += static_cast<std::size_t>(w);
-  }
-}
-
 } // namespace
 
 std::string serialize(const Execution& e) {
@@ -205,9 +196,7 @@ std::string simulate(const Platform& p, const Scenario& scenario,
     return finish();
   } catch (const std::exception& ex) {
     // Actors still blocked (a deadlock) refer to the replay: leave without unwinding through them.
-    std::fprintf(stderr, "heterosim: SimGrid replay failed: %s\n", ex.what());
-    std::fflush(stderr);
-    _exit(2);
+    fail_child(ex.what());
   }
 }
 
@@ -220,47 +209,6 @@ void collect_energy(const SimgridPlatform& sg, Execution& e) {
       joules += sg_link_get_consumed_energy(half);
     e.link_energy.push_back(joules);
   }
-}
-
-std::string run_in_child(const std::function<std::string()>& body) {
-  // Unflushed output would otherwise be written twice, once by the child.
-  std::fflush(nullptr);
-  std::cout.flush();
-  std::cerr.flush();
-  int fds[2];
-  if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-  const pid_t child = ::fork();
-  if (child < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-  if (child == 0) {
-    ::close(fds[0]);
-    try {
-      write_all(fds[1], body());
-    } catch (const std::exception& ex) {
-      std::fprintf(stderr, "heterosim: SimGrid replay failed: %s\n", ex.what());
-      _exit(2);
-    }
-    ::close(fds[1]);
-    _exit(0); // skip static destructors the parent still owns
-  }
-  ::close(fds[1]);
-  std::string data;
-  char buf[1 << 16];
-  for (;;) {
-    const ssize_t r = ::read(fds[0], buf, sizeof buf);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    data.append(buf, static_cast<std::size_t>(r));
-  }
-  ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw std::runtime_error("the SimGrid replay process failed (" +
-                             (WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
-                                                  : "exit code " + std::to_string(WEXITSTATUS(status))) +
-                             ")");
-  return data;
 }
 
 } // namespace replay

@@ -52,8 +52,6 @@ std::string simulate(const Platform& p, const Scenario& scenario,
                      const std::function<void(SimgridPlatform&)>& setup,
                      const std::function<std::string()>& finish);
 
-// Runs `body` in a forked child (one SimGrid engine per process) and returns the bytes it produced.
-std::string run_in_child(const std::function<std::string()>& body);
 
 // Measured energy of the platform so far (call at the end of the simulation).
 void collect_energy(const SimgridPlatform& sg, Execution& e);
@@ -64,7 +62,7 @@ template <class T> void put(std::string& out, const T& v) {
 }
 template <class T> void put_vector(std::string& out, const std::vector<T>& v) {
   put(out, static_cast<uint64_t>(v.size()));
-  out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+  if (!v.empty()) out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
 }
 template <class T> T get(const std::string& in, std::size_t& pos) {
   if (pos + sizeof(T) > in.size()) throw std::runtime_error("truncated replay result");
@@ -77,7 +75,7 @@ template <class T> std::vector<T> get_vector(const std::string& in, std::size_t&
   const auto n = get<uint64_t>(in, pos);
   if (n > (in.size() - pos) / sizeof(T)) throw std::runtime_error("truncated replay result");
   std::vector<T> v(n);
-  std::memcpy(v.data(), in.data() + pos, n * sizeof(T));
+  if (n > 0) std::memcpy(v.data(), in.data() + pos, n * sizeof(T)); // an empty vector's data() may be null
   pos += n * sizeof(T);
   return v;
 }

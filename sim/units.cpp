@@ -1,6 +1,7 @@
 #include "sim/units.hpp"
 
 #include <array>
+#include <cfloat>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -85,6 +86,29 @@ std::string_view name(Quantity q) {
   return "quantity";
 }
 
+namespace {
+double factor_of(const std::string& unit, Quantity q, const std::string& s) {
+  if (unit.empty()) return 1.0;
+  switch (q) {
+  case Quantity::Time:
+    return apply(unit, kTime, q);
+  case Quantity::Bandwidth:
+    return apply(unit, kBandwidth, q);
+  case Quantity::Flops:
+    return apply(unit, kFlops, q);
+  case Quantity::Power:
+    return apply(unit, kPower, q);
+  case Quantity::Bytes:
+    return apply(unit, kBytes, q);
+  case Quantity::Energy:
+    return apply(unit, kEnergy, q);
+  case Quantity::Plain:
+    break;
+  }
+  throw std::invalid_argument("'" + s + "' must be a plain number");
+}
+} // namespace
+
 double parse(std::string_view text, Quantity q) {
   const std::string s = trim(text);
   if (s.empty()) throw std::invalid_argument("empty value where a " + std::string(name(q)) + " was expected");
@@ -92,28 +116,18 @@ double parse(std::string_view text, Quantity q) {
   const char* begin = s.data();
   const char* end = s.data() + s.size();
   auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec == std::errc::result_out_of_range)
+    throw std::invalid_argument("'" + s + "' is out of range (no double holds it)");
   if (ec != std::errc() || ptr == begin)
     throw std::invalid_argument("'" + s + "' is not a " + std::string(name(q)));
   if (!std::isfinite(value)) throw std::invalid_argument("'" + s + "' is not finite");
   const std::string unit = trim(std::string_view(ptr, static_cast<std::size_t>(end - ptr)));
-  if (unit.empty()) return value;
-  switch (q) {
-  case Quantity::Time:
-    return value * apply(unit, kTime, q);
-  case Quantity::Bandwidth:
-    return value * apply(unit, kBandwidth, q);
-  case Quantity::Flops:
-    return value * apply(unit, kFlops, q);
-  case Quantity::Power:
-    return value * apply(unit, kPower, q);
-  case Quantity::Bytes:
-    return value * apply(unit, kBytes, q);
-  case Quantity::Energy:
-    return value * apply(unit, kEnergy, q);
-  case Quantity::Plain:
-    break;
-  }
-  throw std::invalid_argument("'" + s + "' must be a plain number");
+  const double scaled = value * factor_of(unit, q, s);
+  // Checked after scaling: "1e300Tf" is finite as written and infinite in flop/s.
+  if (!std::isfinite(scaled)) throw std::invalid_argument("'" + s + "' is out of range once scaled to base units");
+  if (scaled != 0 && std::abs(scaled) < DBL_MIN)
+    throw std::invalid_argument("'" + s + "' is too close to zero to be meaningful");
+  return scaled;
 }
 
 std::string format_time(double s) {

@@ -81,7 +81,8 @@ Platform fan_out_platform(int copy_engines) {
                             "," + device("d1", "1Tf", 4) + "," + device("d2", "1Tf", 4) + R"(],
     "links": [{"name": "l1", "bandwidth": "32GBps", "latency": 0},
               {"name": "l2", "bandwidth": "32GBps", "latency": 0}],
-    "routes": [{"from": "src", "to": "d1", "links": ["l1"]}, {"from": "src", "to": "d2", "links": ["l2"]}]})",
+    "routes": [{"from": "src", "to": "d1", "links": ["l1"]}, {"from": "src", "to": "d2", "links": ["l2"]}],
+    "unreachable": [["d1", "d2"]]})",
                         "fan-out");
 }
 
@@ -167,7 +168,8 @@ TEST_CASE("evaluator: flows sharing a link get bandwidth in inverse proportion t
               {"name": "lb", "bandwidth": "1TBps", "latency": "2us"},
               {"name": "trunk", "bandwidth": "30GBps", "latency": 0}],
     "routes": [{"from": "s1", "to": "dst", "links": ["la", "trunk"]},
-               {"from": "s2", "to": "dst", "links": ["lb", "trunk"]}]})",
+               {"from": "s2", "to": "dst", "links": ["lb", "trunk"]}],
+    "unreachable": [["s1", "s2"]]})",
                                     "weights");
   GraphBuilder b("weights");
   auto p1 = b.op("p1").flops(0), p2 = b.op("p2").flops(0), c1 = b.op("c1").flops(0), c2 = b.op("c2").flops(0);

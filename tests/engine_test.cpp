@@ -81,7 +81,8 @@ TEST_CASE("energy: known answers from idle and busy power, and a slower p-state"
     "devices": [{"name": "d", "kind": "gpu", "peak": {"fp32": "1Tf"}, "memory": {"bandwidth": "1TBps", "capacity": "1GB"},
                  "pstates": [{"speed": 1.0, "idle": "10W", "busy": "110W"}, {"speed": 0.5, "idle": "8W", "busy": "40W"}]},
                 {"name": "e", "kind": "cpu", "peak": {"fp32": "1Tf"}, "memory": {"bandwidth": "1TBps", "capacity": "1GB"},
-                 "power": {"idle": "5W", "busy": "50W"}}]})",
+                 "power": {"idle": "5W", "busy": "50W"}}],
+    "unreachable": [["d", "e"]]})",
                                     "one.json");
   GraphBuilder b("two");
   auto x = b.op("x").flops(1e12); // 1 s at 1 Tflop/s

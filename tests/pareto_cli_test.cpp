@@ -158,7 +158,8 @@ TEST_CASE("pareto and select refuse bad input with the place named") {
   CHECK(w.exit_code != 0);
   CHECK(w.output.find("--weights") != std::string::npos);
   std::ofstream(d / "broken.json")
-      << "{\"format\": \"heterosim-pareto-front\", \"version\": 1, \"plans\": [{\"id\": 0}]}";
+      << "{\"format\": \"heterosim-pareto-front\", \"version\": 1, \"objectives\": [{\"name\": \"latency\"}], "
+         "\"plans\": [{\"id\": 0}]}";
   const Outcome broken = heterosim("select --front " + (d / "broken.json").string());
   CHECK(broken.exit_code != 0);
   CHECK(broken.output.find("broken.json: plans[0]") != std::string::npos);

@@ -2,10 +2,12 @@
 
 #include "sim/error.hpp"
 #include "sim/graph_builder.hpp"
+#include "sim/op_kinds.hpp"
 #include "workloads/workload_registry.hpp"
 
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -223,7 +225,7 @@ private:
     const auto& [text, line] = it->second;
     double x = 0;
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
-    if (ec != std::errc() || ptr != text.data() + text.size() || !(x >= 0))
+    if (ec != std::errc() || ptr != text.data() + text.size() || !(x >= 0) || !std::isfinite(x))
       throw InputError(file_, "line " + std::to_string(line),
                        std::string(key) + " must be a non-negative number, not '" + text + "'");
     return x;
@@ -249,6 +251,10 @@ private:
         field = d->second.first;
     };
     text("kind", o.kind);
+    if (!is_known_op_kind(o.kind)) {
+      const auto it = a.count("kind") ? a.find("kind") : defaults.find("kind");
+      throw InputError(file_, "line " + std::to_string(it->second.second), unknown_op_kind_message(o.kind));
+    }
     text("precision", o.precision);
   }
 

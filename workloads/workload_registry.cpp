@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <stdexcept>
 
@@ -24,8 +25,11 @@ double WorkloadParams::number(const std::string& key, double fallback, double mi
   auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), x);
   if (ec != std::errc() || ptr != v->data() + v->size())
     throw InputError(builder_, key, "'" + *v + "' is not a number");
-  if (x < min || x > max)
-    throw InputError(builder_, key, "must be between " + std::to_string(min) + " and " + std::to_string(max));
+  // NaN compares false with everything, so test that the value is inside the range, not outside it.
+  if (!std::isfinite(x) || !(x >= min && x <= max))
+    throw InputError(builder_, key,
+                     "must be a finite number between " + std::to_string(min) + " and " + std::to_string(max) +
+                         " (got '" + *v + "')");
   return x;
 }
 
@@ -101,7 +105,19 @@ std::vector<WorkloadFileFormat> workload_file_formats() {
   return file_formats();
 }
 
+namespace {
+Graph build_workload(const std::string& spec, std::uint64_t seed);
+} // namespace
+
 Graph load_workload(const std::string& spec, std::uint64_t seed) {
+  Graph g = build_workload(spec, seed);
+  // Every source (file, importer, builder) goes through here: an empty graph would run and report 0 s.
+  if (g.op_count() == 0) throw InputError(spec, "", "the graph has no ops");
+  return g;
+}
+
+namespace {
+Graph build_workload(const std::string& spec, std::uint64_t seed) {
   if (std::filesystem::exists(spec)) {
     std::string ext = std::filesystem::path(spec).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(),
@@ -146,5 +162,6 @@ Graph load_workload(const std::string& spec, std::uint64_t seed) {
   params.expect_all_used();
   return g;
 }
+} // namespace
 
 } // namespace hs

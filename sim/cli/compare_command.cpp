@@ -63,7 +63,7 @@ int compare(const CompareOptions& o) {
   const Platform platform = load_platform(o.platform);
   const Graph graph = load_workload(o.workload, o.seed);
   const CostModel cost(graph, platform,
-                       o.calibration.empty() ? Calibration{} : load_calibration(o.calibration));
+                       o.calibration.empty() ? Calibration{} : load_calibration(o.calibration, platform));
   std::vector<std::string> names = o.policies.empty() ? all_policy_names() : split_names(o.policies);
   std::string skipped; // run-time policies left out by default on the in-process engines, which cannot run them
   if (o.policies.empty() && o.engine != "simgrid")

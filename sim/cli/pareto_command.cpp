@@ -10,6 +10,7 @@
 #include "sim/json_input.hpp"
 #include "workloads/workload_registry.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -55,11 +56,13 @@ int run_pareto(const ParetoOptions& o) {
   namespace fs = std::filesystem;
   const auto objectives = pareto::parse_objective_list(o.objectives, "--objectives");
   if (o.budget < 1) throw InputError("--budget", std::to_string(o.budget), "must be at least 1");
+  if (!(o.error_budget >= 0) || !std::isfinite(o.error_budget))
+    throw InputError("--error-budget", std::to_string(o.error_budget), "must be a finite number, 0 or more");
   std::vector<double> weights;
   if (!o.weights.empty()) weights = pareto::parse_weights(o.weights, objectives.size());
   const Platform platform = load_platform(o.platform);
   const Graph graph = load_workload(o.workload, o.seed);
-  Calibration calibration = o.calibration.empty() ? Calibration{} : load_calibration(o.calibration);
+  Calibration calibration = o.calibration.empty() ? Calibration{} : load_calibration(o.calibration, platform);
   const CostModel cost(graph, platform, calibration);
 
   pareto::ProblemOptions po;
@@ -97,6 +100,11 @@ int run_pareto(const ParetoOptions& o) {
   report.baselines = baselines;
   report.skipped_baselines = skipped;
   if (!o.no_replay) pareto::replay_in_simgrid(problem, report);
+  if (report.plans.empty()) {
+    std::cerr << "heterosim: no feasible plan was found (every candidate exceeded a device's capacity or the error "
+                 "budget); nothing was written\n";
+    return 3;
+  }
   if (!weights.empty()) {
     // On the values the front is defined on: replayed unless --no-replay.
     std::vector<std::vector<double>> pts;
@@ -135,7 +143,7 @@ int run_pareto(const ParetoOptions& o) {
       std::cout << ' ' << f;
     std::cout << "\n";
   }
-  return report.plans.empty() ? 3 : 0;
+  return 0;
 }
 
 Action pareto_command(CLI::App& app) {

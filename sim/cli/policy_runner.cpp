@@ -42,6 +42,17 @@ PolicyOutcome execute_policy(const std::string& name, const PolicyContext& ctx, 
           "--engine", engine,
           "policy '" + name +
               "' decides at run time, which only the SimGrid replay can do (use --engine simgrid)");
+    // A run-time policy would wait forever for a device that can run this op: name it first.
+    const Graph& g = ctx.graph();
+    for (OpId op = 0; op < g.op_count(); ++op) {
+      bool runnable = false;
+      std::string why;
+      for (DeviceId d = 0; d < ctx.platform().device_count() && !runnable; ++d) {
+        runnable = ctx.cost.feasible(op, d);
+        if (!runnable) why += "; " + ctx.cost.infeasibility_reason(op, d);
+      }
+      if (!runnable) throw PlanError("no device can run op '" + g.op(op).name + "'" + why);
+    }
     DynamicRun run = run_simgrid_dynamic(*dynamic, ctx, scenario);
     out.plan = std::move(run.plan);
     out.execution = std::move(run.execution);

@@ -35,7 +35,7 @@ struct RunOptions {
 int run(const RunOptions& o) {
   const Platform platform = load_platform(o.platform);
   const Graph graph = load_workload(o.workload, o.seed);
-  const Calibration calibration = o.calibration.empty() ? Calibration{} : load_calibration(o.calibration);
+  const Calibration calibration = o.calibration.empty() ? Calibration{} : load_calibration(o.calibration, platform);
   const CostModel cost(graph, platform, calibration);
   if (o.plan.empty()) require_known_policy(o.policy);
   if (o.plan.empty() && o.plan_id) throw InputError("--plan-id", std::to_string(*o.plan_id), "needs --plan");
@@ -60,6 +60,16 @@ int run(const RunOptions& o) {
   const Report report = make_report({platform.name, graph.name, stored ? stored->label : o.policy, o.seed},
                                     outcome.plan, plan_cost, std::move(outcome.execution),
                                     std::move(outcome.cross_check));
+  // A plan that does not fit is refused before anything is written, unless asked to keep it.
+  const auto violations = capacity_violations(report.memory, platform);
+  for (const auto& v : violations)
+    std::cerr << "heterosim: " << (o.allow_over_capacity ? "warning" : "error") << ": memory over capacity: " << v
+              << "\n";
+  if (!violations.empty() && !o.allow_over_capacity) {
+    std::cerr << "heterosim: the plan does not fit, so no report was written; choose another policy or pass "
+                 "--allow-over-capacity to keep it anyway\n";
+    return 3;
+  }
   write_file_atomically(outputs[0], report_json(report).dump(1) + "\n", o.force);
   write_file_atomically(outputs[1], timeline_csv(report), o.force);
   write_file_atomically(outputs[2], chrome_trace(report), o.force);
@@ -67,17 +77,6 @@ int run(const RunOptions& o) {
     std::cout << summary_text(report);
     std::cout << "\nwrote " << outputs[0] << ", " << outputs[1] << ", " << outputs[2]
               << " (open the trace in ui.perfetto.dev)\n";
-  }
-  const auto violations = capacity_violations(report.memory, platform);
-  if (!violations.empty()) {
-    for (const auto& v : violations)
-      std::cerr << "heterosim: " << (o.allow_over_capacity ? "warning" : "error")
-                << ": memory over capacity: " << v << "\n";
-    if (!o.allow_over_capacity) {
-      std::cerr << "heterosim: the plan does not fit; choose another policy or pass --allow-over-capacity to "
-                   "keep the report anyway\n";
-      return 3;
-    }
   }
   return 0;
 }

@@ -1,5 +1,6 @@
 // `heterosim select`: pick one plan from a stored front without searching again, for example
 // `--front out/front.json --min energy --max-latency 1.05x` (within 5% of the front's best latency).
+#include "policies/pareto/objectives.hpp"
 #include "policies/pareto/select.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/json_input.hpp"
@@ -51,6 +52,11 @@ int run_select(const SelectOptions& o) {
       throw InputError("--max-" + name, text, e.what());
     }
   }
+  // The front's own objectives must be ones this build knows, or its normalised values mean nothing.
+  for (const auto& objective : root.at("objectives").items())
+    if (!pareto::parse_objective(objective.at("name").as_string()))
+      objective.at("name").fail("unknown objective '" + objective.at("name").as_string() +
+                                "' (known: latency, energy, memory, precision)");
   const auto plans = root.at("plans").items();
   std::vector<std::vector<double>> values;
   for (const auto& p : plans) {
@@ -61,8 +67,12 @@ int run_select(const SelectOptions& o) {
                                     : "a front written by an older HeteroSim; search it again") +
              ")");
     std::vector<double> v;
-    for (const auto& name : names)
-      v.push_back(scores->at(value_keys().at(name)).as_number());
+    for (const auto& name : names) {
+      const JsonNode value = scores->at(value_keys().at(name));
+      const double x = value.as_number(); // finite: as_number refuses anything else
+      if (x < 0) value.fail("an objective value cannot be negative (got " + value.raw().dump() + ")");
+      v.push_back(x);
+    }
     values.push_back(std::move(v));
   }
   if (values.empty()) root.at("plans").fail("the front has no plans");
@@ -76,6 +86,8 @@ int run_select(const SelectOptions& o) {
     std::vector<std::size_t> index;
     const JsonNode norm = root.at("normalisation");
     const double by_latency = norm.at("latency_s").as_number(), by_energy = norm.at("energy_j").as_number();
+    if (!(by_latency > 0)) norm.at("latency_s").fail("must be positive");
+    if (!(by_energy > 0)) norm.at("energy_j").fail("must be positive");
     for (std::size_t i = 0; i < plans.size(); ++i) {
       if (!pareto::select_plan({values[i]}, minimise, limits)) continue; // outside the limits
       // The chosen engine's values, normalised as the front normalises them.

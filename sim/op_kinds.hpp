@@ -1,0 +1,16 @@
+#pragma once
+// The op kinds HeteroSim knows: the keys of the cost model's efficiencies, of supported-op lists and of
+// placement tables. Every input that names a kind (graph JSON, DOT, platforms, calibrations, policy
+// tables) is checked against this list, so a typo such as "convv2d" is an error naming its place instead
+// of a silent fall-back to "default".
+#include <string>
+#include <vector>
+
+namespace hs {
+
+const std::vector<std::string>& known_op_kinds();
+bool is_known_op_kind(const std::string& kind);
+// "unknown op kind 'x' (known: attention, batchnorm, ...)".
+std::string unknown_op_kind_message(const std::string& kind);
+
+} // namespace hs
