@@ -130,6 +130,10 @@ Device parse_device(const JsonNode& n) {
     for (const auto& p : ps->items())
       d.pstates.push_back(parse_pstate(p, 1.0));
     if (d.pstates.empty()) ps->fail("needs at least one p-state");
+    // Speeds are relative to the first state, so a first speed other than 1 would be silently ignored.
+    if (d.pstates.front().speed != 1.0)
+      ps->items().front().at("speed").fail("the first p-state is the nominal one: its speed must be 1 (the "
+                                           "others are relative to it)");
   } else {
     d.pstates.push_back(parse_pstate(n.at("power"), 1.0));
   }
