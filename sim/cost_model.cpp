@@ -16,7 +16,8 @@ const Calibration::Entry* Calibration::find(const Device& d) const {
 Calibration load_calibration(const std::string& path, const Platform& p) {
   Calibration c = load_calibration(path);
   if (c.devices.empty()) throw InputError(path, "devices", "the calibration has no entries");
-  for (const auto& [name, entry] : c.devices) {
+  for (const auto& entry : c.devices) {
+    const std::string& name = entry.first; // a plain reference: clang 14 cannot capture a structured binding
     const bool matches = std::any_of(p.devices.begin(), p.devices.end(),
                                      [&](const Device& d) { return d.name == name || d.kind == name; });
     if (!matches) {

@@ -186,6 +186,10 @@ std::string simulate(const Platform& p, const Scenario& scenario,
   char* argv[] = {name, nullptr};
   sg4::Engine engine(&argc, argv);
   xbt_log_control_set("root.thresh:warning");
+#ifdef HS_THREAD_CONTEXTS
+  // Sanitizer builds: actors as threads, which ASan follows (SimGrid's own stack switching it cannot).
+  sg4::Engine::set_config("contexts/factory:thread");
+#endif
   configure_exact_network();
   sg_host_energy_plugin_init();
   sg_link_energy_plugin_init();
