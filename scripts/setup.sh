@@ -7,6 +7,7 @@ packages=(
   build-essential cmake pkg-config
   libsimgrid-dev libboost-dev libeigen3-dev libcli11-dev nlohmann-json3-dev doctest-dev libpagmo-dev
   libonnx-dev libprotobuf-dev
+  clang libclang-rt-14-dev
 )
 
 missing=()
