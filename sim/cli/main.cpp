@@ -1,5 +1,7 @@
 // heterosim: what happens when this compute graph runs on that mix of devices under this policy?
 #include "sim/cli/commands.hpp"
+#include "sim/error.hpp"
+#include "sim/plan.hpp"
 
 #include <algorithm>
 #include <iostream>
@@ -42,13 +44,23 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
+  // Exit codes (README, "Exit codes"): 1 bad input, 2 impossible plan, 3 a plan over capacity or no feasible
+  // plan, 4 no stored plan within select's limits (both from the commands), 5 an internal failure.
   try {
     for (auto& [sub, action] : actions)
       if (sub->parsed()) return action();
-  } catch (const std::exception& e) {
-    // Input errors already name the file and the place; everything else is reported the same way.
+  } catch (const hs::InputError& e) {
+    std::cerr << "heterosim: error: " << e.what() << "\n"; // already names the file and the place
+    return 1;
+  } catch (const std::invalid_argument& e) {
     std::cerr << "heterosim: error: " << e.what() << "\n";
     return 1;
+  } catch (const hs::PlanError& e) {
+    std::cerr << "heterosim: error: impossible plan: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "heterosim: internal error: " << e.what() << "\n";
+    return 5;
   }
   return 0;
 }
