@@ -41,15 +41,17 @@ int main(int argc, char** argv) {
         plan = policy.plan({cost, seed});
         validate_plan(plan, cost);
       } catch (const std::exception& e) {
-        std::fprintf(stderr, "%s on %s/%s: skipped (%s)\n", policy.name().c_str(), argv[1], argv[2], e.what());
+        std::fprintf(stderr, "%s on %s/%s: skipped (%s)\n", policy.name().c_str(), argv[1], argv[2],
+                     e.what());
         continue;
       }
       const double analytic = run_analytic(plan, cost).makespan;
       const double evaluator = run_contention(plan, cost).makespan;
       const double replay = run_simgrid(plan, cost).makespan;
-      std::printf("%s,\"%s\",%d,%s,%.9g,%.9g,%.9g,%.6f,%.6f,%.6f\n", platform.name.c_str(), argv[2], graph.op_count(),
-                  policy.name().c_str(), analytic, evaluator, replay, (evaluator - replay) / replay,
-                  (analytic - replay) / replay, fastest_replay > 0 ? replay / fastest_replay : 0.0);
+      std::printf("%s,\"%s\",%d,%s,%.9g,%.9g,%.9g,%.6f,%.6f,%.6f\n", platform.name.c_str(), argv[2],
+                  graph.op_count(), policy.name().c_str(), analytic, evaluator, replay,
+                  (evaluator - replay) / replay, (analytic - replay) / replay,
+                  fastest_replay > 0 ? replay / fastest_replay : 0.0);
       std::fflush(stdout);
     }
   } catch (const std::exception& e) {

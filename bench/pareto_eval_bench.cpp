@@ -11,9 +11,9 @@
 
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <map>
 #include <memory>
-#include <ctime>
 #include <string>
 
 using namespace hs;
@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
   std::printf("%s rewrites=%s ops=%d evaluations=%d search_us_per_eval=%.1f decode_us=%.1f evaluator_us=%.1f "
               "score_us=%.1f (memory sorted afterwards; the search takes the evaluator's tracked peaks) "
               "ratio_search_over_evaluator=%.2f\n",
-              argv[1], rewrites ? "on" : "off", graph.op_count(), state.evaluations(), 1e6 * search, 1e6 * decode,
-              1e6 * evaluate, 1e6 * score, search / evaluate);
+              argv[1], rewrites ? "on" : "off", graph.op_count(), state.evaluations(), 1e6 * search,
+              1e6 * decode, 1e6 * evaluate, 1e6 * score, search / evaluate);
   return checksum > 0 ? 0 : 1;
 }

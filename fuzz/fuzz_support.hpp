@@ -20,8 +20,8 @@ inline std::string text(const std::uint8_t* data, std::size_t size) {
 // For parsers that read files: the bytes in a file of this process's own, with `extension`.
 inline std::string as_file(const std::uint8_t* data, std::size_t size, const std::string& extension) {
   const std::string path = "/tmp/heterosim-fuzz-" + std::to_string(::getpid()) + extension;
-  std::ofstream(path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(data),
-                                                                 static_cast<std::streamsize>(size));
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   return path;
 }
 

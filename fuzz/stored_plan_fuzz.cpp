@@ -10,7 +10,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const hs::Graph graph = hs::load_workload("random:ops=12,precision=fp16", 1);
   static const hs::CostModel cost(graph, platform);
   return hs::fuzz::expect_named_errors([&] {
-    const auto stored = hs::pareto::load_stored_plan(hs::fuzz::as_file(data, size, ".json"), std::nullopt, cost, {});
+    const auto stored =
+        hs::pareto::load_stored_plan(hs::fuzz::as_file(data, size, ".json"), std::nullopt, cost, {});
     hs::validate_plan(stored.plan, *stored.cost);
     (void)hs::run_contention(stored.plan, *stored.cost);
   });

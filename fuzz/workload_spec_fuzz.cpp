@@ -9,7 +9,8 @@
 namespace {
 bool asks_for_a_large_graph(const std::string& spec) {
   for (std::size_t i = 0; i < spec.size(); ++i)
-    if (std::isdigit(static_cast<unsigned char>(spec[i])) && (i == 0 || !std::isdigit(static_cast<unsigned char>(spec[i - 1])))) {
+    if (std::isdigit(static_cast<unsigned char>(spec[i])) &&
+        (i == 0 || !std::isdigit(static_cast<unsigned char>(spec[i - 1])))) {
       std::size_t j = i;
       while (j < spec.size() && std::isdigit(static_cast<unsigned char>(spec[j])))
         ++j;

@@ -113,7 +113,8 @@ template <bool Contention> struct Heft {
   }
   Plan plan(const PolicyContext& ctx) const {
     const auto order = order_by_decreasing(ctx.graph(), upward_ranks(ctx.cost));
-    const auto s = schedule_in_order(order, ctx.cost, Contention, [](OpId, DeviceId, double eft) { return eft; });
+    const auto s =
+        schedule_in_order(order, ctx.cost, Contention, [](OpId, DeviceId, double eft) { return eft; });
     Plan plan = plan_from_assignment(ctx.graph(), ctx.platform(), s.device, s.start, name());
     return Contention ? no_worse_than_single_device(std::move(plan), ctx.cost) : plan;
   }

@@ -67,7 +67,8 @@ double InputArrival::arrive(OpId op, DeviceId device, const std::vector<DeviceId
       continue;
     }
     auto& known = arrival_[static_cast<std::size_t>(t)];
-    const auto it = std::find_if(known.begin(), known.end(), [&](const auto& a) { return a.first == device; });
+    const auto it =
+        std::find_if(known.begin(), known.end(), [&](const auto& a) { return a.first == device; });
     const double at = it != known.end() ? it->second : book_transfer(t, from, device, done);
     if (keep && it == known.end()) known.emplace_back(device, at);
     ready = std::max(ready, at);
@@ -83,8 +84,8 @@ double InputArrival::book_transfer(TensorId t, DeviceId from, DeviceId to, doubl
   const Tensor& tensor = cost_.graph().tensor(t);
   const double duration = cost_.transfer_time(t, from, to);
   if (tensor.comm_time || duration == kInfeasible) return ready + duration;
-  const auto& links =
-      route_resources_[static_cast<std::size_t>(from) * static_cast<std::size_t>(devices_) + static_cast<std::size_t>(to)];
+  const auto& links = route_resources_[static_cast<std::size_t>(from) * static_cast<std::size_t>(devices_) +
+                                       static_cast<std::size_t>(to)];
   const auto& source = cost_.platform().devices[static_cast<std::size_t>(from)];
   double best = kInfeasible;
   int best_engine = -1;

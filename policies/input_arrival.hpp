@@ -47,7 +47,7 @@ private:
   std::vector<int> copy_base_;
   int link_base_ = 0;
   Timetable table_;
-  std::vector<std::vector<int>> route_resources_; // [from * n + to]: link resources only
+  std::vector<std::vector<int>> route_resources_;                 // [from * n + to]: link resources only
   std::vector<std::vector<std::pair<DeviceId, double>>> arrival_; // per tensor: committed (device, time)
   std::vector<Booking> tentative_;
   std::vector<std::pair<double, TensorId>> inputs_; // scratch

@@ -20,10 +20,11 @@ namespace {
 template <bool Contention> struct Peft {
   std::string name() const { return Contention ? "peft" : "peft-classic"; }
   std::string description() const {
-    return Contention ? "PEFT, contention-aware: O_EFT with transfers booked on links and copy engines (Arabnejad "
-                        "& Barbosa, TPDS 2014; Sinnen & Sousa, TPDS 2005)"
-                      : "PEFT as published: optimistic cost table look-ahead, rank_oct order, O_EFT = EFT + OCT, "
-                        "contention-free transfers (Arabnejad & Barbosa, TPDS 2014)";
+    return Contention
+               ? "PEFT, contention-aware: O_EFT with transfers booked on links and copy engines (Arabnejad "
+                 "& Barbosa, TPDS 2014; Sinnen & Sousa, TPDS 2005)"
+               : "PEFT as published: optimistic cost table look-ahead, rank_oct order, O_EFT = EFT + OCT, "
+                 "contention-free transfers (Arabnejad & Barbosa, TPDS 2014)";
   }
 
   Plan plan(const PolicyContext& ctx) const {
@@ -43,8 +44,9 @@ template <bool Contention> struct Peft {
       rank[static_cast<std::size_t>(o)] = n ? sum / n : 0.0;
     }
     const auto order = ready_list_order(g, rank);
-    const auto s = schedule_in_order(
-        order, cost, Contention, [&](OpId o, DeviceId d, double eft) { return eft + oct[idx(o, d, devices)]; });
+    const auto s = schedule_in_order(order, cost, Contention, [&](OpId o, DeviceId d, double eft) {
+      return eft + oct[idx(o, d, devices)];
+    });
     Plan plan = plan_from_assignment(g, ctx.platform(), s.device, s.start, name());
     return Contention ? no_worse_than_single_device(std::move(plan), cost) : plan;
   }

@@ -53,7 +53,8 @@ ContentionEvaluator::ContentionEvaluator(const CostModel& cost, const Scenario& 
       if (!r) continue;
       const auto i = static_cast<std::size_t>(a) * n + static_cast<std::size_t>(b);
       for (const auto& hop : r->hops) {
-        route_resources_[i].push_back(resource_of(p.links[static_cast<std::size_t>(hop.link)], hop.link, hop.forward));
+        route_resources_[i].push_back(
+            resource_of(p.links[static_cast<std::size_t>(hop.link)], hop.link, hop.forward));
         route_links_[i].push_back(hop.link);
       }
       route_latency_[i] = r->latency;
@@ -272,7 +273,8 @@ void ContentionEvaluator::start_flowing(Flow& f, double now) {
   f.updated = now;
   bool alone = !rates_dirty_;
   for (int r : route_resources_[f.route])
-    alone = alone && flowing_on_[static_cast<std::size_t>(r)] == 0 && resource_availability_[static_cast<std::size_t>(r)] == 1.0;
+    alone = alone && flowing_on_[static_cast<std::size_t>(r)] == 0 &&
+            resource_availability_[static_cast<std::size_t>(r)] == 1.0;
   for (int r : route_resources_[f.route])
     ++flowing_on_[static_cast<std::size_t>(r)];
   if (!alone) {
@@ -355,7 +357,8 @@ void ContentionEvaluator::start_copy_engines(double now) {
                          static_cast<std::size_t>(tr.to);
       const double latency_end = now + route_latency_[route];
       // A route of no links moves data at once, after its latency.
-      flows_.push_back({t, route, latency_end, route_resources_[route].empty() ? 0.0 : bytes, now, latency_end});
+      flows_.push_back(
+          {t, route, latency_end, route_resources_[route].empty() ? 0.0 : bytes, now, latency_end});
     }
   }
   copy_ready_.clear();
@@ -376,8 +379,9 @@ void ContentionEvaluator::op_finished(std::size_t slot, double now) {
   reshare_device(di, now);
   if (plan.pstate[oi] != 0) {
     const auto& states = cost_.platform().devices[di].pstates;
-    pstate_extra_[di] += (now - result_.ops[oi].start) *
-                         (states[static_cast<std::size_t>(plan.pstate[oi])].busy_watts - states.front().busy_watts);
+    pstate_extra_[di] +=
+        (now - result_.ops[oi].start) *
+        (states[static_cast<std::size_t>(plan.pstate[oi])].busy_watts - states.front().busy_watts);
   }
   ++cursor_[slot];
   check_slots_.push_back(slot);
@@ -403,7 +407,8 @@ void ContentionEvaluator::op_finished(std::size_t slot, double now) {
     tensor_transfers_end_[ti] = static_cast<std::uint32_t>(transfers_.size());
     // The producer's copy is needed by its distinct local readers and by each outgoing transfer; a graph
     // output (no consumer) lives to the end.
-    producer_uses_[ti] = tensor.consumers.empty() ? -1 : local_readers + static_cast<int>(transfers_.size() - first_new);
+    producer_uses_[ti] =
+        tensor.consumers.empty() ? -1 : local_readers + static_cast<int>(transfers_.size() - first_new);
     for (std::size_t i = first_new; i < transfers_.size(); ++i) {
       Transfer& tr = transfers_[i];
       tr.waiters_begin = static_cast<std::uint32_t>(waiters_.size());
@@ -416,7 +421,8 @@ void ContentionEvaluator::op_finished(std::size_t slot, double now) {
       if (tensor.comm_time) {
         live_[static_cast<std::size_t>(tr.to)] += tensor.bytes;
         timed_.emplace_back(now + *tensor.comm_time, i);
-        std::push_heap(timed_.begin(), timed_.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+        std::push_heap(timed_.begin(), timed_.end(),
+                       [](const auto& x, const auto& y) { return x.first > y.first; });
       } else {
         copy_queue_[di].push_back(i);
         if (!copy_ready_mark_[di]) {
@@ -435,8 +441,8 @@ void ContentionEvaluator::transfer_finished(std::size_t t, double now) {
   const auto ti = static_cast<std::size_t>(tr.tensor);
   const double bytes = cost_.graph().tensor(tr.tensor).bytes;
   if (--producer_uses_[ti] == 0) live_[static_cast<std::size_t>(tr.from)] -= bytes;
-  const auto route =
-      static_cast<std::size_t>(tr.from) * static_cast<std::size_t>(devices_) + static_cast<std::size_t>(tr.to);
+  const auto route = static_cast<std::size_t>(tr.from) * static_cast<std::size_t>(devices_) +
+                     static_cast<std::size_t>(tr.to);
   for (int l : route_links_[route])
     link_bytes_[static_cast<std::size_t>(l)] += bytes;
   result_.transfers.push_back({tr.tensor, tr.from, tr.to, bytes, tr.start, now});

@@ -80,9 +80,10 @@ private:
   std::vector<std::vector<int>> route_resources_; // [from * n + to]: link directions crossed
   std::vector<std::vector<int>> route_links_;     // [from * n + to]: link ids, for bytes per link
   std::vector<double> route_latency_, route_weight_;
-  std::vector<double> time_factor_; // per op (scenario noise)
+  std::vector<double> time_factor_;    // per op (scenario noise)
   std::vector<double> alloc_at_start_; // per op: output bytes + workspace, allocated when it starts
-  std::vector<TensorId> unique_inputs_; // per op, each input tensor once: [input_begin_[o], input_begin_[o+1])
+  std::vector<TensorId>
+      unique_inputs_; // per op, each input tensor once: [input_begin_[o], input_begin_[o+1])
   std::vector<std::uint32_t> input_begin_;
   std::vector<OpId> unique_consumers_; // per tensor, each consumer once
   std::vector<std::uint32_t> consumer_begin_;
@@ -101,8 +102,8 @@ private:
   std::vector<int> missing_inputs_;
   std::vector<std::size_t> stream_base_, cursor_;
   std::vector<DeviceId> slot_device_;
-  std::vector<OpId> running_op_;   // per stream slot, -1 when idle
-  std::vector<double> remaining_;  // per stream slot: seconds of work left at full speed, as of slot_updated_
+  std::vector<OpId> running_op_;  // per stream slot, -1 when idle
+  std::vector<double> remaining_; // per stream slot: seconds of work left at full speed, as of slot_updated_
   std::vector<double> slot_updated_, slot_rate_, slot_finish_;
   std::vector<int> active_on_device_;
   std::vector<double> device_availability_, resource_availability_;
@@ -113,7 +114,7 @@ private:
   std::vector<int> copy_engines_free_;
   std::vector<std::size_t> copy_ready_; // devices whose queue grew or whose engine was freed
   std::vector<char> copy_ready_mark_;
-  std::vector<int> flowing_on_;         // per link resource: flows sharing its bandwidth now
+  std::vector<int> flowing_on_;          // per link resource: flows sharing its bandwidth now
   std::vector<double> route_alone_rate_; // [from * n + to]: a transfer's rate with its route to itself
   std::vector<Flow> flows_;
   std::vector<MaxMinSharing::Flow> sharing_flows_;    // scratch: the flowing flows, for the solver

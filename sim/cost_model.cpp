@@ -25,8 +25,8 @@ Calibration load_calibration(const std::string& path, const Platform& p) {
       for (const auto& d : p.devices)
         known += (known.empty() ? "" : ", ") + d.name + " (" + d.kind + ")";
       throw InputError(path, "devices." + name,
-                       "no device or device kind '" + name + "' on platform '" + p.name + "' (devices: " + known +
-                           ")");
+                       "no device or device kind '" + name + "' on platform '" + p.name +
+                           "' (devices: " + known + ")");
     }
   }
   return c;
@@ -95,7 +95,8 @@ std::string CostModel::infeasibility_reason(OpId op, DeviceId dev) const {
   // Finite inputs can still give an op no finite time (a peak of 1e-300 flop/s): say so, not "cannot run".
   if (r.empty() && op_time(op, dev) == kInfeasible)
     r = "op '" + graph_->op(op).name + "' would take longer than any finite time on device '" +
-        platform_->devices[static_cast<std::size_t>(dev)].name + "' (its throughput or bandwidth is too small)";
+        platform_->devices[static_cast<std::size_t>(dev)].name +
+        "' (its throughput or bandwidth is too small)";
   return r;
 }
 

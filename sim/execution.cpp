@@ -51,7 +51,8 @@ void fill_analytic_energy(Execution& e, const Plan& plan, const CostModel& cost)
 }
 
 void fill_energy_from_usage(Execution& e, const Platform& p, const std::vector<double>& busy_seconds,
-                            const std::vector<double>& pstate_extra_joules, const std::vector<double>& link_bytes) {
+                            const std::vector<double>& pstate_extra_joules,
+                            const std::vector<double>& link_bytes) {
   e.device_energy.assign(p.devices.size(), 0.0);
   for (std::size_t d = 0; d < p.devices.size(); ++d) {
     const auto& dev = p.devices[d];
@@ -64,7 +65,8 @@ void fill_energy_from_usage(Execution& e, const Platform& p, const std::vector<d
     const auto& link = p.links[l];
     const double use_seconds = link_bytes[l] / link.bandwidth;
     const double share = link.sharing == Sharing::SplitDuplex ? 0.5 : 1.0;
-    e.link_energy[l] = link.idle_watts * e.makespan + (link.busy_watts - link.idle_watts) * share * use_seconds;
+    e.link_energy[l] =
+        link.idle_watts * e.makespan + (link.busy_watts - link.idle_watts) * share * use_seconds;
   }
 }
 

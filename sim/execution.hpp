@@ -45,6 +45,7 @@ void fill_analytic_energy(Execution& e, const Plan& plan, const CostModel& cost)
 // The same model from usage already measured: seconds each device had at least one op running, the extra
 // joules of ops at lower p-states ((state busy W - nominal busy W) x duration), and bytes over each link.
 void fill_energy_from_usage(Execution& e, const Platform& p, const std::vector<double>& busy_seconds,
-                            const std::vector<double>& pstate_extra_joules, const std::vector<double>& link_bytes);
+                            const std::vector<double>& pstate_extra_joules,
+                            const std::vector<double>& link_bytes);
 
 } // namespace hs

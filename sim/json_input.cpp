@@ -111,7 +111,8 @@ double JsonNode::as_number() const {
   const double v = value_->get<double>();
   if (!std::isfinite(v)) fail("expected a finite number");
   // A subnormal value (below 2.2e-308) is no quantity anyone means; dividing by it overflows.
-  if (v != 0 && std::abs(v) < DBL_MIN) fail("is too close to zero to be meaningful (got " + value_->dump() + ")");
+  if (v != 0 && std::abs(v) < DBL_MIN)
+    fail("is too close to zero to be meaningful (got " + value_->dump() + ")");
   return v;
 }
 

@@ -237,17 +237,19 @@ Platform parse_platform_json(const Json& j, const std::string& file) {
       if (names.size() != 2) pair.fail("expected a pair of device names, [\"a\", \"b\"]");
       const auto a = p.find_device(names[0]), b = p.find_device(names[1]);
       if (!a || !b) pair.fail("unknown device '" + (a ? names[1] : names[0]) + "'");
-      if (p.route(*a, *b) || p.route(*b, *a)) pair.fail("'" + names[0] + "' and '" + names[1] + "' have a route");
+      if (p.route(*a, *b) || p.route(*b, *a))
+        pair.fail("'" + names[0] + "' and '" + names[1] + "' have a route");
       unreachable.insert({*a, *b});
       unreachable.insert({*b, *a});
     }
   for (DeviceId a = 0; a < p.device_count(); ++a)
     for (DeviceId b = 0; b < p.device_count(); ++b)
       if (a != b && !p.route(a, b) && !unreachable.count({a, b}))
-        throw InputError(file, "routes",
-                         "no route from '" + p.devices[static_cast<std::size_t>(a)].name + "' to '" +
-                             p.devices[static_cast<std::size_t>(b)].name +
-                             "': add one, or list the pair under \"unreachable\" if no transfer can join them");
+        throw InputError(
+            file, "routes",
+            "no route from '" + p.devices[static_cast<std::size_t>(a)].name + "' to '" +
+                p.devices[static_cast<std::size_t>(b)].name +
+                "': add one, or list the pair under \"unreachable\" if no transfer can join them");
   return p;
 }
 

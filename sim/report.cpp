@@ -80,10 +80,11 @@ OJson report_json(const Report& r) {
   if (!r.cross_check.empty()) {
     OJson checks = OJson::array();
     for (const auto& c : r.cross_check)
-      checks.push_back({{"engine", c.engine},
-                        {"meaning", engine_label(c.engine)},
-                        {"makespan_s", c.makespan},
-                        {"difference_percent", e.makespan > 0 ? 100.0 * (c.makespan - e.makespan) / e.makespan : 0.0}});
+      checks.push_back(
+          {{"engine", c.engine},
+           {"meaning", engine_label(c.engine)},
+           {"makespan_s", c.makespan},
+           {"difference_percent", e.makespan > 0 ? 100.0 * (c.makespan - e.makespan) / e.makespan : 0.0}});
     j["cross_check"] = checks;
   }
   OJson energy;

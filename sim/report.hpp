@@ -36,7 +36,8 @@ struct Report {
 Report make_report(RunInfo info, const Plan& plan, const CostModel& cost, Execution e,
                    std::vector<EngineFigure> cross_check = {});
 
-// The engine's name as printed: "SimGrid replay", "contention-aware evaluator", "contention-free lower bound".
+// The engine's name as printed: "SimGrid replay", "contention-aware evaluator", "contention-free lower
+// bound".
 std::string engine_label(const std::string& engine);
 
 nlohmann::ordered_json report_json(const Report& r);

@@ -1,8 +1,8 @@
 // The replay of a run-time policy: one actor per device stream asks the policy for work whenever it is
 // idle; ops become ready when their predecessors finish; inputs are pulled from their producer's device
 // when an op is dispatched (or earlier, when the policy commits it to a device: prefetch).
-#include "sim/simgrid_engine.hpp"
 #include "sim/replay_process.hpp"
+#include "sim/simgrid_engine.hpp"
 #include "sim/simgrid_replay_support.hpp"
 #include "sim/simgrid_transfers.hpp"
 

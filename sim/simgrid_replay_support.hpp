@@ -52,7 +52,6 @@ std::string simulate(const Platform& p, const Scenario& scenario,
                      const std::function<void(SimgridPlatform&)>& setup,
                      const std::function<std::string()>& finish);
 
-
 // Measured energy of the platform so far (call at the end of the simulation).
 void collect_energy(const SimgridPlatform& sg, Execution& e);
 

@@ -124,7 +124,8 @@ double parse(std::string_view text, Quantity q) {
   const std::string unit = trim(std::string_view(ptr, static_cast<std::size_t>(end - ptr)));
   const double scaled = value * factor_of(unit, q, s);
   // Checked after scaling: "1e300Tf" is finite as written and infinite in flop/s.
-  if (!std::isfinite(scaled)) throw std::invalid_argument("'" + s + "' is out of range once scaled to base units");
+  if (!std::isfinite(scaled))
+    throw std::invalid_argument("'" + s + "' is out of range once scaled to base units");
   if (scaled != 0 && std::abs(scaled) < DBL_MIN)
     throw std::invalid_argument("'" + s + "' is too close to zero to be meaningful");
   return scaled;

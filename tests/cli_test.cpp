@@ -37,8 +37,8 @@ TEST_CASE("run prints every metric and writes the report, the timeline and the t
       heterosim("run --platform hetero-server --workload random:ops=60 --policy heft --seed 2 --out " +
                 (dir / "o").string());
   CHECK(r.exit_code == 0);
-  for (const char* what : {"latency", "energy", "peak mem", "transfers", "SimGrid replay", "contention-aware evaluator",
-                           "contention-free lower bound", "npu0", "fpga0"})
+  for (const char* what : {"latency", "energy", "peak mem", "transfers", "SimGrid replay",
+                           "contention-aware evaluator", "contention-free lower bound", "npu0", "fpga0"})
     CHECK_MESSAGE(r.output.find(what) != std::string::npos, what);
   for (const char* f : {"report.json", "timeline.csv", "trace.json"})
     CHECK(fs::file_size(dir / "o" / f) > 100);

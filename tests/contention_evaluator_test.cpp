@@ -327,8 +327,8 @@ TEST_CASE("evaluator agrees with the replay on random graphs of every preset, in
   // 120 plans: seeds 1-8 of 60-120 ops on three presets, five policies. With SimGrid's default lazy network
   // update the replay was up to 2.75% off (it let three flows through the 31.5 GB/s switch uplink at 15.75
   // GB/s each, over the link's capacity); the replay now uses network/optim:Full (sim/simgrid_platform.cpp).
-  // Measured since: worst makespan error 2e-15, worst op start or end 9e-7 of the makespan, worst energy 0.27%
-  // (the energy plugins integrate link power over SimGrid's steps; the evaluator from bytes moved).
+  // Measured since: worst makespan error 2e-15, worst op start or end 9e-7 of the makespan, worst energy
+  // 0.27% (the energy plugins integrate link power over SimGrid's steps; the evaluator from bytes moved).
   struct Case {
     std::string platform, precision;
   };

@@ -1,9 +1,9 @@
 // The worked example of Topcuoglu, Hariri and Wu (IEEE TPDS 13(3), 2002, Fig. 2 and Fig. 4a): the paper
 // lists the upward ranks and a HEFT schedule of length 80.
 #include "policies/heft.hpp"
-#include "sim/contention_engine.hpp"
 #include "policies/policy.hpp"
 #include "sim/analytic_engine.hpp"
+#include "sim/contention_engine.hpp"
 #include "sim/graph_io.hpp"
 #include "sim/simgrid_engine.hpp"
 #include "test_support.hpp"

@@ -51,12 +51,14 @@ TEST_CASE("pareto writes the front, its plots and history, the same bytes for th
     // The search's evaluator predicted every member within 5% of its replay.
     CHECK(std::abs(p["search_error"]["latency"].get<double>()) <= 0.05);
     CHECK(p["search_error"]["latency"].get<double>() ==
-          doctest::Approx(p["evaluator"]["latency_s"].get<double>() / p["simgrid"]["latency_s"].get<double>() - 1));
+          doctest::Approx(
+              p["evaluator"]["latency_s"].get<double>() / p["simgrid"]["latency_s"].get<double>() - 1));
   }
   // The front is defined on replayed values: no member is dominated by another there.
   for (const auto& p : j["plans"])
     for (const auto& q : j["plans"]) {
-      const auto a_ = p["normalised"].get<std::vector<double>>(), b_ = q["normalised"].get<std::vector<double>>();
+      const auto a_ = p["normalised"].get<std::vector<double>>(),
+                 b_ = q["normalised"].get<std::vector<double>>();
       bool no_worse = true, better = false;
       for (std::size_t k = 0; k < a_.size(); ++k) {
         no_worse = no_worse && b_[k] <= a_[k];
@@ -94,13 +96,17 @@ TEST_CASE("pareto writes the front, its plots and history, the same bytes for th
     CHECK(plan["simgrid"]["latency_s"].get<double>() <= 1.05 * best_latency);
     CHECK(plan.contains("placement"));
 
-    const std::string run = "run --platform " + hs::test::source_dir() +
-                            "/platforms/hetero-server.json --workload random:ops=24,precision=fp16 --seed 4 -q";
-    const Outcome replayed = heterosim(run + " --plan " + chosen.string() + " --out " + (a / "replayed").string());
+    const std::string run =
+        "run --platform " + hs::test::source_dir() +
+        "/platforms/hetero-server.json --workload random:ops=24,precision=fp16 --seed 4 -q";
+    const Outcome replayed =
+        heterosim(run + " --plan " + chosen.string() + " --out " + (a / "replayed").string());
     REQUIRE(replayed.exit_code == 0);
     const auto r = nlohmann::json::parse(slurp(a / "replayed" / "report.json"));
-    CHECK(r["makespan_s"].get<double>() == doctest::Approx(plan["simgrid"]["latency_s"].get<double>()).epsilon(1e-9));
-    CHECK(r["energy"]["total_j"].get<double>() == doctest::Approx(plan["simgrid"]["energy_j"].get<double>()).epsilon(1e-9));
+    CHECK(r["makespan_s"].get<double>() ==
+          doctest::Approx(plan["simgrid"]["latency_s"].get<double>()).epsilon(1e-9));
+    CHECK(r["energy"]["total_j"].get<double>() ==
+          doctest::Approx(plan["simgrid"]["energy_j"].get<double>()).epsilon(1e-9));
     for (const auto& [device, bytes] : plan["simgrid"]["peak_memory_bytes"].items())
       CHECK(r["devices"][device]["peak_memory_bytes"].get<double>() == doctest::Approx(bytes.get<double>()));
     // From the front itself, by id; a front with several plans needs the id.
@@ -110,12 +116,14 @@ TEST_CASE("pareto writes the front, its plots and history, the same bytes for th
               .exit_code == 0);
     CHECK(nlohmann::json::parse(slurp(a / "by-id" / "report.json"))["makespan_s"] == r["makespan_s"]);
     if (j["plans"].size() > 1) {
-      const Outcome ambiguous = heterosim(run + " --plan " + (a / "front.json").string() + " --out " + (a / "x").string());
+      const Outcome ambiguous =
+          heterosim(run + " --plan " + (a / "front.json").string() + " --out " + (a / "x").string());
       CHECK(ambiguous.exit_code != 0);
       CHECK(ambiguous.output.find("--plan-id") != std::string::npos);
     }
-    const Outcome other = heterosim("run --platform workstation --workload random:ops=24 --seed 4 -q --plan " +
-                                    chosen.string() + " --out " + (a / "y").string());
+    const Outcome other =
+        heterosim("run --platform workstation --workload random:ops=24 --seed 4 -q --plan " +
+                  chosen.string() + " --out " + (a / "y").string());
     CHECK(other.exit_code != 0);
     CHECK(other.output.find("chosen.json: platform") != std::string::npos);
   }
@@ -157,9 +165,9 @@ TEST_CASE("pareto and select refuse bad input with the place named") {
   const Outcome w = heterosim(kRun + " --out " + d.string() + " --weights 1,2");
   CHECK(w.exit_code != 0);
   CHECK(w.output.find("--weights") != std::string::npos);
-  std::ofstream(d / "broken.json")
-      << "{\"format\": \"heterosim-pareto-front\", \"version\": 1, \"objectives\": [{\"name\": \"latency\"}], "
-         "\"plans\": [{\"id\": 0}]}";
+  std::ofstream(d / "broken.json") << "{\"format\": \"heterosim-pareto-front\", \"version\": 1, "
+                                      "\"objectives\": [{\"name\": \"latency\"}], "
+                                      "\"plans\": [{\"id\": 0}]}";
   const Outcome broken = heterosim("select --front " + (d / "broken.json").string());
   CHECK(broken.exit_code != 0);
   CHECK(broken.output.find("broken.json: plans[0]") != std::string::npos);

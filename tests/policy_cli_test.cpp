@@ -81,8 +81,8 @@ TEST_CASE(
   const Outcome ok =
       heterosim("run" + kTextbook + " --scenario " + slow.string() + " --out " + (dir / "s").string());
   CHECK(ok.exit_code == 0);
-  // The evaluator applies the scenario as the replay does (within its error); the contention-free bound has no
-  // time-varying resources and refuses it, naming the file.
+  // The evaluator applies the scenario as the replay does (within its error); the contention-free bound has
+  // no time-varying resources and refuses it, naming the file.
   const auto report = [&](const fs::path& d) {
     std::stringstream s;
     s << std::ifstream(d / "report.json").rdbuf();

@@ -28,8 +28,8 @@ double WorkloadParams::number(const std::string& key, double fallback, double mi
   // NaN compares false with everything, so test that the value is inside the range, not outside it.
   if (!std::isfinite(x) || !(x >= min && x <= max))
     throw InputError(builder_, key,
-                     "must be a finite number between " + std::to_string(min) + " and " + std::to_string(max) +
-                         " (got '" + *v + "')");
+                     "must be a finite number between " + std::to_string(min) + " and " +
+                         std::to_string(max) + " (got '" + *v + "')");
   return x;
 }
 

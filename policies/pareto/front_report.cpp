@@ -155,8 +155,7 @@ void replay_in_simgrid(const ParetoProblem& problem, FrontReport& r) {
     if (!v.scores.feasible) why = "infeasible in the replay (" + v.scores.infeasible_because + ")";
     for (std::size_t k = 0; k < r.plans.size() && why.empty(); ++k) {
       const auto& w = r.simgrid[k]->point;
-      if (k != i && r.simgrid[k]->scores.feasible &&
-          (dominates(w, v.point) || (w == v.point && k < i)))
+      if (k != i && r.simgrid[k]->scores.feasible && (dominates(w, v.point) || (w == v.point && k < i)))
         why = "dominated in the replay by the plan from " + r.plans[k].origin;
     }
     if (why.empty())
@@ -181,8 +180,9 @@ const Evaluated& final_value(const FrontReport& r, std::size_t plan) {
 }
 
 const Evaluated& final_baseline_value(const FrontReport& r, std::size_t baseline) {
-  return baseline < r.baselines_simgrid.size() && r.baselines_simgrid[baseline] ? *r.baselines_simgrid[baseline]
-                                                                                 : r.baselines[baseline].value;
+  return baseline < r.baselines_simgrid.size() && r.baselines_simgrid[baseline]
+             ? *r.baselines_simgrid[baseline]
+             : r.baselines[baseline].value;
 }
 
 std::string final_engine(const FrontReport& r) {
@@ -206,9 +206,10 @@ OJson front_json(const ParetoProblem& problem, const FrontReport& r) {
   j["normalisation"] = {{"reference_policy", problem.reference_policy()},
                         {"latency_s", problem.normalisation().latency},
                         {"energy_j", problem.normalisation().energy},
-                        {"note", "latency and energy over the reference plan's (contention-aware evaluator; for a "
-                                 "single-device plan it equals the replay); memory is peak/capacity; precision "
-                                 "as is"}};
+                        {"note",
+                         "latency and energy over the reference plan's (contention-aware evaluator; for a "
+                         "single-device plan it equals the replay); memory is peak/capacity; precision "
+                         "as is"}};
   j["error_budget"] = problem.error_budget();
   const auto ref = problem.reference_point();
   std::vector<std::vector<double>> front_points, base_points;
@@ -251,7 +252,9 @@ OJson front_json(const ParetoProblem& problem, const FrontReport& r) {
     if (i < r.simgrid.size() && r.simgrid[i]) {
       const Scores& sg = r.simgrid[i]->scores;
       p["simgrid"] = scores_json(sg, problem.cost().platform());
-      const auto rel = [](double search, double replay) { return replay > 0 ? (search - replay) / replay : 0.0; };
+      const auto rel = [](double search, double replay) {
+        return replay > 0 ? (search - replay) / replay : 0.0;
+      };
       p["search_error"] = {{"latency", rel(e.value.scores.latency, sg.latency)},
                            {"energy", rel(e.value.scores.energy, sg.energy)},
                            {"memory", rel(e.value.scores.memory, sg.memory)},
@@ -302,7 +305,8 @@ std::string front_table(const ParetoProblem& problem, const FrontReport& r) {
   std::ostringstream s;
   char line[256];
   const std::string engine = final_engine(r);
-  s << "values from the " << (engine == "simgrid" ? "SimGrid replay" : "contention-aware evaluator (not replayed)")
+  s << "values from the "
+    << (engine == "simgrid" ? "SimGrid replay" : "contention-aware evaluator (not replayed)")
     << "; search err = evaluator latency vs replay\n";
   std::snprintf(line, sizeof line, "%4s  %-22s %12s %12s %9s %9s %9s %11s\n", "id", "origin", "latency_s",
                 "energy_j", "memory", "lat/ref", "en/ref", "search err");
@@ -325,7 +329,8 @@ std::string front_table(const ParetoProblem& problem, const FrontReport& r) {
   for (std::size_t b = 0; b < r.baselines.size(); ++b)
     row("-", r.baselines[b].policy, r.baselines[b].value, final_baseline_value(r, b), engine == "simgrid");
   if (!r.dropped_by_replay.empty())
-    s << r.dropped_by_replay.size() << " searched plan(s) dropped: the replay showed them dominated or infeasible\n";
+    s << r.dropped_by_replay.size()
+      << " searched plan(s) dropped: the replay showed them dominated or infeasible\n";
   return s.str();
 }
 
@@ -346,13 +351,14 @@ std::vector<std::pair<std::string, std::string>> front_plots(const ParetoProblem
         front.push_back({"plan " + std::to_string(i) + " (" + r.plans[i].origin + ")",
                          final_value(r, i).point[a], final_value(r, i).point[b]});
       for (std::size_t k = 0; k < r.baselines.size(); ++k)
-        base.push_back(
-            {r.baselines[k].policy, final_baseline_value(r, k).point[a], final_baseline_value(r, k).point[b]});
+        base.push_back({r.baselines[k].policy, final_baseline_value(r, k).point[a],
+                        final_baseline_value(r, k).point[b]});
       const std::string stem = objective_name(objs[a]) + "-" + objective_name(objs[b]);
-      out.emplace_back(stem, scatter_svg(r.workload + " on " + r.platform + ": " + objective_name(objs[a]) +
-                                             " vs " + objective_name(objs[b]) +
-                                             (final_engine(r) == "simgrid" ? " (SimGrid replay)" : " (evaluator)"),
-                                         label(a), label(b), front, base));
+      out.emplace_back(stem,
+                       scatter_svg(r.workload + " on " + r.platform + ": " + objective_name(objs[a]) +
+                                       " vs " + objective_name(objs[b]) +
+                                       (final_engine(r) == "simgrid" ? " (SimGrid replay)" : " (evaluator)"),
+                                   label(a), label(b), front, base));
     }
   return out;
 }

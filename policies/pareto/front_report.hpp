@@ -21,10 +21,10 @@ struct FrontReport {
   int evaluations = 0;
   std::vector<Baseline> baselines;
   std::vector<std::string> skipped_baselines;
-  std::vector<Entry> plans;                   // sorted; Entry::value holds the evaluator's values
+  std::vector<Entry> plans;                      // sorted; Entry::value holds the evaluator's values
   std::vector<std::optional<Evaluated>> simgrid; // per plan, when replayed
   std::vector<std::optional<Evaluated>> baselines_simgrid; // per baseline, when replayed
-  std::vector<std::string> dropped_by_replay;  // "origin: why" for members the replay showed dominated
+  std::vector<std::string> dropped_by_replay; // "origin: why" for members the replay showed dominated
   std::vector<HistoryPoint> history;
   std::vector<double> weights;         // weighted-sum mode, when given
   std::optional<std::size_t> weighted; // the plan it picks

@@ -22,10 +22,10 @@ std::optional<Objective> parse_objective(const std::string& name);
 std::vector<Objective> parse_objective_list(const std::string& csv, const std::string& option);
 
 struct Scores {
-  double latency = 0.0;   // seconds
-  double energy = 0.0;    // joules
-  double memory = 0.0;    // max over devices of peak / capacity
-  double precision = 0.0; // error-budget units
+  double latency = 0.0;           // seconds
+  double energy = 0.0;            // joules
+  double memory = 0.0;            // max over devices of peak / capacity
+  double precision = 0.0;         // error-budget units
   std::vector<double> peak_bytes; // per device, as the memory objective saw them
   bool feasible = true;
   std::string infeasible_because;

@@ -64,8 +64,8 @@ Evaluated ParetoProblem::evaluate(const Genome& g) const {
   const Decoded d = encoding_.decode(g);
   ContentionEvaluator& evaluator = evaluator_for(d);
   const Execution& e = evaluator.run(d.plan, false); // transfers in completion order: only totals are read
-  return from_scores(
-      score_execution(d.plan, *d.cost, e, d.precision_penalty, options_.error_budget, &evaluator.peak_memory()));
+  return from_scores(score_execution(d.plan, *d.cost, e, d.precision_penalty, options_.error_budget,
+                                     &evaluator.peak_memory()));
 }
 
 ContentionEvaluator& ParetoProblem::evaluator_for(const Decoded& d) const {
@@ -75,7 +75,8 @@ ContentionEvaluator& ParetoProblem::evaluator_for(const Decoded& d) const {
   if (d.cost == cost_ || !d.rewritten) return *base_evaluator_;
   for (auto it = rewritten_evaluators_.begin(); it != rewritten_evaluators_.end(); ++it)
     if (it->model == d.rewritten) {
-      if (it != rewritten_evaluators_.begin()) rewritten_evaluators_.splice(rewritten_evaluators_.begin(), rewritten_evaluators_, it);
+      if (it != rewritten_evaluators_.begin())
+        rewritten_evaluators_.splice(rewritten_evaluators_.begin(), rewritten_evaluators_, it);
       return *rewritten_evaluators_.front().evaluator;
     }
   rewritten_evaluators_.push_front({d.rewritten, std::make_unique<ContentionEvaluator>(*d.cost)});
@@ -85,7 +86,8 @@ ContentionEvaluator& ParetoProblem::evaluator_for(const Decoded& d) const {
 
 Evaluated ParetoProblem::evaluate_plan(const Plan& plan) const {
   const Execution& e = base_evaluator_->run(plan);
-  return from_scores(score_execution(plan, *cost_, e, 0.0, options_.error_budget, &base_evaluator_->peak_memory()));
+  return from_scores(
+      score_execution(plan, *cost_, e, 0.0, options_.error_budget, &base_evaluator_->peak_memory()));
 }
 
 std::vector<Baseline> ParetoProblem::baselines(std::uint64_t seed, std::vector<std::string>* skipped) const {

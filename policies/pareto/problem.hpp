@@ -10,10 +10,9 @@
 #include "policies/pareto/archive.hpp"
 #include "sim/contention_engine.hpp"
 
+#include <cstdint>
 #include <list>
 #include <memory>
-
-#include <cstdint>
 #include <string>
 #include <vector>
 

@@ -16,7 +16,8 @@ std::map<std::string, OpId> op_ids(const Graph& g) {
 
 OpId op_named(const std::map<std::string, OpId>& ids, const JsonNode& n) {
   const auto it = ids.find(n.as_string());
-  if (it == ids.end()) n.fail("no op '" + n.as_string() + "' in the workload's graph (is it the same workload?)");
+  if (it == ids.end())
+    n.fail("no op '" + n.as_string() + "' in the workload's graph (is it the same workload?)");
   return it->second;
 }
 
@@ -43,7 +44,8 @@ RewriteDecision decision_for(const JsonNode& rewrites, const CostModel& base, co
       std::size_t f = 0;
       while (f < cand.fusions.size() && cand.fusions[f].chain != ops)
         ++f;
-      if (f == cand.fusions.size()) chain.fail("is not a chain the search can fuse on this graph and platform");
+      if (f == cand.fusions.size())
+        chain.fail("is not a chain the search can fuse on this graph and platform");
       d.fuse[f] = true;
     }
   if (auto splits = rewrites.find("splits"))
@@ -107,8 +109,8 @@ StoredPlan load_stored_plan(const std::string& path, std::optional<int> id, cons
   RewriteDecision decision = decision_for(entry->at("rewrites"), base, cand, ids);
   out.cost = &base;
   if (decision.changes_graph()) {
-    out.rewritten = std::make_shared<const RewrittenModel>(apply_rewrites(base.graph(), cand, decision), p,
-                                                           calibration);
+    out.rewritten =
+        std::make_shared<const RewrittenModel>(apply_rewrites(base.graph(), cand, decision), p, calibration);
     out.cost = &out.rewritten->cost;
   }
   const Graph& g = out.cost->graph();

@@ -65,7 +65,8 @@ int compare(const CompareOptions& o) {
   const CostModel cost(graph, platform,
                        o.calibration.empty() ? Calibration{} : load_calibration(o.calibration, platform));
   std::vector<std::string> names = o.policies.empty() ? all_policy_names() : split_names(o.policies);
-  std::string skipped; // run-time policies left out by default on the in-process engines, which cannot run them
+  std::string
+      skipped; // run-time policies left out by default on the in-process engines, which cannot run them
   if (o.policies.empty() && o.engine != "simgrid")
     names.erase(std::remove_if(names.begin(), names.end(),
                                [&](const std::string& n) {
@@ -185,8 +186,9 @@ Action compare_command(CLI::App& app) {
   cmd->add_option("--platform", o->platform, "Platform file or preset name")->required();
   cmd->add_option("--workload", o->workload, "Graph file or builder spec such as random:ops=200")->required();
   cmd->add_option("--policies", o->policies, "Comma-separated policy names (default: every policy)");
-  cmd->add_option("--engine", o->engine,
-                  "simgrid (needed by run-time policies), evaluator (contention-aware) or analytic (contention-free)")
+  cmd->add_option(
+         "--engine", o->engine,
+         "simgrid (needed by run-time policies), evaluator (contention-aware) or analytic (contention-free)")
       ->check(CLI::IsMember({"simgrid", "evaluator", "analytic"}))
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed for random workloads and randomised policies")

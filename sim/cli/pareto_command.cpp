@@ -101,8 +101,9 @@ int run_pareto(const ParetoOptions& o) {
   report.skipped_baselines = skipped;
   if (!o.no_replay) pareto::replay_in_simgrid(problem, report);
   if (report.plans.empty()) {
-    std::cerr << "heterosim: no feasible plan was found (every candidate exceeded a device's capacity or the error "
-                 "budget); nothing was written\n";
+    std::cerr
+        << "heterosim: no feasible plan was found (every candidate exceeded a device's capacity or the error "
+           "budget); nothing was written\n";
     return 3;
   }
   if (!weights.empty()) {
@@ -124,12 +125,14 @@ int run_pareto(const ParetoOptions& o) {
   if (!o.quiet) {
     std::cout << report.algorithm << " on " << graph.name << " / " << platform.name << ": "
               << report.plans.size() << " plans on the front after " << report.evaluations
-              << " evaluations; hypervolume " << [&] {
-                   std::vector<std::vector<double>> pts;
-                   for (std::size_t i = 0; i < report.plans.size(); ++i)
-                     pts.push_back(pareto::final_value(report, i).point);
-                   return pareto::hypervolume(pts, problem.reference_point());
-                 }() << " (" << pareto::final_engine(report) << ")"
+              << " evaluations; hypervolume " <<
+        [&] {
+          std::vector<std::vector<double>> pts;
+          for (std::size_t i = 0; i < report.plans.size(); ++i)
+            pts.push_back(pareto::final_value(report, i).point);
+          return pareto::hypervolume(pts, problem.reference_point());
+        }() << " ("
+              << pareto::final_engine(report) << ")"
               << " (reference point";
     for (double v : problem.reference_point())
       std::cout << ' ' << v;

@@ -24,7 +24,8 @@ std::vector<EngineFigure> other_engines(const Plan& plan, const CostModel& cost,
                                         const std::string& main_engine) {
   std::vector<EngineFigure> out;
   if (main_engine != "evaluator") out.push_back({"evaluator", run_contention(plan, cost, scenario).makespan});
-  if (main_engine != "analytic" && scenario.empty()) out.push_back({"analytic", run_analytic(plan, cost).makespan});
+  if (main_engine != "analytic" && scenario.empty())
+    out.push_back({"analytic", run_analytic(plan, cost).makespan});
   return out;
 }
 } // namespace
@@ -62,7 +63,8 @@ PolicyOutcome execute_policy(const std::string& name, const PolicyContext& ctx, 
   return execute_plan(policy_by_name(name).plan(ctx), ctx.cost, scenario, engine);
 }
 
-PolicyOutcome execute_plan(Plan plan, const CostModel& cost, const Scenario& scenario, const std::string& engine) {
+PolicyOutcome execute_plan(Plan plan, const CostModel& cost, const Scenario& scenario,
+                           const std::string& engine) {
   if (engine == "analytic" && !scenario.empty())
     throw InputError(scenario.file, "",
                      "the analytic engine (a contention-free lower bound) cannot apply a scenario; use "

@@ -23,7 +23,8 @@ PolicyOutcome execute_policy(const std::string& policy, const PolicyContext& ctx
                              const std::string& engine);
 
 // The same for a plan made elsewhere (a stored plan): validated, run on `engine`, cross-checked.
-PolicyOutcome execute_plan(Plan plan, const CostModel& cost, const Scenario& scenario, const std::string& engine);
+PolicyOutcome execute_plan(Plan plan, const CostModel& cost, const Scenario& scenario,
+                           const std::string& engine);
 
 // Throws std::invalid_argument listing every known policy when `name` is none of them.
 void require_known_policy(const std::string& name);

@@ -35,7 +35,8 @@ struct RunOptions {
 int run(const RunOptions& o) {
   const Platform platform = load_platform(o.platform);
   const Graph graph = load_workload(o.workload, o.seed);
-  const Calibration calibration = o.calibration.empty() ? Calibration{} : load_calibration(o.calibration, platform);
+  const Calibration calibration =
+      o.calibration.empty() ? Calibration{} : load_calibration(o.calibration, platform);
   const CostModel cost(graph, platform, calibration);
   if (o.plan.empty()) require_known_policy(o.policy);
   if (o.plan.empty() && o.plan_id) throw InputError("--plan-id", std::to_string(*o.plan_id), "needs --plan");
@@ -57,14 +58,14 @@ int run(const RunOptions& o) {
   PolicyOutcome outcome = stored ? execute_plan(stored->plan, *stored->cost, scenario, o.engine)
                                  : execute_policy(o.policy, ctx, scenario, o.engine);
   const CostModel& plan_cost = stored ? *stored->cost : cost;
-  const Report report = make_report({platform.name, graph.name, stored ? stored->label : o.policy, o.seed},
-                                    outcome.plan, plan_cost, std::move(outcome.execution),
-                                    std::move(outcome.cross_check));
+  const Report report =
+      make_report({platform.name, graph.name, stored ? stored->label : o.policy, o.seed}, outcome.plan,
+                  plan_cost, std::move(outcome.execution), std::move(outcome.cross_check));
   // A plan that does not fit is refused before anything is written, unless asked to keep it.
   const auto violations = capacity_violations(report.memory, platform);
   for (const auto& v : violations)
-    std::cerr << "heterosim: " << (o.allow_over_capacity ? "warning" : "error") << ": memory over capacity: " << v
-              << "\n";
+    std::cerr << "heterosim: " << (o.allow_over_capacity ? "warning" : "error")
+              << ": memory over capacity: " << v << "\n";
   if (!violations.empty() && !o.allow_over_capacity) {
     std::cerr << "heterosim: the plan does not fit, so no report was written; choose another policy or pass "
                  "--allow-over-capacity to keep it anyway\n";
@@ -91,9 +92,10 @@ Action run_command(CLI::App& app) {
       ->required();
   cmd->add_option("--policy", o->policy, "Scheduling policy, static or run-time (see `heterosim policies`)")
       ->capture_default_str();
-  cmd->add_option("--engine", o->engine,
-                  "simgrid: discrete-event replay; evaluator: in-process contention-aware model of the replay; "
-                  "analytic: contention-free O(V+E) lower bound")
+  cmd->add_option(
+         "--engine", o->engine,
+         "simgrid: discrete-event replay; evaluator: in-process contention-aware model of the replay; "
+         "analytic: contention-free O(V+E) lower bound")
       ->check(CLI::IsMember({"simgrid", "evaluator", "analytic"}))
       ->capture_default_str();
   cmd->add_option("--out", o->out, "Directory for report.json, timeline.csv and trace.json")
@@ -101,8 +103,9 @@ Action run_command(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "Seed for random workloads and randomised policies")
       ->capture_default_str();
   cmd->add_option("--calibration", o->calibration, "Calibration file overriding the platform's efficiencies");
-  cmd->add_option("--scenario", o->scenario,
-                  "What-if file: background load on devices, degraded links, op-time noise (simgrid and evaluator)");
+  cmd->add_option(
+      "--scenario", o->scenario,
+      "What-if file: background load on devices, degraded links, op-time noise (simgrid and evaluator)");
   cmd->add_option("--plan", o->plan,
                   "Replay a stored plan instead of planning: a front.json from `heterosim pareto` (with "
                   "--plan-id) or a file from `heterosim select --out`");

@@ -139,8 +139,9 @@ Action select_command(CLI::App& app) {
         std::string("--max-") + name, [o, name](const std::string& v) { o->limits[name] = v; },
         std::string("Upper limit on ") + name +
             ": a value in its unit, or a multiple of the front's best such as 1.05x");
-  cmd->add_option("--engine", o->engine,
-                  "Whose values to compare: simgrid (the replay, the front's judge) or evaluator (the search's)")
+  cmd->add_option(
+         "--engine", o->engine,
+         "Whose values to compare: simgrid (the replay, the front's judge) or evaluator (the search's)")
       ->check(CLI::IsMember({"simgrid", "evaluator"}))
       ->capture_default_str();
   cmd->add_option(
