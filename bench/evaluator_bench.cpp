@@ -12,6 +12,7 @@
 // ContentionEvaluator::makespan() (no energy, no sorted transfers). Planning is not timed. Each measurement
 // repeats until it has used at least 1 CPU second (at least 3 evaluations). bench/run_evaluator_bench.sh
 // runs the sizes and prints the figures.
+#include "bench/bench_plans.hpp"
 #include "policies/policy.hpp"
 #include "sim/analytic_engine.hpp"
 #include "sim/contention_engine.hpp"
@@ -35,18 +36,7 @@ double cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-// Each op on the fastest device that can run it, queues in topological order (bench/replay_bench.cpp).
-Plan fastest_per_op(const CostModel& cost) {
-  const Graph& g = cost.graph();
-  Plan plan = Plan::empty(g.op_count(), cost.platform(), "fastest-per-op");
-  for (OpId o : g.topological_order()) {
-    DeviceId best = 0;
-    for (DeviceId d = 1; d < cost.platform().device_count(); ++d)
-      if (cost.op_time(o, d) < cost.op_time(o, best)) best = d;
-    plan.append(o, best);
-  }
-  return plan;
-}
+using bench::fastest_per_op;
 
 struct Timing {
   long evaluations = 0;

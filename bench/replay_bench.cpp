@@ -6,6 +6,7 @@
 //
 // Each replay runs in a child process (one SimGrid engine per process) whose wall time and peak RSS are
 // measured by the parent with wait4(), so graph generation and planning are not counted.
+#include "bench/bench_plans.hpp"
 #include "policies/policy.hpp"
 #include "sim/simgrid_engine.hpp"
 #include "sim/simgrid_platform.hpp"
@@ -26,19 +27,7 @@ using namespace hs;
 
 namespace {
 
-// Cheap deterministic plan for very large graphs: each op on the fastest device that can run it,
-// queues in topological order. (HEFT's planning time is not what this benchmark measures.)
-Plan fastest_per_op(const CostModel& cost) {
-  const Graph& g = cost.graph();
-  Plan plan = Plan::empty(g.op_count(), cost.platform(), "fastest-per-op");
-  for (OpId o : g.topological_order()) {
-    DeviceId best = 0;
-    for (DeviceId d = 1; d < cost.platform().device_count(); ++d)
-      if (cost.op_time(o, d) < cost.op_time(o, best)) best = d;
-    plan.append(o, best);
-  }
-  return plan;
-}
+using bench::fastest_per_op;
 
 std::size_t count_transfers(const Plan& plan, const Graph& g) {
   std::size_t n = 0;

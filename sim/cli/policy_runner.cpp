@@ -28,14 +28,18 @@ std::vector<EngineFigure> other_engines(const Plan& plan, const CostModel& cost,
     out.push_back({"analytic", run_analytic(plan, cost).makespan});
   return out;
 }
-} // namespace
-
-PolicyOutcome execute_policy(const std::string& name, const PolicyContext& ctx, const Scenario& scenario,
-                             const std::string& engine) {
+// The contention-free lower bound has no time-varying resources: a scenario given to it would be ignored.
+void refuse_scenario_on_lower_bound(const std::string& engine, const Scenario& scenario) {
   if (engine == "analytic" && !scenario.empty())
     throw InputError(scenario.file, "",
                      "the analytic engine (a contention-free lower bound) cannot apply a scenario; use "
                      "--engine simgrid or --engine evaluator");
+}
+} // namespace
+
+PolicyOutcome execute_policy(const std::string& name, const PolicyContext& ctx, const Scenario& scenario,
+                             const std::string& engine) {
+  refuse_scenario_on_lower_bound(engine, scenario);
   PolicyOutcome out;
   if (const DynamicPolicy* dynamic = DynamicPolicyRegistry::instance().find(name)) {
     if (engine != "simgrid")
@@ -65,10 +69,7 @@ PolicyOutcome execute_policy(const std::string& name, const PolicyContext& ctx, 
 
 PolicyOutcome execute_plan(Plan plan, const CostModel& cost, const Scenario& scenario,
                            const std::string& engine) {
-  if (engine == "analytic" && !scenario.empty())
-    throw InputError(scenario.file, "",
-                     "the analytic engine (a contention-free lower bound) cannot apply a scenario; use "
-                     "--engine simgrid or --engine evaluator");
+  refuse_scenario_on_lower_bound(engine, scenario);
   PolicyOutcome out;
   out.plan = std::move(plan);
   validate_plan(out.plan, cost);
