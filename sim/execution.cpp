@@ -14,6 +14,25 @@ std::vector<double> bytes_per_link(const Execution& e, const Platform& p) {
   return bytes;
 }
 
+std::vector<double> busy_seconds_per_link(const Execution& e, const Platform& p) {
+  std::vector<std::vector<std::pair<double, double>>> on(p.links.size());
+  for (const auto& t : e.transfers)
+    if (const Route* r = p.route(t.from, t.to))
+      for (const auto& hop : r->hops)
+        on[static_cast<std::size_t>(hop.link)].emplace_back(t.start, t.end);
+  std::vector<double> busy(p.links.size(), 0.0);
+  for (std::size_t l = 0; l < on.size(); ++l) {
+    std::sort(on[l].begin(), on[l].end());
+    double covered_until = 0.0;
+    for (const auto& [s, t] : on[l]) {
+      const double from = std::max(s, covered_until);
+      if (t > from) busy[l] += t - from;
+      covered_until = std::max(covered_until, t);
+    }
+  }
+  return busy;
+}
+
 void sort_transfers(std::vector<TransferRun>& transfers) {
   std::sort(transfers.begin(), transfers.end(), [](const TransferRun& a, const TransferRun& b) {
     return std::tie(a.start, a.tensor, a.to) < std::tie(b.start, b.tensor, b.to);

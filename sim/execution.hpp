@@ -33,6 +33,9 @@ struct Execution {
 
 // Bytes that crossed each link, both directions together.
 std::vector<double> bytes_per_link(const Execution& e, const Platform& p);
+// Seconds during which at least one transfer was on each link (either direction): its busy time under
+// sharing, as the engine's timeline shows it.
+std::vector<double> busy_seconds_per_link(const Execution& e, const Platform& p);
 
 // Sorts transfers into the canonical order, so both engines print the same way.
 void sort_transfers(std::vector<TransferRun>& transfers);

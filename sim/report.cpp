@@ -115,9 +115,11 @@ OJson report_json(const Report& r) {
   }
   j["devices"] = devices;
   const auto link_bytes = bytes_per_link(e, p);
+  const auto link_busy = busy_seconds_per_link(e, p);
   OJson links;
   for (std::size_t l = 0; l < p.links.size(); ++l)
     links[p.links[l].name] = {{"bytes", link_bytes[l]},
+                              {"busy_s", link_busy[l]},
                               {"busy_s_at_full_bandwidth", link_bytes[l] / p.links[l].bandwidth}};
   j["links"] = links;
   double moved = 0;
@@ -248,15 +250,16 @@ std::string summary_text(const Report& r) {
     out << line;
   }
   const auto link_bytes = bytes_per_link(e, p);
+  const auto link_busy = busy_seconds_per_link(e, p);
   double moved = 0;
   for (const auto& t : e.transfers)
     moved += t.bytes;
   out << "\ntransfers " << e.transfers.size() << " moving " << units::format_bytes(moved) << "\n";
   for (std::size_t l = 0; l < p.links.size(); ++l)
     if (link_bytes[l] > 0 || e.link_energy[l] > 0) {
-      std::snprintf(line, sizeof line, "  %-20s %12s %12s\n", p.links[l].name.c_str(),
+      std::snprintf(line, sizeof line, "  %-20s %12s %12s   busy %s\n", p.links[l].name.c_str(),
                     units::format_bytes(link_bytes[l]).c_str(),
-                    units::format_energy(e.link_energy[l]).c_str());
+                    units::format_energy(e.link_energy[l]).c_str(), units::format_time(link_busy[l]).c_str());
       out << line;
     }
   return out.str();

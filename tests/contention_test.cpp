@@ -48,6 +48,12 @@ TEST_CASE("two transfers through one shared link take twice as long in the repla
   for (const auto& tr : replay.transfers)
     CHECK(tr.end - tr.start == doctest::Approx(2.0).epsilon(1e-5));
   CHECK(replay.makespan == doctest::Approx(2.0).epsilon(1e-5));
+  // Busy time per link under sharing: the uplink carries both for 2 s; contention-free, 1 s.
+  const LinkId uplink = *t.p.find_link("uplink");
+  CHECK(busy_seconds_per_link(replay, t.p)[static_cast<std::size_t>(uplink)] ==
+        doctest::Approx(2.0).epsilon(1e-5));
+  CHECK(busy_seconds_per_link(analytic, t.p)[static_cast<std::size_t>(uplink)] == doctest::Approx(1.0));
+  CHECK(bytes_per_link(replay, t.p)[static_cast<std::size_t>(uplink)] == doctest::Approx(64e9));
 }
 
 TEST_CASE("split-duplex: opposite directions do not compete; a shared (half-duplex) bus makes them") {
