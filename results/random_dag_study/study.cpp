@@ -49,8 +49,19 @@ Platform processors(int n) {
     devices += std::string(i ? "," : "") + R"({"name": ")" + label('P', i + 1) +
                R"(", "kind": "textbook", "memory": {"bandwidth": "1GBps", "capacity": "1TB"},
                   "power": {"idle": "0W", "busy": "1W"}, "copy_engines": 64})";
+  // A placeholder link per pair, as platforms/textbook-3p.json has: textbook edges carry their own cost and
+  // never use it, but every pair of devices needs a route.
+  std::string links, routes;
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j) {
+      const std::string name = label('P', i + 1) + "-" + label('P', j + 1);
+      links += std::string(links.empty() ? "" : ",") + R"({"name": ")" + name + R"(", "bandwidth": "1GBps"})";
+      routes += std::string(routes.empty() ? "" : ",") + R"({"from": ")" + label('P', i + 1) +
+                R"(", "to": ")" + label('P', j + 1) + R"(", "links": [")" + name + R"("]})";
+    }
   return parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "textbook-)" +
-                            std::to_string(n) + R"(p", "devices": [)" + devices + "]}",
+                            std::to_string(n) + R"(p", "devices": [)" + devices + R"(], "links": [)" + links +
+                            R"(], "routes": [)" + routes + "]}",
                         "generated");
 }
 
