@@ -38,6 +38,12 @@ inline std::filesystem::path scratch_dir(const std::string& suite, const std::st
   return dir;
 }
 
+// Writes `text` to `path` and returns the path, for inputs a test makes up.
+inline std::filesystem::path write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream(path) << text;
+  return path;
+}
+
 // The whole file, bytes as they are.
 inline std::string slurp(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);

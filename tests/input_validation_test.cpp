@@ -21,10 +21,7 @@ fs::path scratch(const std::string& name) {
   return hs::test::scratch_dir("input-validation", name);
 }
 
-fs::path write(const fs::path& path, const std::string& text) {
-  std::ofstream(path) << text;
-  return path;
-}
+using hs::test::write_file;
 
 // A two-device platform: `device_a` adds fields to the first device, `extra` top-level fields; `power` is
 // the first device's power (or p-state) field and `peak` its fp32 peak.
@@ -64,7 +61,7 @@ void check(const Case& c) {
   const fs::path dir = scratch(c.name);
   std::string args = c.args;
   if (!c.file.empty()) {
-    const fs::path f = write(dir / c.file, c.contents);
+    const fs::path f = write_file(dir / c.file, c.contents);
     for (auto at = args.find("FILE"); at != std::string::npos; at = args.find("FILE"))
       args.replace(at, 4, f.string());
   }
@@ -216,8 +213,8 @@ TEST_CASE("empty inputs, unmatched calibrations, missing routes and stored front
 TEST_CASE("a refused run leaves no result files; a repeated tensor error names its place once") {
   const fs::path dir = scratch("no-files");
   // 16 GB of parameters on a 16 GB device: the single-device plan cannot fit.
-  const fs::path p = write(dir / "p.json", platform());
-  const fs::path g = write(dir / "g.json", graph(R"(, "params": "20GB")"));
+  const fs::path p = write_file(dir / "p.json", platform());
+  const fs::path g = write_file(dir / "g.json", graph(R"(, "params": "20GB")"));
   const Outcome r = heterosim("run --platform " + p.string() + " --workload " + g.string() +
                               " --policy fastest-device -q --out " + (dir / "o").string());
   CHECK(r.exit_code == 3);
@@ -232,7 +229,8 @@ TEST_CASE("a refused run leaves no result files; a repeated tensor error names i
   CHECK(kept.exit_code == 0);
   CHECK(fs::exists(dir / "k" / "report.json"));
 
-  const fs::path twice = write(dir / "twice.json", R"({"format": "heterosim-graph", "version": 1, "name": "g",
+  const fs::path twice =
+      write_file(dir / "twice.json", R"({"format": "heterosim-graph", "version": 1, "name": "g",
     "ops": [{"name": "x", "flops": 1}, {"name": "y", "flops": 1}],
     "tensors": [{"name": "t", "bytes": 1, "producer": "x", "consumers": ["y"]},
                 {"name": "t", "bytes": 1, "producer": "x", "consumers": ["y"]}]})");
@@ -247,7 +245,7 @@ TEST_CASE("a refused run leaves no result files; a repeated tensor error names i
 
 TEST_CASE("a run-time policy on a graph no device can run names the op instead of deadlocking") {
   const fs::path dir = scratch("dynamic");
-  const fs::path g = write(dir / "g.json", R"({"format": "heterosim-graph", "version": 1, "name": "g",
+  const fs::path g = write_file(dir / "g.json", R"({"format": "heterosim-graph", "version": 1, "name": "g",
     "ops": [{"name": "x", "flops": 1e6}, {"name": "wide", "flops": 1e6, "precision": "fp8"}],
     "tensors": [{"name": "t", "bytes": 1, "producer": "x", "consumers": ["wide"]}]})");
   const Outcome r = heterosim("run --platform workstation --workload " + g.string() +

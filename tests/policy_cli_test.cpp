@@ -22,10 +22,7 @@ fs::path scratch(const std::string& name) {
   return hs::test::scratch_dir("policy-cli", name);
 }
 
-fs::path write(const fs::path& path, const std::string& text) {
-  std::ofstream(path) << text;
-  return path;
-}
+using hs::test::write_file;
 
 const std::string kTextbook = " --platform " + hs::test::source_dir() +
                               "/platforms/textbook-3p.json --workload " + hs::test::source_dir() +
@@ -76,7 +73,7 @@ TEST_CASE("compare prints one row per policy with ratios to fastest-device, iden
 TEST_CASE(
     "scenario and policy-config files: applied when valid, errors naming the file and place otherwise") {
   const auto dir = scratch("files");
-  const auto slow = write(dir / "slow.json", R"({"format": "heterosim-scenario", "version": 1,
+  const auto slow = write_file(dir / "slow.json", R"({"format": "heterosim-scenario", "version": 1,
       "devices": [{"device": "P2", "profile": [{"at": 0, "availability": 0.5}]}], "noise": {"cv": 0.1, "seed": 3}})");
   const Outcome ok =
       heterosim("run" + kTextbook + " --scenario " + slow.string() + " --out " + (dir / "s").string());
@@ -106,14 +103,14 @@ TEST_CASE(
   CHECK(lower_bound.exit_code != 0);
   CHECK(lower_bound.output.find("slow.json") != std::string::npos);
   CHECK(lower_bound.output.find("cannot apply a scenario") != std::string::npos);
-  const auto bad =
-      write(dir / "bad.json",
-            R"({"version": 1, "devices": [{"device": "P9", "profile": [{"at": 0, "availability": 0.5}]}]})");
+  const auto bad = write_file(
+      dir / "bad.json",
+      R"({"version": 1, "devices": [{"device": "P9", "profile": [{"at": 0, "availability": 0.5}]}]})");
   const Outcome refused =
       heterosim("run" + kTextbook + " --scenario " + bad.string() + " --out " + (dir / "t").string());
   CHECK(refused.exit_code != 0);
   CHECK(refused.output.find("bad.json: devices[0].device") != std::string::npos);
-  const auto config = write(dir / "config.json", R"({"heft-dvfs": {"slack": -1}})");
+  const auto config = write_file(dir / "config.json", R"({"heft-dvfs": {"slack": -1}})");
   const Outcome bad_slack = heterosim("run" + kTextbook + " --policy heft-dvfs --policy-config " +
                                       config.string() + " --out " + (dir / "u").string());
   CHECK(bad_slack.exit_code != 0);

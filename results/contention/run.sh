@@ -7,17 +7,9 @@ set -euo pipefail
 build=${1:-build}
 here=$(dirname "$0")
 cmake --build "$build" --target evaluator_agreement -j"$(nproc)" >/dev/null
-workloads=(
-  "resnet50:batch=8,precision=fp16"
-  "resnet50:batch=8,precision=fp16,mode=training"
-  "bert-base:batch=8,seq=128,precision=fp16"
-  "bert-base:batch=8,seq=128,precision=fp16,mode=training"
-  "gpt2-small:batch=1,seq=128,precision=fp16"
-  "gpt2-small:batch=1,seq=128,precision=fp16,mode=training"
-  "gcn:precision=fp16"
-  "gcn:precision=fp16,mode=training"
-  "random:ops=2000,precision=fp16"
-)
+# The model matrix both studies share: {resnet50, bert-base, gpt2-small, gcn} x {inference, training}.
+mapfile -t workloads < "$here/../model_workloads.txt"
+workloads+=("random:ops=2000,precision=fp16")
 platforms=(workstation multi-gpu-node hetero-server)
 jobs=()
 # The workstation's CPU has no fp16 units, so fp16 graphs would all land on its GPU: it runs fp32.

@@ -10,16 +10,8 @@ here=$(dirname "$0")
 fronts=${2:-$(mktemp -d)}
 budget=${BUDGET:-2000}
 cmake --build "$build" --target heterosim -j"$(nproc)" >/dev/null
-workloads=(
-  "resnet50:batch=8,precision=fp16"
-  "resnet50:batch=8,precision=fp16,mode=training"
-  "bert-base:batch=8,seq=128,precision=fp16"
-  "bert-base:batch=8,seq=128,precision=fp16,mode=training"
-  "gpt2-small:batch=1,seq=128,precision=fp16"
-  "gpt2-small:batch=1,seq=128,precision=fp16,mode=training"
-  "gcn:precision=fp16"
-  "gcn:precision=fp16,mode=training"
-)
+# The model matrix both studies share: {resnet50, bert-base, gpt2-small, gcn} x {inference, training}.
+mapfile -t workloads < "$here/../model_workloads.txt"
 jobs=()
 for p in hetero-server multi-gpu-node; do
   for w in "${workloads[@]}"; do jobs+=("$p $w"); done
