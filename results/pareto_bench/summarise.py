@@ -47,7 +47,7 @@ def main():
     top = budgets[-1]
     print("# Pareto search benchmark: archive search vs NSGA-II (pagmo), same encoding and budget\n")
     print(f"Platform hetero-server; objectives latency, energy, memory (normalised by the fastest-device plan);")
-    print(f"hypervolume reference point (2, 2, 1); analytic engine; mean over seeds {', '.join(seeds)}.")
+    print(f"hypervolume reference point (2, 2, 1); replayed values where the front was replayed; mean over seeds {', '.join(seeds)}.")
     print("Reproduce: `bash results/pareto_bench/run.sh` (after building).\n")
     print("## Hypervolume at equal budgets\n")
     print("Baselines: hypervolume of their points together, then of each alone (greedy: where registered).\n")
@@ -86,20 +86,19 @@ def main():
         note = "" if len(reached) == len(ours) else f" (reached in {len(reached)}/{len(ours)} seeds)"
         print(f"| {w} | {fmt(mean(finals))} | {fmt(m_ours, 0)}{note} | {fmt(m_theirs, 0)} | {fmt(ratio, 3)} |")
     print("\n## Best plans of the archive front (budget %d, seed %s) relative to fastest-device\n" % (top, seeds[0]))
-    print("Analytic values, and the same plan replayed in SimGrid (relative to fastest-device's analytic value).\n")
-    print("The last latency column is the best SimGrid latency over the whole replayed front (the analytic engine")
-    print("ignores link sharing, so the analytic best need not be the SimGrid best).\n")
-    print("| workload | front size | best latency (analytic / SimGrid) | best energy (analytic / SimGrid) | best memory (analytic / SimGrid) | plans with fusion / split | best SimGrid latency on the front |")
+    print("Contention-aware evaluator values, and the same plan replayed in SimGrid (relative to fastest-device's")
+    print("evaluated value). The last latency column is the best SimGrid latency over the whole replayed front.\n")
+    print("| workload | front size | best latency (evaluator / SimGrid) | best energy (evaluator / SimGrid) | best memory (evaluator / SimGrid) | plans with fusion / split | best SimGrid latency on the front |")
     print("|---|---|---|---|---|---|---|")
     for w, tag in summary:
         j = load(os.path.join(out, tag, f"archive-b{top}-s{seeds[0]}", "front.json"))
-        fd = next(b for b in j["baselines"] if b["policy"] == "fastest-device")["analytic"]
+        fd = next(b for b in j["baselines"] if b["policy"] == "fastest-device")["evaluator"]
         plans = j["plans"]
 
         def best(key):
-            p = min(plans, key=lambda p: p["analytic"][key])
+            p = min(plans, key=lambda p: p["evaluator"][key])
             sg = p.get("simgrid", {}).get(key)
-            return f"{p['analytic'][key] / fd[key]:.3f} / {fmt(sg / fd[key] if sg is not None else None, 3)}"
+            return f"{p['evaluator'][key] / fd[key]:.3f} / {fmt(sg / fd[key] if sg is not None else None, 3)}"
 
         fused = sum(1 for p in plans if p["rewrites"]["fusions"])
         split = sum(1 for p in plans if p["rewrites"]["splits"])
