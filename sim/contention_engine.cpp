@@ -295,6 +295,12 @@ void ContentionEvaluator::stop_flowing(const Flow& f) {
   if (shared) rates_dirty_ = true;
 }
 
+bool ContentionEvaluator::route_links_at_nominal(std::size_t route) const {
+  for (int r : route_resources_[route])
+    if (resource_availability_[static_cast<std::size_t>(r)] != 1.0) return false;
+  return true;
+}
+
 void ContentionEvaluator::reshare_bandwidth(double now) {
   rates_dirty_ = false;
   sharing_flows_.clear();
@@ -307,7 +313,11 @@ void ContentionEvaluator::reshare_bandwidth(double now) {
     sharing_flows_.push_back({&route_resources_[f.route], route_weight_[f.route]});
     sharing_index_.push_back(i);
   }
-  sharing_.solve(sharing_flows_, resource_availability_);
+  if (sharing_flows_.size() == 1 && route_links_at_nominal(flows_[sharing_index_[0]].route)) {
+    sharing_flows_[0].rate = route_alone_rate_[flows_[sharing_index_[0]].route]; // alone: its bottleneck
+  } else {
+    sharing_.solve(sharing_flows_, resource_availability_);
+  }
   for (std::size_t k = 0; k < sharing_flows_.size(); ++k) {
     Flow& f = flows_[sharing_index_[k]];
     const double rate = sharing_flows_[k].rate;

@@ -69,6 +69,7 @@ private:
   void input_arrived(OpId consumer);
   void reshare_bandwidth(double now);
   void start_flowing(Flow& f, double now);
+  bool route_links_at_nominal(std::size_t route) const;
   void stop_flowing(const Flow& f);
   void reshare_device(std::size_t device, double now);
   void release_inputs(OpId op, DeviceId dev);
