@@ -26,6 +26,11 @@ std::string line_and_column(const std::string& text, std::size_t offset) {
 }
 } // namespace
 
+bool path_exists(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::exists(path, ec) && !ec;
+}
+
 Json read_json_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot open file");
@@ -203,9 +208,14 @@ void JsonNode::expect_only(std::initializer_list<const char*> known) const {
 
 void write_file_atomically(const std::string& path, const std::string& text, bool overwrite) {
   namespace fs = std::filesystem;
-  if (!overwrite && fs::exists(path)) throw InputError(path, "", "already exists; pass --force to overwrite");
+  if (!overwrite && path_exists(path))
+    throw InputError(path, "", "already exists; pass --force to overwrite");
   const fs::path target(path);
-  if (target.has_parent_path()) fs::create_directories(target.parent_path());
+  if (target.has_parent_path()) {
+    std::error_code made;
+    fs::create_directories(target.parent_path(), made);
+    if (made) throw InputError(path, "", "cannot create its directory: " + made.message());
+  }
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);

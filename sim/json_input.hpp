@@ -66,6 +66,10 @@ private:
   std::string path_;
 };
 
+// Whether `path` names something on disk. Never throws: a name the system refuses (too long, a bad
+// component) does not exist, so callers go on to their own clear error instead of a filesystem_error.
+bool path_exists(const std::string& path);
+
 // Writes text to `path` atomically (temporary file then rename); refuses to replace an existing file
 // unless `overwrite`.
 void write_file_atomically(const std::string& path, const std::string& text, bool overwrite);

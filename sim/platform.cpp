@@ -265,9 +265,9 @@ std::string platforms_directory() {
 Platform load_platform(const std::string& name_or_path) {
   namespace fs = std::filesystem;
   std::string path = name_or_path;
-  if (!fs::exists(path)) {
+  if (!path_exists(path)) {
     const auto preset = fs::path(platforms_directory()) / (name_or_path + ".json");
-    if (name_or_path.find('/') == std::string::npos && fs::exists(preset)) {
+    if (name_or_path.find('/') == std::string::npos && path_exists(preset)) {
       path = preset.string();
     } else {
       throw InputError(name_or_path, "",

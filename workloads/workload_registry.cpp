@@ -2,6 +2,7 @@
 
 #include "sim/error.hpp"
 #include "sim/graph_io.hpp"
+#include "sim/json_input.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -118,7 +119,7 @@ Graph load_workload(const std::string& spec, std::uint64_t seed) {
 
 namespace {
 Graph build_workload(const std::string& spec, std::uint64_t seed) {
-  if (std::filesystem::exists(spec)) {
+  if (path_exists(spec)) {
     std::string ext = std::filesystem::path(spec).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });

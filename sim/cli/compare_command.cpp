@@ -80,7 +80,7 @@ int compare(const CompareOptions& o) {
   // The baseline first, so every ratio has its denominator even when it is not listed.
   if (std::find(names.begin(), names.end(), "fastest-device") == names.end())
     names.insert(names.begin(), "fastest-device");
-  if (!o.csv.empty() && !o.force && std::filesystem::exists(o.csv))
+  if (!o.csv.empty() && !o.force && path_exists(o.csv))
     throw InputError(o.csv, "", "already exists; pass --force to overwrite");
   const Scenario scenario = o.scenario.empty() ? Scenario{} : load_scenario(o.scenario, platform);
   const PolicyContext ctx{cost, o.seed,

@@ -80,7 +80,7 @@ int run_pareto(const ParetoOptions& o) {
                         pareto::objective_name(objectives[b]) + ".svg");
   if (!o.force)
     for (const auto& f : outputs)
-      if (fs::exists(f))
+      if (path_exists(f))
         throw InputError(f, "", "already exists; pass --force to overwrite or choose another --out");
 
   pareto::FrontReport report;
@@ -115,7 +115,9 @@ int run_pareto(const ParetoOptions& o) {
     report.weighted = pareto::weighted_choice(pts, weights);
   }
 
-  fs::create_directories(o.out);
+  std::error_code made;
+  fs::create_directories(o.out, made);
+  if (made) throw InputError(o.out, "", "cannot create the output directory: " + made.message());
   write_file_atomically(outputs[0], pareto::front_json(problem, report).dump(1) + "\n", o.force);
   write_file_atomically(outputs[1], pareto::front_csv(problem, report), o.force);
   write_file_atomically(outputs[2], pareto::history_csv(report), o.force);

@@ -50,7 +50,7 @@ int run(const RunOptions& o) {
                                             o.out + "/trace.json"};
   if (!o.force)
     for (const auto& f : outputs)
-      if (fs::exists(f))
+      if (path_exists(f))
         throw InputError(f, "", "already exists; pass --force to overwrite or choose another --out");
 
   std::optional<pareto::StoredPlan> stored;

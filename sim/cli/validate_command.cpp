@@ -51,7 +51,7 @@ int validate(ValidateOptions o) {
   }
   if (!o.force)
     for (const auto& n : names)
-      if (fs::exists(out_path(n)))
+      if (path_exists(out_path(n)))
         throw InputError(out_path(n), "",
                          "already exists; pass --force to overwrite or choose another --out");
 
