@@ -48,12 +48,12 @@ template <bool Contention> struct HeftDvfs {
     }
     Plan heft = policy_by_name(Contention ? "heft" : "heft-classic").plan(ctx);
     heft.policy = name();
-    const double limit = timeline(heft, cost).makespan * (1 + slack) * (1 + 1e-9);
-    Plan plan = within_limit(heft, cost, 0.0, limit);
+    const double nominal = timeline(heft, cost).makespan * (1 + 1e-9);
+    Plan plan = within_limit(heft, cost, 0.0, nominal); // without slack: not a moment longer than HEFT
     if (slack > 0) {
       // A longer makespan also costs idle power on every device, which the per-op choice does not see: use
       // the slack only when the whole plan then spends less energy.
-      Plan stretched = within_limit(heft, cost, slack, limit);
+      Plan stretched = within_limit(heft, cost, slack, nominal * (1 + slack));
       const auto energy = [&](const Plan& x) {
         const auto e = timeline(x, cost).device_energy;
         return std::accumulate(e.begin(), e.end(), 0.0);
