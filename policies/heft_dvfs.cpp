@@ -48,12 +48,15 @@ template <bool Contention> struct HeftDvfs {
     }
     Plan heft = policy_by_name(Contention ? "heft" : "heft-classic").plan(ctx);
     heft.policy = name();
-    const double nominal = timeline(heft, cost).makespan * (1 + 1e-9);
-    Plan plan = within_limit(heft, cost, 0.0, nominal); // without slack: not a moment longer than HEFT
+    // HEFT's own timeline, computed once: every lowering below starts from it.
+    const Execution heft_run = timeline(heft, cost);
+    const double nominal = heft_run.makespan * (1 + 1e-9);
+    Plan plan =
+        within_limit(heft, heft_run, cost, 0.0, nominal); // without slack: not a moment longer than HEFT
     if (slack > 0) {
       // A longer makespan also costs idle power on every device, which the per-op choice does not see: use
       // the slack only when the whole plan then spends less energy.
-      Plan stretched = within_limit(heft, cost, slack, nominal * (1 + slack));
+      Plan stretched = within_limit(heft, heft_run, cost, slack, nominal * (1 + slack));
       const auto energy = [&](const Plan& x) {
         const auto e = timeline(x, cost).device_energy;
         return std::accumulate(e.begin(), e.end(), 0.0);
@@ -66,10 +69,11 @@ template <bool Contention> struct HeftDvfs {
   // Slower ops shift transfers, and under contention that can delay others past the deadline the backward
   // pass assumed. Contention-aware, the deadline is tightened step by step until the evaluator confirms
   // the makespan stays within `limit` (the nominal plan always does).
-  static Plan within_limit(const Plan& heft, const CostModel& cost, double slack, double limit) {
-    if (!Contention) return lower_pstates(heft, cost, slack);
+  static Plan within_limit(const Plan& heft, const Execution& heft_run, const CostModel& cost, double slack,
+                           double limit) {
+    if (!Contention) return lower_pstates(heft, heft_run, cost, slack);
     for (double margin : {1.0, 0.99, 0.97, 0.94, 0.9, 0.85, 0.8, 0.7}) {
-      Plan lowered = lower_pstates(heft, cost, slack, margin);
+      Plan lowered = lower_pstates(heft, heft_run, cost, slack, margin);
       if (timeline(lowered, cost).makespan <= limit) return lowered;
     }
     return heft;
@@ -93,10 +97,11 @@ template <bool Contention> struct HeftDvfs {
     return cost.transfer_time(t, from, to);
   }
 
-  static Plan lower_pstates(Plan plan, const CostModel& cost, double slack, double margin = 1.0) {
+  // `nominal` is `plan`'s timeline at nominal p-states.
+  static Plan lower_pstates(Plan plan, const Execution& nominal, const CostModel& cost, double slack,
+                            double margin = 1.0) {
     const Graph& g = cost.graph();
     const Platform& p = cost.platform();
-    const Execution nominal = timeline(plan, cost);
     const Durations moved = transfer_durations(nominal, g);
     const double deadline = nominal.makespan * (1 + slack) * margin;
 

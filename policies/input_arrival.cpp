@@ -28,12 +28,9 @@ InputArrival::InputArrival(const CostModel& cost, bool contention)
   for (DeviceId a = 0; a < devices_; ++a)
     for (DeviceId b = 0; b < devices_; ++b)
       if (const Route* r = a != b ? p.route(a, b) : nullptr)
-        for (const auto& hop : r->hops) {
-          const Link& l = p.links[static_cast<std::size_t>(hop.link)];
-          const int dir = l.sharing == Sharing::SplitDuplex && !hop.forward ? 1 : 0;
+        for (const auto& hop : r->hops)
           route_resources_[static_cast<std::size_t>(a) * n + static_cast<std::size_t>(b)].push_back(
-              link_base_ + 2 * hop.link + dir);
-        }
+              link_base_ + link_direction(p, hop));
   arrival_.resize(static_cast<std::size_t>(cost.graph().tensor_count()));
 }
 

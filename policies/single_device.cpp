@@ -34,10 +34,12 @@ Plan no_worse_than_single_device(Plan plan, const CostModel& cost, bool respect_
   if (!single) return plan;
   ContentionEvaluator evaluator(cost);
   const double planned = evaluator.makespan(plan);
-  const Execution& alone = evaluator.run(*single);
-  if (alone.makespan >= planned) return plan;
-  if (respect_capacity && !capacity_violations(memory_usage(*single, cost, alone), cost.platform()).empty())
-    return plan;
+  if (evaluator.makespan(*single) >= planned) return plan;
+  if (respect_capacity) {
+    MemoryUsage alone; // the evaluator tracked the single-device plan's peaks as it ran
+    alone.peak = evaluator.peak_memory();
+    if (!capacity_violations(alone, cost.platform()).empty()) return plan;
+  }
   return std::move(*single);
 }
 

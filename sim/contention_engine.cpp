@@ -12,10 +12,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kRelativeTolerance = 1e-12;
 constexpr double kAbsoluteTolerance = 1e-15; // seconds
 
-int resource_of(const Link& l, LinkId id, bool forward) {
-  return 2 * id + (l.sharing == Sharing::SplitDuplex && !forward ? 1 : 0);
-}
-
 std::vector<double> link_capacities(const Platform& p) {
   std::vector<double> c(2 * p.links.size(), 0.0);
   for (std::size_t l = 0; l < p.links.size(); ++l)
@@ -53,8 +49,7 @@ ContentionEvaluator::ContentionEvaluator(const CostModel& cost, const Scenario& 
       if (!r) continue;
       const auto i = static_cast<std::size_t>(a) * n + static_cast<std::size_t>(b);
       for (const auto& hop : r->hops) {
-        route_resources_[i].push_back(
-            resource_of(p.links[static_cast<std::size_t>(hop.link)], hop.link, hop.forward));
+        route_resources_[i].push_back(link_direction(p, hop));
         route_links_[i].push_back(hop.link);
       }
       route_latency_[i] = r->latency;

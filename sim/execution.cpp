@@ -14,6 +14,20 @@ std::vector<double> bytes_per_link(const Execution& e, const Platform& p) {
   return bytes;
 }
 
+namespace {
+// Length of the union of [start, end) intervals (sorted in place): time covered by at least one of them.
+double covered_seconds(std::vector<std::pair<double, double>>& intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  double covered = 0.0, covered_until = 0.0;
+  for (const auto& [s, t] : intervals) {
+    const double from = std::max(s, covered_until);
+    if (t > from) covered += t - from;
+    covered_until = std::max(covered_until, t);
+  }
+  return covered;
+}
+} // namespace
+
 std::vector<double> busy_seconds_per_link(const Execution& e, const Platform& p) {
   std::vector<std::vector<std::pair<double, double>>> on(p.links.size());
   for (const auto& t : e.transfers)
@@ -21,15 +35,8 @@ std::vector<double> busy_seconds_per_link(const Execution& e, const Platform& p)
       for (const auto& hop : r->hops)
         on[static_cast<std::size_t>(hop.link)].emplace_back(t.start, t.end);
   std::vector<double> busy(p.links.size(), 0.0);
-  for (std::size_t l = 0; l < on.size(); ++l) {
-    std::sort(on[l].begin(), on[l].end());
-    double covered_until = 0.0;
-    for (const auto& [s, t] : on[l]) {
-      const double from = std::max(s, covered_until);
-      if (t > from) busy[l] += t - from;
-      covered_until = std::max(covered_until, t);
-    }
-  }
+  for (std::size_t l = 0; l < on.size(); ++l)
+    busy[l] = covered_seconds(on[l]);
   return busy;
 }
 
@@ -56,16 +63,8 @@ void fill_analytic_energy(Execution& e, const Plan& plan, const CostModel& cost)
                   (states[static_cast<std::size_t>(plan.pstate[oi])].busy_watts - states.front().busy_watts);
     }
   }
-  for (std::size_t d = 0; d < p.devices.size(); ++d) {
-    auto& iv = busy[d];
-    std::sort(iv.begin(), iv.end());
-    double covered_until = 0.0;
-    for (const auto& [s, t] : iv) {
-      const double from = std::max(s, covered_until);
-      if (t > from) busy_seconds[d] += t - from;
-      covered_until = std::max(covered_until, t);
-    }
-  }
+  for (std::size_t d = 0; d < p.devices.size(); ++d)
+    busy_seconds[d] = covered_seconds(busy[d]);
   fill_energy_from_usage(e, p, busy_seconds, extra, bytes_per_link(e, p));
 }
 

@@ -59,6 +59,11 @@ void Platform::set_route(DeviceId from, DeviceId to, Route r) {
   routes_[static_cast<std::size_t>(from) * n + static_cast<std::size_t>(to)] = std::move(r);
 }
 
+int link_direction(const Platform& p, const RouteHop& hop) {
+  const Link& l = p.links[static_cast<std::size_t>(hop.link)];
+  return 2 * hop.link + (l.sharing == Sharing::SplitDuplex && !hop.forward ? 1 : 0);
+}
+
 void Platform::validate() const {
   if (devices.empty()) throw InputError(file, "devices", "a platform needs at least one device");
   std::set<std::string> names;

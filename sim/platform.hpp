@@ -63,6 +63,13 @@ struct Route {
   double time(double bytes) const { return latency + bytes / bandwidth; }
 };
 
+class Platform;
+
+// The link direction a hop crosses, numbered 2 x link + 1 for the reverse direction of a split-duplex link
+// (a shared link's two directions are one resource, 2 x link). Whatever treats link directions as
+// resources (the evaluator, contention-aware planners) numbers them this way.
+int link_direction(const Platform& p, const RouteHop& hop);
+
 class Platform {
 public:
   std::string name;

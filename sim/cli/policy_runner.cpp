@@ -39,7 +39,6 @@ void refuse_scenario_on_lower_bound(const std::string& engine, const Scenario& s
 
 PolicyOutcome execute_policy(const std::string& name, const PolicyContext& ctx, const Scenario& scenario,
                              const std::string& engine) {
-  refuse_scenario_on_lower_bound(engine, scenario);
   PolicyOutcome out;
   if (const DynamicPolicy* dynamic = DynamicPolicyRegistry::instance().find(name)) {
     if (engine != "simgrid")
