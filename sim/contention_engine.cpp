@@ -11,6 +11,9 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // An activity is complete when it is due within this share of the current time.
 constexpr double kRelativeTolerance = 1e-12;
 constexpr double kAbsoluteTolerance = 1e-15; // seconds
+// Mixes of flowing routes remembered across runs; a run adds at most two per transfer, and a few thousand
+// cover a search on one platform. Beyond this the evaluator starts afresh (about 100 bytes each).
+constexpr std::size_t kMaxSharingStates = 1 << 18;
 
 std::vector<double> link_capacities(const Platform& p) {
   std::vector<double> c(2 * p.links.size(), 0.0);
@@ -30,6 +33,20 @@ void unique_flat(const Lists& lists, std::vector<Id>& flat, std::vector<std::uin
       if (std::find(flat.begin() + static_cast<std::ptrdiff_t>(first), flat.end(), x) == flat.end())
         flat.push_back(x);
     begin.push_back(static_cast<std::uint32_t>(flat.size()));
+  }
+}
+// Transfers are recorded as they start, so they are already in start order: only the transfers that start
+// at one instant need sort_transfers' tie-break (tensor, then destination).
+void sort_started_transfers(std::vector<TransferRun>& transfers) {
+  const auto by_tensor = [](const TransferRun& a, const TransferRun& b) {
+    return a.tensor != b.tensor ? a.tensor < b.tensor : a.to < b.to;
+  };
+  for (auto first = transfers.begin(); first != transfers.end();) {
+    auto last = first + 1;
+    while (last != transfers.end() && last->start == first->start)
+      ++last;
+    if (last - first > 1) std::sort(first, last, by_tensor);
+    first = last;
   }
 }
 } // namespace
@@ -81,6 +98,7 @@ ContentionEvaluator::ContentionEvaluator(const CostModel& cost, const Scenario& 
   std::stable_sort(profile_events_.begin(), profile_events_.end(),
                    [](const ProfileEvent& x, const ProfileEvent& y) { return x.at < y.at; });
   route_alone_rate_.assign(n * n, 0.0);
+  route_rate_.assign(n * n, 0.0);
   for (std::size_t i = 0; i < n * n; ++i) {
     double rate = std::numeric_limits<double>::infinity();
     for (int r : route_resources_[i])
@@ -93,7 +111,7 @@ ContentionEvaluator::ContentionEvaluator(const CostModel& cost, const Scenario& 
 
 const Execution& ContentionEvaluator::run(const Plan& plan, bool canonical_order) {
   simulate(plan);
-  if (canonical_order) sort_transfers(result_.transfers);
+  if (canonical_order) sort_started_transfers(result_.transfers);
   fill_energy_from_usage(result_, cost_.platform(), busy_seconds_, pstate_extra_, link_bytes_);
   return result_;
 }
@@ -129,6 +147,9 @@ void ContentionEvaluator::reset(const Plan& plan) {
   active_on_device_.assign(nd, 0);
   device_availability_.assign(nd, 1.0);
   resource_availability_.assign(2 * p.links.size(), 1.0);
+  links_off_nominal_ = 0;
+  sharing_states_.bound(kMaxSharingStates);
+  mix_state_ = SharingStates::kIdle;
   transfers_.clear();
   waiters_.clear();
   copy_engines_free_.resize(nd);
@@ -156,6 +177,8 @@ void ContentionEvaluator::reset(const Plan& plan) {
   for (std::size_t o = 0; o < n; ++o)
     live_[static_cast<std::size_t>(plan.device[o])] += g.ops[o].param_bytes; // resident all run long
   peak_ = live_;
+  grew_.assign(nd, 0);
+  grown_.clear();
   const auto nt = static_cast<std::size_t>(g.tensor_count());
   producer_uses_.assign(nt, 0);
   tensor_transfers_begin_.assign(nt, 0);
@@ -174,7 +197,9 @@ double ContentionEvaluator::simulate(const Plan& plan) {
         device_availability_[static_cast<std::size_t>(ev.device)] = ev.availability;
         reshare_device(static_cast<std::size_t>(ev.device), now);
       } else {
-        resource_availability_[static_cast<std::size_t>(ev.resource)] = ev.availability;
+        double& availability = resource_availability_[static_cast<std::size_t>(ev.resource)];
+        links_off_nominal_ += (ev.availability != 1.0 ? 1 : 0) - (availability != 1.0 ? 1 : 0);
+        availability = ev.availability;
         rates_dirty_ = true;
       }
     }
@@ -266,6 +291,7 @@ void ContentionEvaluator::reshare_device(std::size_t d, double now) {
 void ContentionEvaluator::start_flowing(Flow& f, double now) {
   f.flowing = true;
   f.updated = now;
+  mix_state_ = sharing_states_.with(mix_state_, static_cast<std::uint32_t>(f.route));
   bool alone = !rates_dirty_;
   for (int r : route_resources_[f.route])
     alone = alone && flowing_on_[static_cast<std::size_t>(r)] == 0 &&
@@ -284,38 +310,42 @@ void ContentionEvaluator::start_flowing(Flow& f, double now) {
 
 void ContentionEvaluator::stop_flowing(const Flow& f) {
   if (!f.flowing) return;
+  mix_state_ = sharing_states_.without(mix_state_, static_cast<std::uint32_t>(f.route));
   bool shared = false;
   for (int r : route_resources_[f.route])
     shared = shared || --flowing_on_[static_cast<std::size_t>(r)] > 0;
   if (shared) rates_dirty_ = true;
 }
 
-bool ContentionEvaluator::route_links_at_nominal(std::size_t route) const {
-  for (int r : route_resources_[route])
-    if (resource_availability_[static_cast<std::size_t>(r)] != 1.0) return false;
-  return true;
-}
-
 void ContentionEvaluator::reshare_bandwidth(double now) {
   rates_dirty_ = false;
-  sharing_flows_.clear();
-  sharing_index_.clear();
-  for (std::size_t i = 0; i < flows_.size(); ++i) {
-    Flow& f = flows_[i];
+  const auto& mix = sharing_states_.mix(mix_state_);
+  if (mix.empty()) return;
+  const bool nominal = links_off_nominal_ == 0;
+  const double* rates = nominal ? sharing_states_.rates(mix_state_) : nullptr;
+  if (!rates) {
+    mix_rates_.clear();
+    if (nominal && mix.size() == 1 && mix[0].flows == 1) {
+      mix_rates_.push_back(route_alone_rate_[mix[0].route]); // alone: its bottleneck
+    } else {
+      // Flows on one route share a fate: one flow of their summed weight stands for them all.
+      sharing_flows_.clear();
+      for (const auto& rc : mix)
+        sharing_flows_.push_back({&route_resources_[rc.route], rc.flows * route_weight_[rc.route]});
+      sharing_.solve(sharing_flows_, resource_availability_);
+      for (std::size_t k = 0; k < mix.size(); ++k)
+        mix_rates_.push_back(sharing_flows_[k].rate / mix[k].flows);
+    }
+    if (nominal) sharing_states_.store(mix_state_, mix_rates_);
+    rates = mix_rates_.data();
+  }
+  for (std::size_t k = 0; k < mix.size(); ++k)
+    route_rate_[mix[k].route] = rates[k];
+  for (Flow& f : flows_) {
     if (!f.flowing) continue;
     f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.updated));
     f.updated = now;
-    sharing_flows_.push_back({&route_resources_[f.route], route_weight_[f.route]});
-    sharing_index_.push_back(i);
-  }
-  if (sharing_flows_.size() == 1 && route_links_at_nominal(flows_[sharing_index_[0]].route)) {
-    sharing_flows_[0].rate = route_alone_rate_[flows_[sharing_index_[0]].route]; // alone: its bottleneck
-  } else {
-    sharing_.solve(sharing_flows_, resource_availability_);
-  }
-  for (std::size_t k = 0; k < sharing_flows_.size(); ++k) {
-    Flow& f = flows_[sharing_index_[k]];
-    const double rate = sharing_flows_[k].rate;
+    const double rate = route_rate_[f.route];
     f.rate = rate == kInf ? 0.0 : rate;
     f.finish = rate == kInf || f.remaining <= 0 ? now : rate > 0 ? now + f.remaining / rate : kInf;
   }
@@ -342,7 +372,7 @@ void ContentionEvaluator::start_ready_streams(double now) {
     if (active_on_device_[di]++ == 0) busy_since_[di] = now;
     reshare_device(di, now);
     // Outputs live on the producer's device from its start; the workspace while it runs.
-    live_[di] += alloc_at_start_[oi];
+    allocate(di, alloc_at_start_[oi]);
   }
 }
 
@@ -355,9 +385,10 @@ void ContentionEvaluator::start_copy_engines(double now) {
       const std::size_t t = queue[copy_queue_head_[d]++];
       --copy_engines_free_[d];
       Transfer& tr = transfers_[t];
-      tr.start = now;
       const double bytes = g.tensor(tr.tensor).bytes;
-      live_[static_cast<std::size_t>(tr.to)] += bytes; // the copy exists from the transfer's start
+      tr.run = static_cast<std::uint32_t>(result_.transfers.size());
+      result_.transfers.push_back({tr.tensor, tr.from, tr.to, bytes, now, now});
+      allocate(static_cast<std::size_t>(tr.to), bytes); // the copy exists from the transfer's start
       const auto route = static_cast<std::size_t>(tr.from) * static_cast<std::size_t>(devices_) +
                          static_cast<std::size_t>(tr.to);
       const double latency_end = now + route_latency_[route];
@@ -406,7 +437,7 @@ void ContentionEvaluator::op_finished(std::size_t slot, double now) {
       }
       if (pending_to_[static_cast<std::size_t>(to)] >= 0) continue;
       pending_to_[static_cast<std::size_t>(to)] = static_cast<int>(transfers_.size());
-      transfers_.push_back({t, dev, to, 0, 0, now, 0});
+      transfers_.push_back({t, dev, to, 0, 0, 0, 0});
     }
     tensor_transfers_begin_[ti] = static_cast<std::uint32_t>(first_new);
     tensor_transfers_end_[ti] = static_cast<std::uint32_t>(transfers_.size());
@@ -424,7 +455,9 @@ void ContentionEvaluator::op_finished(std::size_t slot, double now) {
         tr.readers_left += plan.device[static_cast<std::size_t>(unique_consumers_[k])] == tr.to ? 1 : 0;
       pending_to_[static_cast<std::size_t>(tr.to)] = -1;
       if (tensor.comm_time) {
-        live_[static_cast<std::size_t>(tr.to)] += tensor.bytes;
+        allocate(static_cast<std::size_t>(tr.to), tensor.bytes);
+        tr.run = static_cast<std::uint32_t>(result_.transfers.size());
+        result_.transfers.push_back({tr.tensor, tr.from, tr.to, tensor.bytes, now, now});
         timed_.emplace_back(now + *tensor.comm_time, i);
         std::push_heap(timed_.begin(), timed_.end(),
                        [](const auto& x, const auto& y) { return x.first > y.first; });
@@ -450,7 +483,7 @@ void ContentionEvaluator::transfer_finished(std::size_t t, double now) {
                      static_cast<std::size_t>(tr.to);
   for (int l : route_links_[route])
     link_bytes_[static_cast<std::size_t>(l)] += bytes;
-  result_.transfers.push_back({tr.tensor, tr.from, tr.to, bytes, tr.start, now});
+  result_.transfers[tr.run].end = now;
   result_.makespan = std::max(result_.makespan, now);
   for (std::uint32_t w = tr.waiters_begin; w < tr.waiters_end; ++w)
     input_arrived(waiters_[w]);
@@ -478,9 +511,21 @@ void ContentionEvaluator::release_inputs(OpId o, DeviceId dev) {
   }
 }
 
+// Only a device whose live bytes grew during an instant can have reached a new peak in it.
+void ContentionEvaluator::allocate(std::size_t device, double bytes) {
+  live_[device] += bytes;
+  if (!grew_[device]) {
+    grew_[device] = 1;
+    grown_.push_back(device);
+  }
+}
+
 void ContentionEvaluator::record_peaks() {
-  for (std::size_t d = 0; d < live_.size(); ++d)
+  for (const std::size_t d : grown_) {
     if (live_[d] > peak_[d]) peak_[d] = live_[d];
+    grew_[d] = 0;
+  }
+  grown_.clear();
 }
 
 void ContentionEvaluator::input_arrived(OpId c) {

@@ -19,6 +19,7 @@
 #include "sim/execution.hpp"
 #include "sim/max_min_sharing.hpp"
 #include "sim/scenario.hpp"
+#include "sim/sharing_states.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -32,8 +33,8 @@ public:
   explicit ContentionEvaluator(const CostModel& cost, const Scenario& scenario = {});
 
   // The timeline of `plan` (already valid: see validate_plan), with energy. Transfers are in the canonical
-  // order (sort_transfers) unless `canonical_order` is false (then in completion order: cheaper, for
-  // callers that only read makespan, energy and memory).
+  // order (sort_transfers) unless `canonical_order` is false (then in start order, ties unbroken: cheaper,
+  // for callers that only read makespan, energy and memory).
   const Execution& run(const Plan& plan, bool canonical_order = true);
   // Only the makespan.
   double makespan(const Plan& plan) { return simulate(plan); }
@@ -56,8 +57,8 @@ private:
     TensorId tensor;
     DeviceId from, to;
     std::uint32_t waiters_begin, waiters_end;
-    double start;
-    int readers_left; // distinct consumers on `to` still to finish (memory of the copy there)
+    std::uint32_t run; // its entry in result_.transfers, recorded when it starts
+    int readers_left;  // distinct consumers on `to` still to finish (memory of the copy there)
   };
 
   double simulate(const Plan& plan);
@@ -69,10 +70,10 @@ private:
   void input_arrived(OpId consumer);
   void reshare_bandwidth(double now);
   void start_flowing(Flow& f, double now);
-  bool route_links_at_nominal(std::size_t route) const;
   void stop_flowing(const Flow& f);
   void reshare_device(std::size_t device, double now);
   void release_inputs(OpId op, DeviceId dev);
+  void allocate(std::size_t device, double bytes);
   void record_peaks();
 
   const CostModel& cost_;
@@ -96,6 +97,7 @@ private:
   };
   std::vector<ProfileEvent> profile_events_; // sorted by time
   MaxMinSharing sharing_;
+  SharingStates sharing_states_; // kept across runs: one platform, the same mixes of routes
 
   // Per run.
   const Plan* plan_ = nullptr;
@@ -118,8 +120,11 @@ private:
   std::vector<int> flowing_on_;          // per link resource: flows sharing its bandwidth now
   std::vector<double> route_alone_rate_; // [from * n + to]: a transfer's rate with its route to itself
   std::vector<Flow> flows_;
-  std::vector<MaxMinSharing::Flow> sharing_flows_;    // scratch: the flowing flows, for the solver
-  std::vector<std::size_t> sharing_index_;            // scratch: which flow each of those is
+  std::vector<MaxMinSharing::Flow> sharing_flows_; // scratch: one per route of the mix, for the solver
+  std::vector<double> mix_rates_;                  // scratch: the per-flow rate on each route of the mix
+  std::vector<double> route_rate_;                 // scratch: [route] the per-flow rate of the mix
+  SharingStates::State mix_state_ = SharingStates::kIdle; // the routes flowing now
+  int links_off_nominal_ = 0; // link directions whose availability is not 1 (no caching then)
   std::vector<std::pair<double, std::size_t>> timed_; // explicit-cost edges: (end, transfer), a min-heap
   std::vector<std::size_t> check_slots_;              // stream slots whose head may have become ready
   std::vector<int> pending_to_;                       // scratch: destination -> transfer index
@@ -129,6 +134,8 @@ private:
   // Memory: bytes live per device, their peak, and per tensor the uses left of its copy on the producer's
   // device (local readers and outgoing transfers) and the range of its transfers in transfers_.
   std::vector<double> live_, peak_;
+  std::vector<char> grew_; // per device: live bytes grew at this instant (listed in grown_)
+  std::vector<std::size_t> grown_;
   std::vector<int> producer_uses_;
   std::vector<std::uint32_t> tensor_transfers_begin_, tensor_transfers_end_;
   std::size_t ops_left_ = 0;

@@ -63,7 +63,7 @@ Evaluated ParetoProblem::from_scores(const Scores& s) const {
 Evaluated ParetoProblem::evaluate(const Genome& g) const {
   const Decoded d = encoding_.decode(g);
   ContentionEvaluator& evaluator = evaluator_for(d);
-  const Execution& e = evaluator.run(d.plan, false); // transfers in completion order: only totals are read
+  const Execution& e = evaluator.run(d.plan, false); // transfers in start order: only totals are read
   return from_scores(score_execution(d.plan, *d.cost, e, d.precision_penalty, options_.error_budget,
                                      &evaluator.peak_memory()));
 }
