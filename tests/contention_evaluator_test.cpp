@@ -4,6 +4,7 @@
 #include "sim/analytic_engine.hpp"
 #include "sim/contention_engine.hpp"
 #include "sim/scenario.hpp"
+#include "sim/sharing_states.hpp"
 #include "sim/simgrid_engine.hpp"
 #include "test_support.hpp"
 #include "workloads/workload_registry.hpp"
@@ -416,4 +417,25 @@ TEST_CASE("evaluator is deterministic, and a reused evaluator gives what fresh o
   CHECK(evaluator.makespan(heft) == fresh_heft.makespan);
   same(evaluator.run(heft), fresh_heft);
   CHECK(evaluator.makespan(greedy) == fresh_greedy.makespan);
+}
+
+TEST_CASE("sharing states: a mix is one state however it was reached, and its rates are kept") {
+  SharingStates states;
+  const auto ab = states.with(states.with(SharingStates::kIdle, 3), 7);
+  const auto ba = states.with(states.with(SharingStates::kIdle, 7), 3);
+  CHECK(ab == ba);
+  CHECK(ab != SharingStates::kIdle);
+  const std::vector<SharingStates::RouteCount> expected = {{3, 1}, {7, 1}};
+  CHECK(states.mix(ab) == expected);
+  const auto twice = states.with(ab, 3);
+  CHECK(states.mix(twice)[0].flows == 2);
+  CHECK(states.without(twice, 3) == ab);
+  CHECK(states.without(states.without(ab, 3), 7) == SharingStates::kIdle);
+  CHECK(states.rates(ab) == nullptr);
+  states.store(ab, {1.5, 2.5});
+  REQUIRE(states.rates(ba) != nullptr);
+  CHECK(states.rates(ba)[1] == 2.5);
+  states.bound(1); // over the bound: forgotten
+  CHECK(states.mix(SharingStates::kIdle).empty());
+  CHECK(states.rates(states.with(states.with(SharingStates::kIdle, 3), 7)) == nullptr);
 }
