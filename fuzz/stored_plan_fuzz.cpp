@@ -11,7 +11,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const hs::CostModel cost(graph, platform);
   return hs::fuzz::expect_named_errors([&] {
     const auto stored =
-        hs::pareto::load_stored_plan(hs::fuzz::as_file(data, size, ".json"), std::nullopt, cost, {});
+        hs::pareto::load_stored_plan(hs::fuzz::as_file(data, size, ".json"), std::nullopt, cost);
     hs::validate_plan(stored.plan, *stored.cost);
     (void)hs::run_contention(stored.plan, *stored.cost);
   });

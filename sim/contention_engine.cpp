@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 #include <string>
 
 namespace hs {
@@ -22,14 +23,14 @@ std::vector<double> link_capacities(const Platform& p) {
   return c;
 }
 
-// Each element of `lists[i]` once, first appearance first, flattened with offsets.
-template <class Id, class Lists>
-void unique_flat(const Lists& lists, std::vector<Id>& flat, std::vector<std::uint32_t>& begin) {
+// Each element of `list_of(item)` once per item, first appearance first, flattened with offsets.
+template <class Id, class Items, class ListOf>
+void unique_flat(const Items& items, ListOf list_of, std::vector<Id>& flat, std::vector<std::uint32_t>& begin) {
   flat.clear();
   begin.assign(1, 0);
-  for (const auto& list : lists) {
+  for (const auto& item : items) {
     const std::size_t first = flat.size();
-    for (Id x : list)
+    for (Id x : list_of(item))
       if (std::find(flat.begin() + static_cast<std::ptrdiff_t>(first), flat.end(), x) == flat.end())
         flat.push_back(x);
     begin.push_back(static_cast<std::uint32_t>(flat.size()));
@@ -52,9 +53,9 @@ void sort_started_transfers(std::vector<TransferRun>& transfers) {
 } // namespace
 
 ContentionEvaluator::ContentionEvaluator(const CostModel& cost, const Scenario& scenario)
-    : cost_(cost), devices_(cost.platform().device_count()), sharing_(link_capacities(cost.platform())) {
+    : cost_(&cost), devices_(cost.platform().device_count()), sharing_(link_capacities(cost.platform())),
+      noise_cv_(scenario.noise_cv), noise_seed_(scenario.noise_seed) {
   const Platform& p = cost.platform();
-  const Graph& g = cost.graph();
   const auto n = static_cast<std::size_t>(devices_);
   route_resources_.resize(n * n);
   route_links_.resize(n * n);
@@ -72,21 +73,7 @@ ContentionEvaluator::ContentionEvaluator(const CostModel& cost, const Scenario& 
       route_latency_[i] = r->latency;
       route_weight_[i] = r->latency > 0 ? 1.0 / r->latency : 1.0;
     }
-  time_factor_ = scenario.op_time_factors(g.op_count());
-  alloc_at_start_.assign(static_cast<std::size_t>(g.op_count()), 0.0);
-  for (std::size_t o = 0; o < g.ops.size(); ++o) {
-    alloc_at_start_[o] = g.ops[o].workspace_bytes;
-    for (TensorId t : g.ops[o].outputs)
-      alloc_at_start_[o] += g.tensor(t).bytes;
-  }
-  std::vector<std::vector<TensorId>> inputs;
-  for (const auto& op : g.ops)
-    inputs.push_back(op.inputs);
-  unique_flat(inputs, unique_inputs_, input_begin_);
-  std::vector<std::vector<OpId>> consumers;
-  for (const auto& t : g.tensors)
-    consumers.push_back(t.consumers);
-  unique_flat(consumers, unique_consumers_, consumer_begin_);
+  bind_graph();
   for (const auto& prof : scenario.devices)
     for (const auto& st : prof.steps)
       profile_events_.push_back({st.at, prof.index, -1, st.availability});
@@ -109,16 +96,40 @@ ContentionEvaluator::ContentionEvaluator(const CostModel& cost, const Scenario& 
   pending_to_.assign(n, -1);
 }
 
+void ContentionEvaluator::rebind(const CostModel& cost) {
+  if (&cost.platform() != &cost_->platform())
+    throw std::invalid_argument("ContentionEvaluator::rebind: a cost model on another platform");
+  cost_ = &cost;
+  bind_graph();
+}
+
+void ContentionEvaluator::bind_graph() {
+  const Graph& g = cost_->graph();
+  Scenario noise;
+  noise.noise_cv = noise_cv_;
+  noise.noise_seed = noise_seed_;
+  time_factor_ = noise.op_time_factors(g.op_count());
+  alloc_at_start_.assign(static_cast<std::size_t>(g.op_count()), 0.0);
+  for (std::size_t o = 0; o < g.ops.size(); ++o) {
+    alloc_at_start_[o] = g.ops[o].workspace_bytes;
+    for (TensorId t : g.ops[o].outputs)
+      alloc_at_start_[o] += g.tensor(t).bytes;
+  }
+  unique_flat(g.ops, [](const Op& op) -> const auto& { return op.inputs; }, unique_inputs_, input_begin_);
+  unique_flat(g.tensors, [](const Tensor& t) -> const auto& { return t.consumers; }, unique_consumers_,
+              consumer_begin_);
+}
+
 const Execution& ContentionEvaluator::run(const Plan& plan, bool canonical_order) {
   simulate(plan);
   if (canonical_order) sort_started_transfers(result_.transfers);
-  fill_energy_from_usage(result_, cost_.platform(), busy_seconds_, pstate_extra_, link_bytes_);
+  fill_energy_from_usage(result_, cost_->platform(), busy_seconds_, pstate_extra_, link_bytes_);
   return result_;
 }
 
 void ContentionEvaluator::reset(const Plan& plan) {
-  const Graph& g = cost_.graph();
-  const Platform& p = cost_.platform();
+  const Graph& g = cost_->graph();
+  const Platform& p = cost_->platform();
   const auto n = static_cast<std::size_t>(g.op_count());
   const auto nd = static_cast<std::size_t>(devices_);
   plan_ = &plan;
@@ -365,7 +376,7 @@ void ContentionEvaluator::start_ready_streams(double now) {
     const auto oi = static_cast<std::size_t>(o);
     if (missing_inputs_[oi] != 0) continue;
     running_op_[s] = o;
-    remaining_[s] = cost_.op_time(o, d, plan.pstate[oi]) * time_factor_[oi];
+    remaining_[s] = cost_->op_time(o, d, plan.pstate[oi]) * time_factor_[oi];
     slot_updated_[s] = now;
     slot_rate_[s] = 0.0;
     result_.ops[oi].start = now;
@@ -377,7 +388,7 @@ void ContentionEvaluator::start_ready_streams(double now) {
 }
 
 void ContentionEvaluator::start_copy_engines(double now) {
-  const Graph& g = cost_.graph();
+  const Graph& g = cost_->graph();
   for (const std::size_t d : copy_ready_) {
     copy_ready_mark_[d] = 0;
     auto& queue = copy_queue_[d];
@@ -401,7 +412,7 @@ void ContentionEvaluator::start_copy_engines(double now) {
 }
 
 void ContentionEvaluator::op_finished(std::size_t slot, double now) {
-  const Graph& g = cost_.graph();
+  const Graph& g = cost_->graph();
   const Plan& plan = *plan_;
   const OpId o = running_op_[slot];
   const auto oi = static_cast<std::size_t>(o);
@@ -414,7 +425,7 @@ void ContentionEvaluator::op_finished(std::size_t slot, double now) {
   if (--active_on_device_[di] == 0) busy_seconds_[di] += now - busy_since_[di];
   reshare_device(di, now);
   if (plan.pstate[oi] != 0) {
-    const auto& states = cost_.platform().devices[di].pstates;
+    const auto& states = cost_->platform().devices[di].pstates;
     pstate_extra_[di] +=
         (now - result_.ops[oi].start) *
         (states[static_cast<std::size_t>(plan.pstate[oi])].busy_watts - states.front().busy_watts);
@@ -477,7 +488,7 @@ void ContentionEvaluator::op_finished(std::size_t slot, double now) {
 void ContentionEvaluator::transfer_finished(std::size_t t, double now) {
   const Transfer& tr = transfers_[t];
   const auto ti = static_cast<std::size_t>(tr.tensor);
-  const double bytes = cost_.graph().tensor(tr.tensor).bytes;
+  const double bytes = cost_->graph().tensor(tr.tensor).bytes;
   if (--producer_uses_[ti] == 0) live_[static_cast<std::size_t>(tr.from)] -= bytes;
   const auto route = static_cast<std::size_t>(tr.from) * static_cast<std::size_t>(devices_) +
                      static_cast<std::size_t>(tr.to);
@@ -491,7 +502,7 @@ void ContentionEvaluator::transfer_finished(std::size_t t, double now) {
 
 // An op's end frees its workspace, and each input copy on its device whose last use it was.
 void ContentionEvaluator::release_inputs(OpId o, DeviceId dev) {
-  const Graph& g = cost_.graph();
+  const Graph& g = cost_->graph();
   const auto oi = static_cast<std::size_t>(o);
   const auto d = static_cast<std::size_t>(dev);
   live_[d] -= g.op(o).workspace_bytes;

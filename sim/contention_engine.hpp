@@ -32,6 +32,10 @@ class ContentionEvaluator {
 public:
   explicit ContentionEvaluator(const CostModel& cost, const Scenario& scenario = {});
 
+  // Evaluates plans of `cost`'s graph from now on: another graph (a rewrite) on the same platform object.
+  // The platform's tables and the remembered sharing states are kept; the graph's are rebuilt.
+  void rebind(const CostModel& cost);
+
   // The timeline of `plan` (already valid: see validate_plan), with energy. Transfers are in the canonical
   // order (sort_transfers) unless `canonical_order` is false (then in start order, ties unbroken: cheaper,
   // for callers that only read makespan, energy and memory).
@@ -76,7 +80,9 @@ private:
   void allocate(std::size_t device, double bytes);
   void record_peaks();
 
-  const CostModel& cost_;
+  void bind_graph();
+
+  const CostModel* cost_;
   int devices_ = 0;
   // Static structure (platform and graph).
   std::vector<std::vector<int>> route_resources_; // [from * n + to]: link directions crossed
@@ -97,6 +103,8 @@ private:
   };
   std::vector<ProfileEvent> profile_events_; // sorted by time
   MaxMinSharing sharing_;
+  double noise_cv_ = 0.0; // the scenario's op-time noise, drawn per op of the bound graph
+  std::uint64_t noise_seed_ = 0;
   SharingStates sharing_states_; // kept across runs: one platform, the same mixes of routes
 
   // Per run.

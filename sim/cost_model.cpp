@@ -69,13 +69,38 @@ CostModel::CostModel(const Graph& g, const Platform& p, Calibration c)
     : graph_(&g), platform_(&p), calibration_(std::move(c)), devices_(p.device_count()) {
   op_time_.resize(static_cast<std::size_t>(g.op_count()) * static_cast<std::size_t>(devices_));
   for (OpId o = 0; o < g.op_count(); ++o)
-    for (DeviceId d = 0; d < devices_; ++d)
-      if (structural_reason(o, d).empty()) {
-        const double t = roofline(g.op(o), p.devices[static_cast<std::size_t>(d)]);
-        op_time_[index(o, d)] = std::isfinite(t) ? t : kInfeasible;
-      } else {
-        op_time_[index(o, d)] = kInfeasible;
-      }
+    cost_op(o);
+  summarise_routes();
+}
+
+CostModel::CostModel(const Graph& g, const CostModel& like, const std::vector<OpId>& same_as)
+    : graph_(&g), platform_(like.platform_), calibration_(like.calibration_), devices_(like.devices_),
+      mean_route_latency_(like.mean_route_latency_), mean_inverse_bandwidth_(like.mean_inverse_bandwidth_) {
+  op_time_.resize(static_cast<std::size_t>(g.op_count()) * static_cast<std::size_t>(devices_));
+  const auto row = static_cast<std::ptrdiff_t>(devices_);
+  for (OpId o = 0; o < g.op_count(); ++o) {
+    const OpId same = static_cast<std::size_t>(o) < same_as.size() ? same_as[static_cast<std::size_t>(o)] : -1;
+    if (same < 0) {
+      cost_op(o);
+      continue;
+    }
+    const auto from = like.op_time_.begin() + static_cast<std::ptrdiff_t>(like.index(same, 0));
+    std::copy(from, from + row, op_time_.begin() + static_cast<std::ptrdiff_t>(index(o, 0)));
+  }
+}
+
+void CostModel::cost_op(OpId o) {
+  for (DeviceId d = 0; d < devices_; ++d)
+    if (structural_reason(o, d).empty()) {
+      const double t = roofline(graph_->op(o), platform_->devices[static_cast<std::size_t>(d)]);
+      op_time_[index(o, d)] = std::isfinite(t) ? t : kInfeasible;
+    } else {
+      op_time_[index(o, d)] = kInfeasible;
+    }
+}
+
+void CostModel::summarise_routes() {
+  const Platform& p = *platform_;
   int pairs = 0;
   for (DeviceId a = 0; a < devices_; ++a)
     for (DeviceId b = 0; b < devices_; ++b)

@@ -41,6 +41,10 @@ Calibration load_calibration(const std::string& path, const Platform& p);
 class CostModel {
 public:
   CostModel(const Graph& g, const Platform& p, Calibration c = {});
+  // The cost model of `g`, a rewrite of `like`'s graph on the same platform and calibration, where op o is
+  // costed as `like`'s op same_as[o] when that is not -1 (an op the rewrite left as it was): only the
+  // changed ops are costed anew.
+  CostModel(const Graph& g, const CostModel& like, const std::vector<OpId>& same_as);
 
   const Graph& graph() const { return *graph_; }
   const Platform& platform() const { return *platform_; }
@@ -67,6 +71,8 @@ private:
     return static_cast<std::size_t>(op) * static_cast<std::size_t>(devices_) + static_cast<std::size_t>(dev);
   }
   double roofline(const Op& o, const Device& d) const;
+  void cost_op(OpId o);
+  void summarise_routes();
   // Why `dev` cannot run `op` by kind, precision or listed times (not by how long it would take).
   std::string structural_reason(OpId op, DeviceId dev) const;
 

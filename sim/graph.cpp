@@ -97,22 +97,22 @@ OpHandle GraphBuilder::op(const std::string& name) {
 TensorId GraphBuilder::tensor(const std::string& name, double bytes, OpId producer,
                               const std::vector<OpId>& consumers) {
   const auto id = static_cast<TensorId>(g_.tensors.size());
-  const std::string place = "tensors[" + std::to_string(id) + "]";
+  const auto place = [id] { return "tensors[" + std::to_string(id) + "]"; };
   if (!tensor_names_.emplace(name, id).second)
-    throw InputError(label_, place, "duplicate tensor name '" + name + "'");
+    throw InputError(label_, place(), "duplicate tensor name '" + name + "'");
   if (!(bytes >= 0) || !std::isfinite(bytes))
-    throw InputError(label_, place, "tensor '" + name + "' needs a finite, non-negative size");
+    throw InputError(label_, place(), "tensor '" + name + "' needs a finite, non-negative size");
   const auto n = static_cast<OpId>(g_.ops.size());
   if (producer < 0 || producer >= n)
-    throw InputError(label_, place, "tensor '" + name + "' has no valid producer");
+    throw InputError(label_, place(), "tensor '" + name + "' has no valid producer");
   Tensor t;
   t.name = name;
   t.bytes = bytes;
   t.producer = producer;
   for (OpId c : consumers) {
-    if (c < 0 || c >= n) throw InputError(label_, place, "tensor '" + name + "' names an unknown consumer");
+    if (c < 0 || c >= n) throw InputError(label_, place(), "tensor '" + name + "' names an unknown consumer");
     if (c == producer)
-      throw InputError(label_, place,
+      throw InputError(label_, place(),
                        "op '" + g_.ops[static_cast<std::size_t>(c)].name + "' consumes its own output '" +
                            name + "'");
     if (std::find(t.consumers.begin(), t.consumers.end(), c) == t.consumers.end()) t.consumers.push_back(c);
@@ -138,14 +138,14 @@ Graph GraphBuilder::build_impl() {
   Graph& g = g_;
   for (std::size_t i = 0; i < g.ops.size(); ++i) {
     const Op& o = g.ops[i];
-    const std::string place = "ops[" + std::to_string(i) + "] ('" + o.name + "')";
+    const auto place = [&] { return "ops[" + std::to_string(i) + "] ('" + o.name + "')"; };
     // Every source of ops (files, importers, builders) meets this check: no negative, NaN or infinite work.
     for (double v : {o.flops, o.bytes_read, o.bytes_written, o.param_bytes, o.workspace_bytes, o.sensitivity})
       if (!(v >= 0) || !std::isfinite(v))
-        throw InputError(label_, place, "sizes, FLOPs and sensitivity must be finite and not negative");
+        throw InputError(label_, place(), "sizes, FLOPs and sensitivity must be finite and not negative");
     for (const auto& [dev, t] : o.times)
       if (!(t >= 0) || !std::isfinite(t))
-        throw InputError(label_, place + ".times." + dev, "time must be finite and not negative");
+        throw InputError(label_, place() + ".times." + dev, "time must be finite and not negative");
   }
   for (std::size_t i = 0; i < g.tensors.size(); ++i) {
     const Tensor& t = g.tensors[i];

@@ -56,6 +56,13 @@ public:
   void set_comm_time(TensorId t, double seconds);
   Op& mutable_op(OpId id) { return g_.ops[static_cast<std::size_t>(id)]; }
   int op_count() const { return g_.op_count(); }
+  // Room for this many ops and tensors, for builders that know their size (saves regrowing).
+  void reserve(std::size_t ops, std::size_t tensors) {
+    g_.ops.reserve(ops);
+    g_.tensors.reserve(tensors);
+    op_names_.reserve(ops);
+    tensor_names_.reserve(tensors);
+  }
 
   // Validates (names, sizes, references, acyclicity) and returns the immutable graph.
   Graph build() &&;

@@ -73,8 +73,7 @@ std::shared_ptr<const RewrittenModel> Encoding::rewritten_for(const RewriteDecis
       key += d.precision[i];
     }
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-  auto model = std::make_shared<const RewrittenModel>(apply_rewrites(cost_->graph(), candidates_, d),
-                                                      cost_->platform(), options_.calibration);
+  auto model = std::make_shared<const RewrittenModel>(apply_rewrites(cost_->graph(), candidates_, d), *cost_);
   constexpr std::size_t kCacheSize = 64;
   if (cache_order_.size() >= kCacheSize) {
     cache_.erase(cache_order_.front());

@@ -22,13 +22,13 @@ struct EncodingOptions {
   CoarsenOptions coarsen;
   bool fusion = true;
   bool splitting = true;
-  Calibration calibration; // the base cost model's, reused for rewritten graphs
 };
 
-// A rewritten graph with its cost model (which points into the graph, so the pair never moves).
+// A rewritten graph with its cost model (which points into the graph, so the pair never moves). The ops
+// the rewrite left alone keep `base`'s costs; only fused, split and demoted ops are costed anew.
 struct RewrittenModel {
-  RewrittenModel(Rewritten r, const Platform& p, const Calibration& c)
-      : rewritten(std::move(r)), cost(rewritten.graph, p, c) {}
+  RewrittenModel(Rewritten r, const CostModel& base)
+      : rewritten(std::move(r)), cost(rewritten.graph, base, unchanged_ops(rewritten, base.graph())) {}
   RewrittenModel(const RewrittenModel&) = delete;
   RewrittenModel& operator=(const RewrittenModel&) = delete;
   Rewritten rewritten;

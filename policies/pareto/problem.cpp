@@ -69,19 +69,13 @@ Evaluated ParetoProblem::evaluate(const Genome& g) const {
 }
 
 ContentionEvaluator& ParetoProblem::evaluator_for(const Decoded& d) const {
-  // Placement-only genomes keep the base graph; moves keep the rewrite decision, so the few rewritten graphs
-  // in use recur: one evaluator (and its buffers) each, pinned with its graph, the least recently used
-  // dropped first.
   if (d.cost == cost_ || !d.rewritten) return *base_evaluator_;
-  for (auto it = rewritten_evaluators_.begin(); it != rewritten_evaluators_.end(); ++it)
-    if (it->model == d.rewritten) {
-      if (it != rewritten_evaluators_.begin())
-        rewritten_evaluators_.splice(rewritten_evaluators_.begin(), rewritten_evaluators_, it);
-      return *rewritten_evaluators_.front().evaluator;
-    }
-  rewritten_evaluators_.push_front({d.rewritten, std::make_unique<ContentionEvaluator>(*d.cost)});
-  if (rewritten_evaluators_.size() > 8) rewritten_evaluators_.pop_back();
-  return *rewritten_evaluators_.front().evaluator;
+  if (!rewritten_evaluator_)
+    rewritten_evaluator_ = std::make_unique<ContentionEvaluator>(*d.cost);
+  else if (bound_model_ != d.rewritten)
+    rewritten_evaluator_->rebind(*d.cost);
+  bound_model_ = d.rewritten;
+  return *rewritten_evaluator_;
 }
 
 Evaluated ParetoProblem::evaluate_plan(const Plan& plan) const {

@@ -11,7 +11,6 @@
 #include "sim/contention_engine.hpp"
 
 #include <cstdint>
-#include <list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -59,11 +58,9 @@ private:
   ContentionEvaluator& evaluator_for(const Decoded& d) const;
   // Reused across evaluations (not thread-safe: one problem per search thread).
   std::shared_ptr<ContentionEvaluator> base_evaluator_;
-  struct RewrittenEvaluator {
-    std::shared_ptr<const RewrittenModel> model; // keeps the graph the evaluator refers to alive
-    std::unique_ptr<ContentionEvaluator> evaluator;
-  };
-  mutable std::list<RewrittenEvaluator> rewritten_evaluators_; // most recently used first
+  // Rewritten graphs share one evaluator, rebound to each in turn (its sharing states stay warm).
+  mutable std::unique_ptr<ContentionEvaluator> rewritten_evaluator_;
+  mutable std::shared_ptr<const RewrittenModel> bound_model_; // keeps the graph it refers to alive
 };
 
 } // namespace hs::pareto

@@ -99,22 +99,22 @@ Rewritten apply_rewrites(const Graph& g, const RewriteCandidates& c, const Rewri
       split_of[static_cast<std::size_t>(c.splits[i].op)] = static_cast<int>(i);
 
   GraphBuilder b(g.name, g.name + " (rewritten)");
+  b.reserve(n + 2 * c.splits.size(), g.tensors.size() + 2 * c.splits.size());
   Rewritten r;
   // Where each original op's inputs go (one or two new ops) and which new op produces its outputs.
-  std::vector<std::vector<OpId>> reads_into(n);
-  std::vector<OpId> writes_from(n, -1);
+  // (A split op's inputs go to both halves: reads_into_second.)
+  std::vector<OpId> reads_into(n, -1), reads_into_second(n, -1), writes_from(n, -1);
   std::vector<OpId> fused_op(c.fusions.size(), -1);
-  auto add = [&](const Op& proto, const std::string& name, RewrittenOp info) {
+  auto add = [&](Op op, std::string name, RewrittenOp info) {
     const OpId id = b.op(name).id();
-    Op& o = b.mutable_op(id);
-    const std::string kept_name = o.name;
-    o = proto;
-    o.name = kept_name;
-    o.inputs.clear();
-    o.outputs.clear();
+    op.name = std::move(name);
+    op.inputs.clear(); // the builder links the new tensors
+    op.outputs.clear();
+    b.mutable_op(id) = std::move(op);
     r.ops.push_back(std::move(info));
     return id;
   };
+  r.ops.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     Op proto = g.ops[i];
     if (i < d.precision.size() && !d.precision[i].empty()) proto.precision = d.precision[i];
@@ -147,9 +147,9 @@ Rewritten apply_rewrites(const Graph& g, const RewriteCandidates& c, const Rewri
           fused.bytes_read = std::max(0.0, fused.bytes_read - inter);
           fused.bytes_written = std::max(0.0, fused.bytes_written - inter);
         }
-        id = add(fused, name, {Role::Fused, chain, f});
+        id = add(std::move(fused), std::move(name), {Role::Fused, chain, f});
       }
-      reads_into[i] = {id};
+      reads_into[i] = id;
       writes_from[i] = id;
     } else if (const int s = split_of[i]; s >= 0) {
       Op half = proto;
@@ -167,14 +167,17 @@ Rewritten apply_rewrites(const Graph& g, const RewriteCandidates& c, const Rewri
       const OpId j = add(join, proto.name + "#join", {Role::Join, {x}, s});
       b.tensor(proto.name + "#0.out", proto.bytes_written / 2, a, {j});
       b.tensor(proto.name + "#1.out", proto.bytes_written / 2, bb, {j});
-      reads_into[i] = {a, bb};
+      reads_into[i] = a;
+      reads_into_second[i] = bb;
       writes_from[i] = j;
     } else {
-      const OpId id = add(proto, proto.name, {Role::Plain, {x}, -1});
-      reads_into[i] = {id};
+      std::string name = proto.name;
+      const OpId id = add(std::move(proto), std::move(name), {Role::Plain, {x}, -1});
+      reads_into[i] = id;
       writes_from[i] = id;
     }
   }
+  std::vector<OpId> consumers;
   for (const Tensor& t : g.tensors) {
     const auto p = static_cast<std::size_t>(t.producer);
     const int f = fusion_of[p];
@@ -182,15 +185,27 @@ Rewritten apply_rewrites(const Graph& g, const RewriteCandidates& c, const Rewri
                             return fusion_of[static_cast<std::size_t>(c2)] == f;
                           });
     if (internal && !t.consumers.empty()) continue;
-    std::vector<OpId> consumers;
+    consumers.clear();
     for (OpId c2 : t.consumers)
-      for (OpId into : reads_into[static_cast<std::size_t>(c2)])
-        if (std::find(consumers.begin(), consumers.end(), into) == consumers.end()) consumers.push_back(into);
+      for (OpId into : {reads_into[static_cast<std::size_t>(c2)], reads_into_second[static_cast<std::size_t>(c2)]})
+        if (into >= 0 && std::find(consumers.begin(), consumers.end(), into) == consumers.end())
+          consumers.push_back(into);
     const TensorId id = b.tensor(t.name, t.bytes, writes_from[p], consumers);
     if (t.comm_time) b.set_comm_time(id, *t.comm_time);
   }
   r.graph = std::move(b).build();
   return r;
+}
+
+std::vector<OpId> unchanged_ops(const Rewritten& r, const Graph& original) {
+  std::vector<OpId> same(r.ops.size(), -1);
+  for (std::size_t i = 0; i < r.ops.size(); ++i) {
+    const RewrittenOp& info = r.ops[i];
+    if (info.role != Role::Plain) continue;
+    const OpId from = info.origin.front();
+    if (r.graph.ops[i].precision == original.op(from).precision) same[i] = from;
+  }
+  return same;
 }
 
 } // namespace hs::pareto

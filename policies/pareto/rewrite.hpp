@@ -67,4 +67,7 @@ struct Rewritten {
 
 Rewritten apply_rewrites(const Graph& g, const RewriteCandidates& c, const RewriteDecision& d);
 
+// Per op of `r`: the op of `original` it is an unchanged copy of (a plain op keeping its precision), or -1.
+std::vector<OpId> unchanged_ops(const Rewritten& r, const Graph& original);
+
 } // namespace hs::pareto

@@ -67,8 +67,7 @@ RewriteDecision decision_for(const JsonNode& rewrites, const CostModel& base, co
 
 } // namespace
 
-StoredPlan load_stored_plan(const std::string& path, std::optional<int> id, const CostModel& base,
-                            const Calibration& calibration) {
+StoredPlan load_stored_plan(const std::string& path, std::optional<int> id, const CostModel& base) {
   const Json j = read_json_file(path);
   const JsonNode root(j, path, "");
   const std::string format = root.at("format").as_string();
@@ -110,7 +109,7 @@ StoredPlan load_stored_plan(const std::string& path, std::optional<int> id, cons
   out.cost = &base;
   if (decision.changes_graph()) {
     out.rewritten =
-        std::make_shared<const RewrittenModel>(apply_rewrites(base.graph(), cand, decision), p, calibration);
+        std::make_shared<const RewrittenModel>(apply_rewrites(base.graph(), cand, decision), base);
     out.cost = &out.rewritten->cost;
   }
   const Graph& g = out.cost->graph();

@@ -21,7 +21,6 @@ struct StoredPlan {
 
 // `path` is a front.json (then `id` picks the plan; required when the front holds several) or a file
 // written by `heterosim select --out` (format "heterosim-plan"). `base` is the workload on the platform.
-StoredPlan load_stored_plan(const std::string& path, std::optional<int> id, const CostModel& base,
-                            const Calibration& calibration);
+StoredPlan load_stored_plan(const std::string& path, std::optional<int> id, const CostModel& base);
 
 } // namespace hs::pareto

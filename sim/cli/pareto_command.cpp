@@ -68,7 +68,6 @@ int run_pareto(const ParetoOptions& o) {
   pareto::ProblemOptions po;
   po.objectives = objectives;
   po.error_budget = o.error_budget;
-  po.encoding.calibration = calibration;
   po.encoding.fusion = po.encoding.splitting = !o.no_rewrites;
   const pareto::ParetoProblem problem(cost, po);
 

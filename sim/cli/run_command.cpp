@@ -54,7 +54,7 @@ int run(const RunOptions& o) {
         throw InputError(f, "", "already exists; pass --force to overwrite or choose another --out");
 
   std::optional<pareto::StoredPlan> stored;
-  if (!o.plan.empty()) stored = pareto::load_stored_plan(o.plan, o.plan_id, cost, calibration);
+  if (!o.plan.empty()) stored = pareto::load_stored_plan(o.plan, o.plan_id, cost);
   PolicyOutcome outcome = stored ? execute_plan(stored->plan, *stored->cost, scenario, o.engine)
                                  : execute_policy(o.policy, ctx, scenario, o.engine);
   const CostModel& plan_cost = stored ? *stored->cost : cost;
