@@ -8,7 +8,7 @@ namespace {
 int total_copy_engines(const Platform& p) {
   int n = 0;
   for (const auto& d : p.devices)
-    n += d.copy_engines;
+    n += 2 * d.copy_engines; // outgoing and incoming
   return n;
 }
 } // namespace
@@ -19,8 +19,9 @@ InputArrival::InputArrival(const CostModel& cost, bool contention)
   const Platform& p = cost.platform();
   int next = 0;
   for (const auto& d : p.devices) {
-    copy_base_.push_back(next);
-    next += d.copy_engines;
+    out_base_.push_back(next);
+    in_base_.push_back(next + d.copy_engines);
+    next += 2 * d.copy_engines;
   }
   link_base_ = next;
   const auto n = static_cast<std::size_t>(devices_);
@@ -83,39 +84,56 @@ double InputArrival::book_transfer(TensorId t, DeviceId from, DeviceId to, doubl
   if (tensor.comm_time || duration == kInfeasible) return ready + duration;
   const auto& links = route_resources_[static_cast<std::size_t>(from) * static_cast<std::size_t>(devices_) +
                                        static_cast<std::size_t>(to)];
-  const auto& source = cost_.platform().devices[static_cast<std::size_t>(from)];
+  const auto& devices = cost_.platform().devices;
+  const int outs = devices[static_cast<std::size_t>(from)].copy_engines;
+  const int ins = devices[static_cast<std::size_t>(to)].copy_engines;
   double best = kInfeasible;
-  int best_engine = -1;
-  for (int k = 0; k < source.copy_engines; ++k) {
-    const int engine = copy_base_[static_cast<std::size_t>(from)] + k;
-    // The earliest start every resource agrees on: each pushes it to its next gap long enough; repeat until
-    // none moves it (each step only moves it later, past a booked interval, so this ends).
-    double start = ready;
-    for (bool moved = true; moved;) {
-      moved = false;
-      for (int r = -1; r < static_cast<int>(links.size()); ++r) {
-        const int res = r < 0 ? engine : links[static_cast<std::size_t>(r)];
-        const double s = table_.earliest_start(res, start, duration);
-        if (s > start) {
-          start = s;
-          moved = true;
-        }
+  int best_out = -1, best_in = -1;
+  // Engines never booked are interchangeable: try only the first of them in each pool.
+  for (int k = 0; k < outs; ++k) {
+    const int out = out_base_[static_cast<std::size_t>(from)] + k;
+    if (k > 0 && table_.unused(out) && table_.unused(out - 1)) break;
+    for (int j = 0; j < ins; ++j) {
+      const int in = in_base_[static_cast<std::size_t>(to)] + j;
+      if (j > 0 && table_.unused(in) && table_.unused(in - 1)) break;
+      const double start = earliest_common_start(out, in, links, ready, duration);
+      if (start < best) {
+        best = start;
+        best_out = out;
+        best_in = in;
       }
     }
-    if (start < best) {
-      best = start;
-      best_engine = engine;
-    }
   }
-  if (best_engine < 0) return ready + duration; // no copy engine: as the classic model
+  if (best_out < 0) return ready + duration; // no copy engine: as the classic model
   const double end = best + duration;
-  table_.reserve(best_engine, best, end);
-  tentative_.push_back({best_engine, best, end});
+  for (int res : {best_out, best_in}) {
+    table_.reserve(res, best, end);
+    tentative_.push_back({res, best, end});
+  }
   for (int res : links) {
     table_.reserve(res, best, end);
     tentative_.push_back({res, best, end});
   }
   return end;
+}
+
+// The earliest start every resource agrees on: each pushes it to its next gap long enough; repeat until none
+// moves it (each step only moves it later, past a booked interval, so this ends).
+double InputArrival::earliest_common_start(int out_engine, int in_engine, const std::vector<int>& links,
+                                           double ready, double duration) const {
+  double start = ready;
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (int r = -2; r < static_cast<int>(links.size()); ++r) {
+      const int res = r == -2 ? out_engine : r == -1 ? in_engine : links[static_cast<std::size_t>(r)];
+      const double s = table_.earliest_start(res, start, duration);
+      if (s > start) {
+        start = s;
+        moved = true;
+      }
+    }
+  }
+  return start;
 }
 
 } // namespace hs

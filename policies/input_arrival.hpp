@@ -5,9 +5,10 @@
 // ends, however many other transfers share the links.
 //
 // Contention-aware (Sinnen & Sousa, "Communication contention in task scheduling", IEEE TPDS 16(6), 2005):
-// links (each direction of a split-duplex link on its own), and the source device's copy engines, are
-// resources with timetables. A transfer is booked, in the earliest gap at or after its producer's end,
-// for its route time on one copy engine of the source and on every link of its route at once, so two
+// links (each direction of a split-duplex link on its own), and each device's outgoing and incoming copy
+// engines, are resources with timetables. A transfer is booked, in the earliest gap at or after its
+// producer's end, for its route time on one outgoing engine of the source, one incoming engine of the
+// destination and every link of its route at once, so two
 // transfers through one PCIe uplink are serialised instead of both running at full speed. Inputs are
 // booked in order of their producers' finish times; a tensor already booked to the device is reused (one
 // transfer per tensor and destination, as both engines do). Textbook edges with an explicit `comm_time`
@@ -39,12 +40,15 @@ private:
   double arrive(OpId op, DeviceId device, const std::vector<DeviceId>& placed_on,
                 const std::vector<double>& finish, bool keep);
   double book_transfer(TensorId t, DeviceId from, DeviceId to, double ready);
+  double earliest_common_start(int out_engine, int in_engine, const std::vector<int>& links, double ready,
+                               double duration) const;
 
   const CostModel& cost_;
   bool contention_;
   int devices_;
-  // Resources: copy engines first (copy_base_[d] + k), then link directions (link_base_ + 2 * link + dir).
-  std::vector<int> copy_base_;
+  // Resources: outgoing copy engines (out_base_[d] + k), incoming ones (in_base_[d] + k), then link
+  // directions (link_base_ + 2 * link + dir).
+  std::vector<int> out_base_, in_base_;
   int link_base_ = 0;
   Timetable table_;
   std::vector<std::vector<int>> route_resources_;                 // [from * n + to]: link resources only

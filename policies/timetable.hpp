@@ -15,6 +15,7 @@ public:
   // Earliest start >= ready at which `duration` fits on `resource`.
   double earliest_start(int resource, double ready, double duration) const;
   void reserve(int resource, double start, double end);
+  bool unused(int resource) const { return busy_[static_cast<std::size_t>(resource)].empty(); }
   // Undoes reserve(resource, start, end).
   void release(int resource, double start, double end);
 

@@ -25,7 +25,8 @@ std::vector<double> link_capacities(const Platform& p) {
 
 // Each element of `list_of(item)` once per item, first appearance first, flattened with offsets.
 template <class Id, class Items, class ListOf>
-void unique_flat(const Items& items, ListOf list_of, std::vector<Id>& flat, std::vector<std::uint32_t>& begin) {
+void unique_flat(const Items& items, ListOf list_of, std::vector<Id>& flat,
+                 std::vector<std::uint32_t>& begin) {
   flat.clear();
   begin.assign(1, 0);
   for (const auto& item : items) {
@@ -93,6 +94,7 @@ ContentionEvaluator::ContentionEvaluator(const CostModel& cost, const Scenario& 
     route_alone_rate_[i] = rate;
   }
   copy_queue_.resize(n);
+  in_queue_.resize(n);
   pending_to_.assign(n, -1);
 }
 
@@ -115,9 +117,11 @@ void ContentionEvaluator::bind_graph() {
     for (TensorId t : g.ops[o].outputs)
       alloc_at_start_[o] += g.tensor(t).bytes;
   }
-  unique_flat(g.ops, [](const Op& op) -> const auto& { return op.inputs; }, unique_inputs_, input_begin_);
-  unique_flat(g.tensors, [](const Tensor& t) -> const auto& { return t.consumers; }, unique_consumers_,
-              consumer_begin_);
+  unique_flat(
+      g.ops, [](const Op& op) -> const auto& { return op.inputs; }, unique_inputs_, input_begin_);
+  unique_flat(
+      g.tensors, [](const Tensor& t) -> const auto& { return t.consumers; }, unique_consumers_,
+      consumer_begin_);
 }
 
 const Execution& ContentionEvaluator::run(const Plan& plan, bool canonical_order) {
@@ -163,14 +167,19 @@ void ContentionEvaluator::reset(const Plan& plan) {
   mix_state_ = SharingStates::kIdle;
   transfers_.clear();
   waiters_.clear();
-  copy_engines_free_.resize(nd);
+  out_free_.resize(nd);
+  in_free_.resize(nd);
   for (std::size_t d = 0; d < nd; ++d) {
     copy_queue_[d].clear();
-    copy_engines_free_[d] = p.devices[d].copy_engines;
+    in_queue_[d].clear();
+    out_free_[d] = in_free_[d] = p.devices[d].copy_engines;
   }
   copy_queue_head_.assign(nd, 0);
+  in_queue_head_.assign(nd, 0);
   copy_ready_.clear();
   copy_ready_mark_.assign(nd, 0);
+  in_ready_.clear();
+  in_ready_mark_.assign(nd, 0);
   flowing_on_.assign(2 * p.links.size(), 0);
   flows_.clear();
   timed_.clear();
@@ -259,11 +268,11 @@ double ContentionEvaluator::simulate(const Plan& plan) {
       if (done) {
         stop_flowing(f);
         const auto from = static_cast<std::size_t>(transfers_[f.transfer].from);
-        ++copy_engines_free_[from];
-        if (!copy_ready_mark_[from]) {
-          copy_ready_mark_[from] = 1;
-          copy_ready_.push_back(from);
-        }
+        const auto to = static_cast<std::size_t>(transfers_[f.transfer].to);
+        ++out_free_[from];
+        mark_ready(copy_ready_, copy_ready_mark_, from);
+        ++in_free_[to];
+        mark_ready(in_ready_, in_ready_mark_, to);
         transfer_finished(f.transfer, now);
       } else {
         if (kept != i) flows_[kept] = f;
@@ -387,28 +396,47 @@ void ContentionEvaluator::start_ready_streams(double now) {
   }
 }
 
+void ContentionEvaluator::mark_ready(std::vector<std::size_t>& list, std::vector<char>& mark, std::size_t d) {
+  if (mark[d]) return;
+  mark[d] = 1;
+  list.push_back(d);
+}
+
+// A transfer takes an outgoing engine of its source, in its source's FIFO order, then an incoming engine of
+// its destination, in the destination's FIFO order (the replay's semaphore); only then does it move data.
 void ContentionEvaluator::start_copy_engines(double now) {
   const Graph& g = cost_->graph();
   for (const std::size_t d : copy_ready_) {
     copy_ready_mark_[d] = 0;
     auto& queue = copy_queue_[d];
-    while (copy_engines_free_[d] > 0 && copy_queue_head_[d] < queue.size()) {
+    while (out_free_[d] > 0 && copy_queue_head_[d] < queue.size()) {
       const std::size_t t = queue[copy_queue_head_[d]++];
-      --copy_engines_free_[d];
+      --out_free_[d];
+      const auto to = static_cast<std::size_t>(transfers_[t].to);
+      in_queue_[to].push_back(t);
+      mark_ready(in_ready_, in_ready_mark_, to);
+    }
+  }
+  copy_ready_.clear();
+  for (const std::size_t d : in_ready_) {
+    in_ready_mark_[d] = 0;
+    auto& queue = in_queue_[d];
+    while (in_free_[d] > 0 && in_queue_head_[d] < queue.size()) {
+      const std::size_t t = queue[in_queue_head_[d]++];
+      --in_free_[d];
       Transfer& tr = transfers_[t];
       const double bytes = g.tensor(tr.tensor).bytes;
       tr.run = static_cast<std::uint32_t>(result_.transfers.size());
       result_.transfers.push_back({tr.tensor, tr.from, tr.to, bytes, now, now});
-      allocate(static_cast<std::size_t>(tr.to), bytes); // the copy exists from the transfer's start
-      const auto route = static_cast<std::size_t>(tr.from) * static_cast<std::size_t>(devices_) +
-                         static_cast<std::size_t>(tr.to);
+      allocate(d, bytes); // the copy exists from the transfer's start
+      const auto route = static_cast<std::size_t>(tr.from) * static_cast<std::size_t>(devices_) + d;
       const double latency_end = now + route_latency_[route];
       // A route of no links moves data at once, after its latency.
       flows_.push_back(
           {t, route, latency_end, route_resources_[route].empty() ? 0.0 : bytes, now, latency_end});
     }
   }
-  copy_ready_.clear();
+  in_ready_.clear();
 }
 
 void ContentionEvaluator::op_finished(std::size_t slot, double now) {
@@ -474,10 +502,7 @@ void ContentionEvaluator::op_finished(std::size_t slot, double now) {
                        [](const auto& x, const auto& y) { return x.first > y.first; });
       } else {
         copy_queue_[di].push_back(i);
-        if (!copy_ready_mark_[di]) {
-          copy_ready_mark_[di] = 1;
-          copy_ready_.push_back(di);
-        }
+        mark_ready(copy_ready_, copy_ready_mark_, di);
       }
     }
     for (OpId c : tensor.consumers)

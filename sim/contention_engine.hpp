@@ -5,10 +5,11 @@
 // It models what the replay models, with the same rules:
 // - a device stream runs its queue in order; an op starts once its inputs are on its device;
 // - the streams of one device share its throughput equally (SimGrid's single-core host);
-// - a transfer is taken, in FIFO order, by one of the source device's copy engines; it waits its route's
-//   latency, then shares the bandwidth of every link (each direction of a split-duplex link on its own)
-//   with the transfers crossing it, by weighted max-min fairness with weight 1 / route latency (SimGrid's
-//   CM02 model: `sharing_penalty` = route latency; sim/max_min_sharing.hpp);
+// - a transfer is taken, in FIFO order, by one of the source device's outgoing copy engines, then, in FIFO
+//   order, by one of the destination's incoming engines; holding both, it waits its route's latency, then
+//   shares the bandwidth of every link (each direction of a split-duplex link on its own) with the transfers
+//   crossing it, by weighted max-min fairness with weight 1 / route latency (SimGrid's CM02 model:
+//   `sharing_penalty` = route latency; sim/max_min_sharing.hpp);
 // - textbook edges with an explicit `comm_time` take that time, with neither copy engine nor link;
 // - scenarios apply: device and link availability profiles scale speed and bandwidth, noise scales ops.
 //
@@ -69,6 +70,7 @@ private:
   void reset(const Plan& plan);
   void start_ready_streams(double now);
   void start_copy_engines(double now);
+  static void mark_ready(std::vector<std::size_t>& list, std::vector<char>& mark, std::size_t device);
   void op_finished(std::size_t slot, double now);
   void transfer_finished(std::size_t transfer, double now);
   void input_arrived(OpId consumer);
@@ -121,10 +123,13 @@ private:
   std::vector<Transfer> transfers_;
   std::vector<OpId> waiters_;
   std::vector<std::vector<std::size_t>> copy_queue_; // per source device: transfers waiting, FIFO
-  std::vector<std::size_t> copy_queue_head_;
-  std::vector<int> copy_engines_free_;
-  std::vector<std::size_t> copy_ready_; // devices whose queue grew or whose engine was freed
+  std::vector<std::vector<std::size_t>> in_queue_;   // per destination: transfers holding a source engine
+  std::vector<std::size_t> copy_queue_head_, in_queue_head_;
+  std::vector<int> out_free_, in_free_; // per device: free outgoing and incoming copy engines
+  std::vector<std::size_t> copy_ready_; // sources whose queue grew or whose outgoing engine was freed
   std::vector<char> copy_ready_mark_;
+  std::vector<std::size_t> in_ready_; // destinations whose queue grew or whose incoming engine was freed
+  std::vector<char> in_ready_mark_;
   std::vector<int> flowing_on_;          // per link resource: flows sharing its bandwidth now
   std::vector<double> route_alone_rate_; // [from * n + to]: a transfer's rate with its route to itself
   std::vector<Flow> flows_;

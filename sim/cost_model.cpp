@@ -79,7 +79,8 @@ CostModel::CostModel(const Graph& g, const CostModel& like, const std::vector<Op
   op_time_.resize(static_cast<std::size_t>(g.op_count()) * static_cast<std::size_t>(devices_));
   const auto row = static_cast<std::ptrdiff_t>(devices_);
   for (OpId o = 0; o < g.op_count(); ++o) {
-    const OpId same = static_cast<std::size_t>(o) < same_as.size() ? same_as[static_cast<std::size_t>(o)] : -1;
+    const OpId same =
+        static_cast<std::size_t>(o) < same_as.size() ? same_as[static_cast<std::size_t>(o)] : -1;
     if (same < 0) {
       cost_op(o);
       continue;

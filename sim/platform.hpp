@@ -30,7 +30,7 @@ struct Device {
   std::vector<std::string> supported_ops; // empty: every op kind
   std::vector<PState> pstates;            // at least one
   int streams = 1;
-  int copy_engines = 1;
+  int copy_engines = 1; // DMA engines per direction: a transfer holds one outgoing here and one incoming there
   std::string source; // where the numbers come from
 
   bool supports_op(const std::string& op_kind) const;

@@ -10,8 +10,10 @@ namespace hs::replay {
 Transfers::Transfers(const Graph& g, const Platform& p, const SimgridPlatform& sg,
                      std::vector<TransferRun>& record, Arrived arrived)
     : g_(g), p_(p), sg_(sg), record_(record), arrived_(std::move(arrived)) {
-  for (std::size_t d = 0; d < p.devices.size(); ++d)
+  for (std::size_t d = 0; d < p.devices.size(); ++d) {
     queues_.push_back(std::make_unique<Queue>());
+    incoming_.push_back(sg4::Semaphore::create(static_cast<unsigned>(p.devices[d].copy_engines)));
+  }
 }
 
 void Transfers::start_actors() {
@@ -58,12 +60,17 @@ void Transfers::close(bool drop_queued) {
 
 void Transfers::transfer(const Pending& t) {
   const Tensor& tensor = g_.tensor(t.tensor);
-  TransferRun run{t.tensor, t.from, t.to, tensor.bytes, sg4::Engine::get_clock(), 0.0};
+  TransferRun run{t.tensor, t.from, t.to, tensor.bytes, 0.0, 0.0};
   if (tensor.comm_time) {
+    run.start = sg4::Engine::get_clock();
     sg4::this_actor::sleep_for(*tensor.comm_time);
   } else {
+    const auto& incoming = incoming_[static_cast<std::size_t>(t.to)];
+    incoming->acquire();
+    run.start = sg4::Engine::get_clock();
     sg4::Comm::sendto(sg_.hosts[static_cast<std::size_t>(t.from)], sg_.hosts[static_cast<std::size_t>(t.to)],
                       static_cast<uint64_t>(tensor.bytes));
+    incoming->release();
   }
   run.end = sg4::Engine::get_clock();
   record_.push_back(run);

@@ -1,6 +1,8 @@
 #pragma once
-// How both replays move tensors: each device's copy engines (actors) take queued transfers in order and
-// send them as SimGrid communications, so transfers share link bandwidth and queue for copy engines.
+// How both replays move tensors: each device's outgoing copy engines (actors) take queued transfers in
+// order; each transfer then takes one of its destination's incoming copy engines (a FIFO semaphore) and is
+// sent as a SimGrid communication, so transfers share link bandwidth and queue for the engines at both
+// ends. A transfer's recorded start is when it holds both engines.
 // Textbook edges with an explicit cost bypass the copy engines, as in the textbook model they come from:
 // each sleeps its stated time in an actor of its own, with no limit on how many overlap.
 // Internal to the engine.
@@ -53,8 +55,9 @@ private:
   const SimgridPlatform& sg_;
   std::vector<TransferRun>& record_;
   Arrived arrived_;
-  std::vector<std::unique_ptr<Queue>> queues_; // per source device
-  std::vector<Pending> explicit_cost_;         // textbook edges waiting for flush()
+  std::vector<std::unique_ptr<Queue>> queues_;       // per source device
+  std::vector<simgrid::s4u::SemaphorePtr> incoming_; // per destination device: its free incoming engines
+  std::vector<Pending> explicit_cost_;               // textbook edges waiting for flush()
 };
 
 } // namespace hs::replay

@@ -164,7 +164,7 @@ TEST_CASE("evaluator: flows sharing a link get bandwidth in inverse proportion t
   // has 15 GB left, which it moves alone at 30 GB/s: it ends at 2 s (equal shares would end both at 2 s).
   const Platform p = parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "weights",
     "devices": [)" + device("s1", "1Tf", 1) +
-                                        "," + device("s2", "1Tf", 1) + "," + device("dst", "1Tf", 1) + R"(],
+                                        "," + device("s2", "1Tf", 1) + "," + device("dst", "1Tf", 2) + R"(],
     "links": [{"name": "la", "bandwidth": "1TBps", "latency": "1us"},
               {"name": "lb", "bandwidth": "1TBps", "latency": "2us"},
               {"name": "trunk", "bandwidth": "30GBps", "latency": 0}],
@@ -218,6 +218,44 @@ TEST_CASE("evaluator: a copy engine serialises its transfers, even to destinatio
       CHECK(c.end == doctest::Approx(engines == 1 ? 2.0 : 1.0).epsilon(1e-6));
       CHECK(e->ops[2].start == doctest::Approx(c.end).epsilon(1e-9));
     }
+  }
+}
+
+TEST_CASE("evaluator: a destination's incoming copy engine serialises transfers from two sources") {
+  // s1 and s2 each send 32 GB to dst over their own 32 GB/s link (1 s each). dst with one copy engine takes
+  // them one after the other (the second starts at 1 s, when it holds both its engines); with two, both
+  // run at once. Each source has one engine, so the source side never limits.
+  GraphBuilder b("fan-in");
+  auto p1 = b.op("p1").flops(0), p2 = b.op("p2").flops(0), sink = b.op("sink").flops(0);
+  const TensorId first = p1.feeds(sink, 32e9), second = p2.feeds(sink, 32e9);
+  const Graph g = std::move(b).build();
+  for (const int engines : {1, 2}) {
+    CAPTURE(engines);
+    const Platform p =
+        parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "fan-in",
+      "devices": [)" + device("s1", "1Tf", 1) +
+                           "," + device("s2", "1Tf", 1) + "," + device("dst", "1Tf", engines) + R"(],
+      "links": [{"name": "l1", "bandwidth": "32GBps", "latency": 0},
+                {"name": "l2", "bandwidth": "32GBps", "latency": 0}],
+      "routes": [{"from": "s1", "to": "dst", "links": ["l1"]}, {"from": "s2", "to": "dst", "links": ["l2"]}],
+      "unreachable": [["s1", "s2"]]})",
+                       "fan-in");
+    const CostModel cost(g, p);
+    Plan plan = Plan::empty(g.op_count(), p, "manual");
+    plan.append(0, 0);
+    plan.append(1, 1);
+    plan.append(2, 2);
+    const BothEngines run(plan, cost);
+    for (const Execution* e : run.both()) {
+      CAPTURE(e->engine);
+      const TransferRun &a = transfer_of(*e, first), &c = transfer_of(*e, second);
+      const TransferRun& later = a.start <= c.start ? c : a;
+      CHECK(std::min(a.start, c.start) == doctest::Approx(0.0));
+      CHECK(later.start == doctest::Approx(engines == 1 ? 1.0 : 0.0).epsilon(1e-6));
+      CHECK(later.end == doctest::Approx(engines == 1 ? 2.0 : 1.0).epsilon(1e-6));
+      CHECK(e->ops[2].start == doctest::Approx(later.end).epsilon(1e-9));
+    }
+    CHECK(run.evaluator.makespan == doctest::Approx(run.replay.makespan).epsilon(1e-9));
   }
 }
 

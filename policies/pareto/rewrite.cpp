@@ -187,7 +187,8 @@ Rewritten apply_rewrites(const Graph& g, const RewriteCandidates& c, const Rewri
     if (internal && !t.consumers.empty()) continue;
     consumers.clear();
     for (OpId c2 : t.consumers)
-      for (OpId into : {reads_into[static_cast<std::size_t>(c2)], reads_into_second[static_cast<std::size_t>(c2)]})
+      for (OpId into :
+           {reads_into[static_cast<std::size_t>(c2)], reads_into_second[static_cast<std::size_t>(c2)]})
         if (into >= 0 && std::find(consumers.begin(), consumers.end(), into) == consumers.end())
           consumers.push_back(into);
     const TensorId id = b.tensor(t.name, t.bytes, writes_from[p], consumers);
