@@ -6,6 +6,7 @@
 #include "policies/input_arrival.hpp"
 #include "policies/policy.hpp"
 #include "policies/single_device.hpp"
+#include "policies/stream_spread.hpp"
 
 #include <algorithm>
 #include <map>
@@ -116,7 +117,8 @@ template <bool Contention> struct Heft {
     const auto s =
         schedule_in_order(order, ctx.cost, Contention, [](OpId, DeviceId, double eft) { return eft; });
     Plan plan = plan_from_assignment(ctx.graph(), ctx.platform(), s.device, s.start, name());
-    return Contention ? no_worse_than_single_device(std::move(plan), ctx.cost) : plan;
+    return Contention ? no_worse_than_single_device(spread_over_streams(std::move(plan), ctx.cost), ctx.cost)
+                      : plan;
   }
 };
 using HeftContention = Heft<true>;

@@ -9,6 +9,7 @@
 #include "policies/input_arrival.hpp"
 #include "policies/policy.hpp"
 #include "policies/single_device.hpp"
+#include "policies/stream_spread.hpp"
 #include "sim/units.hpp"
 
 #include <algorithm>
@@ -86,7 +87,9 @@ template <bool Contention> struct MemoryAware {
         held[bi].insert(t);
     }
     Plan plan = plan_from_assignment(g, p, device, start, name());
-    return Contention ? no_worse_than_single_device(std::move(plan), cost, true) : plan;
+    return Contention
+               ? no_worse_than_single_device(spread_over_streams(std::move(plan), cost, true), cost, true)
+               : plan;
   }
 };
 

@@ -8,6 +8,7 @@
 #include "policies/heft.hpp"
 #include "policies/policy.hpp"
 #include "policies/single_device.hpp"
+#include "policies/stream_spread.hpp"
 
 #include <algorithm>
 #include <map>
@@ -48,7 +49,7 @@ template <bool Contention> struct Peft {
       return eft + oct[idx(o, d, devices)];
     });
     Plan plan = plan_from_assignment(g, ctx.platform(), s.device, s.start, name());
-    return Contention ? no_worse_than_single_device(std::move(plan), cost) : plan;
+    return Contention ? no_worse_than_single_device(spread_over_streams(std::move(plan), cost), cost) : plan;
   }
 
   static std::size_t idx(OpId o, DeviceId d, int devices) {

@@ -2,6 +2,7 @@
 // against their contention-free forms (*-classic), the single-device baseline and memory capacity.
 #include "policies/policy.hpp"
 #include "policies/single_device.hpp"
+#include "policies/stream_spread.hpp"
 #include "sim/analytic_engine.hpp"
 #include "sim/contention_engine.hpp"
 #include "sim/memory.hpp"
@@ -214,4 +215,40 @@ TEST_CASE("contention-aware memory-aware never exceeds capacity, in the evaluato
           CHECK_MESSAGE(over.empty(), (over.empty() ? std::string() : over.front()));
         }
       }
+}
+
+TEST_CASE("a late input holds up one stream, not the ops queued behind it on another") {
+  // a (1 s on s) sends 32 GB to g over a 32 GB/s link (1 s); b on g reads it; c on g needs nothing. g's queue
+  // is b, c. On one stream c waits behind b: b runs 2-3 s, c 3-4 s. With two streams the spread plan puts c
+  // on the second stream, where it runs 0-1 s while b waits: 3 s, in the evaluator as in the replay. With
+  // one stream the plan is returned as it was.
+  for (const int streams : {1, 2}) {
+    CAPTURE(streams);
+    const Platform p = parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "late-input",
+      "devices": [
+        {"name": "s", "kind": "cpu", "peak": {"fp32": "1Tf"}, "memory": {"bandwidth": "1TBps", "capacity": "64GB"},
+         "power": {"idle": "10W", "busy": "100W"}, "copy_engines": 1},
+        {"name": "g", "kind": "gpu", "peak": {"fp32": "1Tf"}, "memory": {"bandwidth": "1TBps", "capacity": "64GB"},
+         "power": {"idle": "10W", "busy": "100W"}, "copy_engines": 1, "streams": )" +
+                                          std::to_string(streams) + R"(}],
+      "links": [{"name": "l", "bandwidth": "32GBps", "latency": 0}],
+      "routes": [{"from": "s", "to": "g", "links": ["l"]}]})",
+                                      "late-input");
+    GraphBuilder b("late-input");
+    auto a = b.op("a").flops(1e12), bb = b.op("b").flops(1e12), c = b.op("c").flops(1e12);
+    a.feeds(bb, 32e9);
+    const Graph g = std::move(b).build();
+    const CostModel cost(g, p);
+    Plan plan = Plan::empty(g.op_count(), p, "manual");
+    plan.append(a.id(), 0);
+    plan.append(bb.id(), 1);
+    plan.append(c.id(), 1);
+    REQUIRE(run_contention(plan, cost).makespan == doctest::Approx(4.0).epsilon(1e-6));
+    const Plan spread = spread_over_streams(plan, cost);
+    CHECK(spread.stream[static_cast<std::size_t>(c.id())] == (streams == 2 ? 1 : 0));
+    CHECK(spread.stream[static_cast<std::size_t>(bb.id())] == 0);
+    const double expected = streams == 2 ? 3.0 : 4.0;
+    CHECK(run_contention(spread, cost).makespan == doctest::Approx(expected).epsilon(1e-6));
+    CHECK(run_simgrid(spread, cost).makespan == doctest::Approx(expected).epsilon(1e-6));
+  }
 }
