@@ -40,6 +40,16 @@ std::vector<double> busy_seconds_per_link(const Execution& e, const Platform& p)
   return busy;
 }
 
+std::vector<double> busy_seconds_per_device(const Execution& e, const Plan& plan, std::size_t devices) {
+  std::vector<std::vector<std::pair<double, double>>> on(devices);
+  for (std::size_t o = 0; o < e.ops.size(); ++o)
+    on[static_cast<std::size_t>(plan.device[o])].emplace_back(e.ops[o].start, e.ops[o].end);
+  std::vector<double> busy(devices, 0.0);
+  for (std::size_t d = 0; d < devices; ++d)
+    busy[d] = covered_seconds(on[d]);
+  return busy;
+}
+
 void sort_transfers(std::vector<TransferRun>& transfers) {
   std::sort(transfers.begin(), transfers.end(), [](const TransferRun& a, const TransferRun& b) {
     return std::tie(a.start, a.tensor, a.to) < std::tie(b.start, b.tensor, b.to);
@@ -49,13 +59,10 @@ void sort_transfers(std::vector<TransferRun>& transfers) {
 void fill_analytic_energy(Execution& e, const Plan& plan, const CostModel& cost) {
   const Platform& p = cost.platform();
   const Graph& g = cost.graph();
-  // Busy intervals per device; streams may overlap, and an overlapped instant draws busy power once.
-  std::vector<std::vector<std::pair<double, double>>> busy(p.devices.size());
-  std::vector<double> extra(p.devices.size(), 0.0), busy_seconds(p.devices.size(), 0.0);
+  std::vector<double> extra(p.devices.size(), 0.0);
   for (OpId o = 0; o < g.op_count(); ++o) {
     const auto oi = static_cast<std::size_t>(o);
     const auto d = static_cast<std::size_t>(plan.device[oi]);
-    busy[d].emplace_back(e.ops[oi].start, e.ops[oi].end);
     // Ops at lower p-states draw that state's busy power instead of the nominal one.
     if (plan.pstate[oi] != 0) {
       const auto& states = p.devices[d].pstates;
@@ -63,9 +70,9 @@ void fill_analytic_energy(Execution& e, const Plan& plan, const CostModel& cost)
                   (states[static_cast<std::size_t>(plan.pstate[oi])].busy_watts - states.front().busy_watts);
     }
   }
-  for (std::size_t d = 0; d < p.devices.size(); ++d)
-    busy_seconds[d] = covered_seconds(busy[d]);
-  fill_energy_from_usage(e, p, busy_seconds, extra, bytes_per_link(e, p));
+  // Streams may overlap, and an overlapped instant draws busy power once.
+  fill_energy_from_usage(e, p, busy_seconds_per_device(e, plan, p.devices.size()), extra,
+                         bytes_per_link(e, p));
 }
 
 void fill_energy_from_usage(Execution& e, const Platform& p, const std::vector<double>& busy_seconds,

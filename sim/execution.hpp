@@ -36,6 +36,8 @@ std::vector<double> bytes_per_link(const Execution& e, const Platform& p);
 // Seconds during which at least one transfer was on each link (either direction): its busy time under
 // sharing, as the engine's timeline shows it.
 std::vector<double> busy_seconds_per_link(const Execution& e, const Platform& p);
+// Seconds each device ran at least one op (streams may overlap; an overlapped instant counts once).
+std::vector<double> busy_seconds_per_device(const Execution& e, const Plan& plan, std::size_t devices);
 
 // Sorts transfers into the canonical order, so both engines print the same way.
 void sort_transfers(std::vector<TransferRun>& transfers);

@@ -40,10 +40,7 @@ Report make_report(RunInfo info, const Plan& plan, const CostModel& cost, Execut
 namespace {
 
 std::vector<double> busy_seconds(const Report& r) {
-  std::vector<double> busy(r.cost->platform().devices.size(), 0.0);
-  for (std::size_t o = 0; o < r.execution.ops.size(); ++o)
-    busy[static_cast<std::size_t>(r.plan->device[o])] += r.execution.ops[o].end - r.execution.ops[o].start;
-  return busy;
+  return busy_seconds_per_device(r.execution, *r.plan, r.cost->platform().devices.size());
 }
 
 // RFC 4180: a field with a comma, quote or newline is quoted, and its quotes doubled.

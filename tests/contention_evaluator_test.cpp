@@ -285,6 +285,8 @@ TEST_CASE("evaluator: two streams of one device share its throughput") {
       CHECK(e->ops[0].end == doctest::Approx(streams == 2 ? 2.0 : 1.0).epsilon(1e-6));
       CHECK(e->ops[1].start == doctest::Approx(streams == 2 ? 0.0 : 1.0).epsilon(1e-6));
       CHECK(e->ops[1].end == doctest::Approx(2.0).epsilon(1e-6));
+      // The device is busy 2 s either way: overlapping streams count once (4 s of op time would be 200%).
+      CHECK(busy_seconds_per_device(*e, plan, 1)[0] == doctest::Approx(2.0).epsilon(1e-6));
     }
   }
 }
