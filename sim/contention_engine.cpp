@@ -155,6 +155,8 @@ void ContentionEvaluator::reset(const Plan& plan) {
   const std::size_t slots = slot_device_.size();
   cursor_.assign(slots, 0);
   running_op_.assign(slots, -1);
+  slot_position_.assign(slots, 0);
+  running_slots_.clear();
   remaining_.assign(slots, 0.0);
   slot_updated_.assign(slots, 0.0);
   slot_rate_.assign(slots, 0.0);
@@ -209,7 +211,6 @@ double ContentionEvaluator::simulate(const Plan& plan) {
   reset(plan);
   double now = 0.0;
   const auto heap_later = [](const auto& x, const auto& y) { return x.first > y.first; };
-  const std::size_t slots = slot_device_.size();
   for (;;) {
     while (profile_next_ < profile_events_.size() && profile_events_[profile_next_].at <= now) {
       const auto& ev = profile_events_[profile_next_++];
@@ -232,8 +233,8 @@ double ContentionEvaluator::simulate(const Plan& plan) {
     if (rates_dirty_) reshare_bandwidth(now);
 
     double next = kInf;
-    for (std::size_t s = 0; s < slots; ++s)
-      if (running_op_[s] >= 0) next = std::min(next, slot_finish_[s]);
+    for (const std::size_t s : running_slots_)
+      next = std::min(next, slot_finish_[s]);
     for (const Flow& f : flows_)
       next = std::min(next, f.finish);
     if (!timed_.empty()) next = std::min(next, timed_.front().first);
@@ -280,8 +281,13 @@ double ContentionEvaluator::simulate(const Plan& plan) {
       }
     }
     flows_.resize(kept);
-    for (std::size_t s = 0; s < slots; ++s)
-      if (running_op_[s] >= 0 && slot_finish_[s] <= due) op_finished(s, now);
+    // Ops due now end in stream-slot order, whatever order they started in.
+    due_slots_.clear();
+    for (const std::size_t s : running_slots_)
+      if (slot_finish_[s] <= due) due_slots_.push_back(s);
+    std::sort(due_slots_.begin(), due_slots_.end());
+    for (const std::size_t s : due_slots_)
+      op_finished(s, now);
     while (!timed_.empty() && timed_.front().first <= due) {
       std::pop_heap(timed_.begin(), timed_.end(), heap_later);
       const std::size_t t = timed_.back().second;
@@ -385,6 +391,8 @@ void ContentionEvaluator::start_ready_streams(double now) {
     const auto oi = static_cast<std::size_t>(o);
     if (missing_inputs_[oi] != 0) continue;
     running_op_[s] = o;
+    slot_position_[s] = running_slots_.size();
+    running_slots_.push_back(s);
     remaining_[s] = cost_->op_time(o, d, plan.pstate[oi]) * time_factor_[oi];
     slot_updated_[s] = now;
     slot_rate_[s] = 0.0;
@@ -449,6 +457,10 @@ void ContentionEvaluator::op_finished(std::size_t slot, double now) {
   result_.ops[oi].end = now;
   result_.makespan = std::max(result_.makespan, now);
   running_op_[slot] = -1;
+  const std::size_t moved = running_slots_.back(); // swap-remove: the order of running_slots_ does not matter
+  running_slots_[slot_position_[slot]] = moved;
+  slot_position_[moved] = slot_position_[slot];
+  running_slots_.pop_back();
   slot_finish_[slot] = kInf;
   if (--active_on_device_[di] == 0) busy_seconds_[di] += now - busy_since_[di];
   reshare_device(di, now);
