@@ -87,6 +87,48 @@ Platform fan_out_platform(int copy_engines) {
                         "fan-out");
 }
 
+// Two sources with one copy engine each and their own link to a destination with `copy_engines` engines.
+Platform fan_in_platform(int copy_engines) {
+  return parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "fan-in",
+    "devices": [)" + device("s1", "1Tf", 1) +
+                            "," + device("s2", "1Tf", 1) + "," + device("dst", "1Tf", copy_engines) + R"(],
+    "links": [{"name": "l1", "bandwidth": "32GBps", "latency": 0},
+              {"name": "l2", "bandwidth": "32GBps", "latency": 0}],
+    "routes": [{"from": "s1", "to": "dst", "links": ["l1"]}, {"from": "s2", "to": "dst", "links": ["l2"]}],
+    "unreachable": [["s1", "s2"]]})",
+                        "fan-in");
+}
+
+// Two 1 s transfers, ops 0 and 1 on devices 0 and 1 feeding op 2 on device 2 (or op 0 feeding ops 1 and 2):
+// on `platform_with(engines)` one engine takes them one after the other and two take them at once, in both
+// engines, and the op on device 2 waits for the later one.
+template <class PlatformWith>
+void check_one_engine_serialises(const Graph& g, PlatformWith platform_with, TensorId first,
+                                 TensorId second) {
+  for (const int engines : {1, 2}) {
+    CAPTURE(engines);
+    const Platform p = platform_with(engines);
+    const CostModel cost(g, p);
+    Plan plan = Plan::empty(g.op_count(), p, "manual");
+    plan.append(0, 0);
+    plan.append(1, 1);
+    plan.append(2, 2);
+    const BothEngines run(plan, cost);
+    for (const Execution* e : run.both()) {
+      CAPTURE(e->engine);
+      REQUIRE(e->transfers.size() == 2);
+      const TransferRun &a = transfer_of(*e, first), &c = transfer_of(*e, second);
+      const TransferRun& later = a.start <= c.start ? c : a;
+      CHECK(std::min(a.start, c.start) == doctest::Approx(0.0));
+      CHECK(std::min(a.end, c.end) == doctest::Approx(1.0).epsilon(1e-6));
+      CHECK(later.start == doctest::Approx(engines == 1 ? 1.0 : 0.0).epsilon(1e-6));
+      CHECK(later.end == doctest::Approx(engines == 1 ? 2.0 : 1.0).epsilon(1e-6));
+      CHECK(e->ops[2].start == doctest::Approx(later.end).epsilon(1e-9));
+    }
+    CHECK(run.evaluator.makespan == doctest::Approx(run.replay.makespan).epsilon(1e-9));
+  }
+}
+
 } // namespace
 
 TEST_CASE("evaluator: two equal transfers sharing one link take twice as long as one alone") {
@@ -198,27 +240,7 @@ TEST_CASE("evaluator: a copy engine serialises its transfers, even to destinatio
   GraphBuilder b("fan-out");
   auto producer = b.op("producer").flops(0), c1 = b.op("c1").flops(0), c2 = b.op("c2").flops(0);
   const TensorId first = producer.feeds(c1, 32e9), second = producer.feeds(c2, 32e9);
-  const Graph g = std::move(b).build();
-  for (const int engines : {1, 2}) {
-    CAPTURE(engines);
-    const Platform p = fan_out_platform(engines);
-    const CostModel cost(g, p);
-    Plan plan = Plan::empty(g.op_count(), p, "manual");
-    plan.append(0, 0);
-    plan.append(1, 1);
-    plan.append(2, 2);
-    const BothEngines run(plan, cost);
-    for (const Execution* e : run.both()) {
-      CAPTURE(e->engine);
-      REQUIRE(e->transfers.size() == 2);
-      const TransferRun &a = transfer_of(*e, first), &c = transfer_of(*e, second);
-      CHECK(a.start == doctest::Approx(0.0));
-      CHECK(a.end == doctest::Approx(1.0).epsilon(1e-6));
-      CHECK(c.start == doctest::Approx(engines == 1 ? 1.0 : 0.0).epsilon(1e-6));
-      CHECK(c.end == doctest::Approx(engines == 1 ? 2.0 : 1.0).epsilon(1e-6));
-      CHECK(e->ops[2].start == doctest::Approx(c.end).epsilon(1e-9));
-    }
-  }
+  check_one_engine_serialises(std::move(b).build(), fan_out_platform, first, second);
 }
 
 TEST_CASE("evaluator: a destination's incoming copy engine serialises transfers from two sources") {
@@ -228,35 +250,7 @@ TEST_CASE("evaluator: a destination's incoming copy engine serialises transfers 
   GraphBuilder b("fan-in");
   auto p1 = b.op("p1").flops(0), p2 = b.op("p2").flops(0), sink = b.op("sink").flops(0);
   const TensorId first = p1.feeds(sink, 32e9), second = p2.feeds(sink, 32e9);
-  const Graph g = std::move(b).build();
-  for (const int engines : {1, 2}) {
-    CAPTURE(engines);
-    const Platform p =
-        parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "fan-in",
-      "devices": [)" + device("s1", "1Tf", 1) +
-                           "," + device("s2", "1Tf", 1) + "," + device("dst", "1Tf", engines) + R"(],
-      "links": [{"name": "l1", "bandwidth": "32GBps", "latency": 0},
-                {"name": "l2", "bandwidth": "32GBps", "latency": 0}],
-      "routes": [{"from": "s1", "to": "dst", "links": ["l1"]}, {"from": "s2", "to": "dst", "links": ["l2"]}],
-      "unreachable": [["s1", "s2"]]})",
-                       "fan-in");
-    const CostModel cost(g, p);
-    Plan plan = Plan::empty(g.op_count(), p, "manual");
-    plan.append(0, 0);
-    plan.append(1, 1);
-    plan.append(2, 2);
-    const BothEngines run(plan, cost);
-    for (const Execution* e : run.both()) {
-      CAPTURE(e->engine);
-      const TransferRun &a = transfer_of(*e, first), &c = transfer_of(*e, second);
-      const TransferRun& later = a.start <= c.start ? c : a;
-      CHECK(std::min(a.start, c.start) == doctest::Approx(0.0));
-      CHECK(later.start == doctest::Approx(engines == 1 ? 1.0 : 0.0).epsilon(1e-6));
-      CHECK(later.end == doctest::Approx(engines == 1 ? 2.0 : 1.0).epsilon(1e-6));
-      CHECK(e->ops[2].start == doctest::Approx(later.end).epsilon(1e-9));
-    }
-    CHECK(run.evaluator.makespan == doctest::Approx(run.replay.makespan).epsilon(1e-9));
-  }
+  check_one_engine_serialises(std::move(b).build(), fan_in_platform, first, second);
 }
 
 TEST_CASE("evaluator: two streams of one device share its throughput") {
