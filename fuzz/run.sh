@@ -13,10 +13,15 @@ trap 'rm -rf "$scratch"' EXIT
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 status=0
-for target in platform graph dot scenario calibration policy_config stored_plan workload_spec; do
+targets=(platform graph dot scenario calibration policy_config stored_plan workload_spec)
+# The ONNX target exists when the build found libonnx-dev (CMakeLists.txt: HS_HAVE_ONNX).
+if [[ -x $build/fuzz_onnx ]]; then targets+=(onnx); fi
+for target in "${targets[@]}"; do
   mkdir -p "$scratch/$target"
   start=$(date +%s)
-  if ! "$build/fuzz_$target" -runs="$runs" -seed=1 -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+  max_len=4096
+  if [[ $target == onnx ]]; then max_len=16384; fi # the seed models are 10-14 KB of protobuf
+  if ! "$build/fuzz_$target" -runs="$runs" -seed=1 -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
       -artifact_prefix="$scratch/$target/" "$scratch/$target" "fuzz/corpus/$target" > "$scratch/$target.log" 2>&1; then
     echo "fuzz_$target: FAILED (crash or sanitizer report); last lines:"
     tail -30 "$scratch/$target.log"
