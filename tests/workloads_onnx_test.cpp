@@ -83,6 +83,47 @@ TEST_CASE("ONNX import names unsupported node types and refuses to drop them") {
   CHECK_THROWS_AS(hs::load_workload(junk.string()), hs::InputError);
   std::filesystem::remove(junk);
 }
+
+TEST_CASE("ONNX import refuses a zero stride before shape inference divides by it") {
+  // Found by fuzz_onnx: libonnx 1.12's convolution shape inference divides by `strides` unchecked, so a
+  // stride of 0 stopped the whole process with SIGFPE. Every window attribute must be at least 1.
+  for (const char* attribute : {"strides", "dilations", "kernel_shape"}) {
+    CAPTURE(attribute);
+    onnx::ModelProto m;
+    m.set_ir_version(8);
+    m.add_opset_import()->set_version(13);
+    auto* g = m.mutable_graph();
+    g->set_name("zero-stride");
+    for (const auto& [name, dims] : {std::pair{"x", std::vector<int>{1, 3, 8, 8}}, {"w", {4, 3, 3, 3}}}) {
+      auto* in = g->add_input();
+      in->set_name(name);
+      auto* tt = in->mutable_type()->mutable_tensor_type();
+      tt->set_elem_type(onnx::TensorProto::FLOAT);
+      for (int d : dims)
+        tt->mutable_shape()->add_dim()->set_dim_value(d);
+    }
+    auto* n = g->add_node();
+    n->set_op_type("Conv");
+    n->set_name("conv0");
+    n->add_input("x");
+    n->add_input("w");
+    n->add_output("y");
+    auto* a = n->add_attribute();
+    a->set_name(attribute);
+    a->set_type(onnx::AttributeProto::INTS);
+    a->add_ints(1);
+    a->add_ints(0);
+    const auto path = std::filesystem::temp_directory_path() / "heterosim-zero-stride.onnx";
+    {
+      std::ofstream out(path, std::ios::binary);
+      REQUIRE(m.SerializeToOstream(&out));
+    }
+    const std::string expected = "attribute '" + std::string(attribute) + "' must be at least 1";
+    CHECK_THROWS_WITH_AS(hs::load_workload(path.string()), doctest::Contains(expected.c_str()),
+                         hs::InputError);
+    std::filesystem::remove(path);
+  }
+}
 #else
 TEST_CASE("ONNX import is not built") {
   MESSAGE("libonnx-dev/libprotobuf-dev missing at configure time: ONNX tests skipped (scripts/setup.sh "

@@ -12,6 +12,7 @@
 #include "sim/graph_builder.hpp"
 #include "workloads/workload_registry.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -134,6 +135,10 @@ public:
 
   Graph import() {
     onnx::GraphProto& g = *m_.mutable_graph();
+    // Before shape inference: ONNX's own inference divides by some attributes unchecked (a Conv with strides
+    // 0 stops the process with SIGFPE in libonnx 1.12), and runs on node types this importer would refuse.
+    check_supported(g);
+    check_attributes(g);
     try {
       onnx::shape_inference::InferShapes(m_);
     } catch (const std::exception& e) {
@@ -154,7 +159,6 @@ public:
     for (const auto& v : g.output())
       info_[v.name()] = info_of(v);
     classify_graph_inputs(g);
-    check_supported(g);
 
     // Exporters name graphs generically ("torch_jit"): the file name says more.
     GraphBuilder b(std::filesystem::path(file_).stem().string(), file_);
@@ -223,6 +227,23 @@ private:
       list += (list.empty() ? "" : ", ") + op + " (" + std::to_string(count) + " node" +
               (count > 1 ? "s" : "") + ")";
     throw InputError(file_, "", "unsupported ONNX node types: " + list + "; nothing was imported");
+  }
+
+  // Attributes that size or step through a window (and that shape inference divides by) must be positive.
+  void check_attributes(const onnx::GraphProto& g) {
+    static const std::set<std::string> positive = {"strides", "dilations", "kernel_shape", "group",
+                                                   "blocksize"};
+    for (const auto& n : g.node())
+      for (const auto& a : n.attribute()) {
+        if (!positive.count(a.name())) continue;
+        const bool bad =
+            a.type() == onnx::AttributeProto::INT
+                ? a.i() < 1
+                : std::any_of(a.ints().begin(), a.ints().end(), [](long long v) { return v < 1; });
+        if (bad)
+          throw InputError(file_, "node '" + node_label(n) + "'",
+                           "attribute '" + a.name() + "' must be at least 1 in every entry");
+      }
   }
 
   static bool known(const std::string& op) {
