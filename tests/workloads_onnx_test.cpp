@@ -84,6 +84,37 @@ TEST_CASE("ONNX import names unsupported node types and refuses to drop them") {
   std::filesystem::remove(junk);
 }
 
+TEST_CASE("ONNX import refuses a node without the inputs or output its type needs") {
+  // Found by fuzz_onnx: a node with fewer inputs than its type reads was indexed past its input list
+  // (undefined behaviour in protobuf's accessor).
+  for (const auto& [op, inputs] : {std::pair{"Relu", 0}, {"MatMul", 1}}) {
+    CAPTURE(op);
+    onnx::ModelProto m;
+    m.set_ir_version(8);
+    m.add_opset_import()->set_version(13);
+    auto* g = m.mutable_graph();
+    g->set_name("missing-input");
+    auto* in = g->add_input();
+    in->set_name("x");
+    auto* tt = in->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(onnx::TensorProto::FLOAT);
+    tt->mutable_shape()->add_dim()->set_dim_value(4);
+    auto* n = g->add_node();
+    n->set_op_type(op);
+    n->set_name("n0");
+    for (int i = 0; i < inputs; ++i)
+      n->add_input("x");
+    n->add_output("y");
+    const auto path = std::filesystem::temp_directory_path() / "heterosim-missing-input.onnx";
+    {
+      std::ofstream out(path, std::ios::binary);
+      REQUIRE(m.SerializeToOstream(&out));
+    }
+    CHECK_THROWS_WITH_AS(hs::load_workload(path.string()), doctest::Contains("named input"), hs::InputError);
+    std::filesystem::remove(path);
+  }
+}
+
 TEST_CASE("ONNX import refuses a zero stride before shape inference divides by it") {
   // Found by fuzz_onnx: libonnx 1.12's convolution shape inference divides by `strides` unchecked, so a
   // stride of 0 stopped the whole process with SIGFPE. Every window attribute must be at least 1.

@@ -217,6 +217,23 @@ private:
   }
 
   void check_supported(const onnx::GraphProto& g) {
+    for (const auto& n : g.node()) {
+      if (!known(n.op_type()) || !n.domain().empty()) continue; // reported below, all at once
+      const int needed = kConstants.count(n.op_type()) ? 0
+                         : n.op_type() == "Conv" || n.op_type() == "Gemm" || n.op_type() == "MatMul" ||
+                                 n.op_type() == "Gather"
+                             ? 2
+                             : 1;
+      bool named = true;
+      for (int i = 0; i < std::min(needed, n.input_size()); ++i)
+        named = named && !n.input(i).empty();
+      if (n.input_size() < needed || !named)
+        throw InputError(file_, "node '" + node_label(n) + "'",
+                         n.op_type() + " needs " + std::to_string(needed) + " named input" +
+                             (needed == 1 ? "" : "s") + ", it has " + std::to_string(n.input_size()));
+      if (n.output_size() < 1 || n.output(0).empty())
+        throw InputError(file_, "node '" + node_label(n) + "'", n.op_type() + " has no named output");
+    }
     std::map<std::string, int> unsupported;
     for (const auto& n : g.node())
       if (!known(n.op_type()) || !n.domain().empty())
@@ -330,11 +347,15 @@ private:
       kind = "conv2d";
     } else if (op == "Gemm") {
       const auto& a = input_shape(0).dims;
+      if (a.size() != 2)
+        throw InputError(file_, "node '" + node_label(n) + "'", "Gemm's first input must be 2-D");
       const double k = static_cast<double>(attribute_int(n, "transA", 0) ? a[0] : a[1]);
       flops = 2 * out_elements * k + (n.input_size() > 2 && !n.input(2).empty() ? out_elements : 0);
       kind = "gemm";
     } else if (op == "MatMul") {
       const auto& a = input_shape(0).dims;
+      if (a.empty())
+        throw InputError(file_, "node '" + node_label(n) + "'", "MatMul's first input has no dimension");
       flops = 2 * out_elements * static_cast<double>(a.back());
       kind = weights_.count(resolve_name(n.input(1))) ? "gemm" : "attention";
     } else if (op == "Softmax" || op == "LogSoftmax") {
