@@ -87,7 +87,9 @@ TEST_CASE("ONNX import names unsupported node types and refuses to drop them") {
 TEST_CASE("ONNX import refuses a node without the inputs or output its type needs") {
   // Found by fuzz_onnx: a node with fewer inputs than its type reads was indexed past its input list
   // (undefined behaviour in protobuf's accessor).
-  for (const auto& [op, inputs] : {std::pair{"Relu", 0}, {"MatMul", 1}}) {
+  for (const auto& missing : {std::pair{"Relu", 0}, {"MatMul", 1}}) {
+    const char* op = missing.first; // a plain name: clang 14 cannot capture a structured binding
+    const int inputs = missing.second;
     CAPTURE(op);
     onnx::ModelProto m;
     m.set_ir_version(8);
