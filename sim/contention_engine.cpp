@@ -38,16 +38,13 @@ void unique_flat(const Items& items, ListOf list_of, std::vector<Id>& flat,
   }
 }
 // Transfers are recorded as they start, so they are already in start order: only the transfers that start
-// at one instant need sort_transfers' tie-break (tensor, then destination).
+// at one instant need sorting into the canonical order.
 void sort_started_transfers(std::vector<TransferRun>& transfers) {
-  const auto by_tensor = [](const TransferRun& a, const TransferRun& b) {
-    return a.tensor != b.tensor ? a.tensor < b.tensor : a.to < b.to;
-  };
   for (auto first = transfers.begin(); first != transfers.end();) {
     auto last = first + 1;
     while (last != transfers.end() && last->start == first->start)
       ++last;
-    if (last - first > 1) std::sort(first, last, by_tensor);
+    if (last - first > 1) std::sort(first, last, canonical_transfer_less);
     first = last;
   }
 }
@@ -404,6 +401,13 @@ void ContentionEvaluator::start_ready_streams(double now) {
   }
 }
 
+// A transfer's copy exists on its destination from its start, which is when it is recorded.
+void ContentionEvaluator::record_start(Transfer& tr, double bytes, double now) {
+  tr.run = static_cast<std::uint32_t>(result_.transfers.size());
+  result_.transfers.push_back({tr.tensor, tr.from, tr.to, bytes, now, now});
+  allocate(static_cast<std::size_t>(tr.to), bytes);
+}
+
 void ContentionEvaluator::mark_ready(std::vector<std::size_t>& list, std::vector<char>& mark, std::size_t d) {
   if (mark[d]) return;
   mark[d] = 1;
@@ -434,9 +438,7 @@ void ContentionEvaluator::start_copy_engines(double now) {
       --in_free_[d];
       Transfer& tr = transfers_[t];
       const double bytes = g.tensor(tr.tensor).bytes;
-      tr.run = static_cast<std::uint32_t>(result_.transfers.size());
-      result_.transfers.push_back({tr.tensor, tr.from, tr.to, bytes, now, now});
-      allocate(d, bytes); // the copy exists from the transfer's start
+      record_start(tr, bytes, now);
       const auto route = static_cast<std::size_t>(tr.from) * static_cast<std::size_t>(devices_) + d;
       const double latency_end = now + route_latency_[route];
       // A route of no links moves data at once, after its latency.
@@ -506,9 +508,7 @@ void ContentionEvaluator::op_finished(std::size_t slot, double now) {
         tr.readers_left += plan.device[static_cast<std::size_t>(unique_consumers_[k])] == tr.to ? 1 : 0;
       pending_to_[static_cast<std::size_t>(tr.to)] = -1;
       if (tensor.comm_time) {
-        allocate(static_cast<std::size_t>(tr.to), tensor.bytes);
-        tr.run = static_cast<std::uint32_t>(result_.transfers.size());
-        result_.transfers.push_back({tr.tensor, tr.from, tr.to, tensor.bytes, now, now});
+        record_start(tr, tensor.bytes, now);
         timed_.emplace_back(now + *tensor.comm_time, i);
         std::push_heap(timed_.begin(), timed_.end(),
                        [](const auto& x, const auto& y) { return x.first > y.first; });

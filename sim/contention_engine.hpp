@@ -70,6 +70,7 @@ private:
   void reset(const Plan& plan);
   void start_ready_streams(double now);
   void start_copy_engines(double now);
+  void record_start(Transfer& tr, double bytes, double now);
   static void mark_ready(std::vector<std::size_t>& list, std::vector<char>& mark, std::size_t device);
   void op_finished(std::size_t slot, double now);
   void transfer_finished(std::size_t transfer, double now);
@@ -115,9 +116,10 @@ private:
   std::vector<int> missing_inputs_;
   std::vector<std::size_t> stream_base_, cursor_;
   std::vector<DeviceId> slot_device_;
-  std::vector<OpId> running_op_;  // per stream slot, -1 when idle
-  std::vector<std::size_t> running_slots_, slot_position_; // the busy slots, and each one's place in that list
-  std::vector<std::size_t> due_slots_;                     // scratch: slots whose op ends now
+  std::vector<OpId> running_op_; // per stream slot, -1 when idle
+  std::vector<std::size_t> running_slots_,
+      slot_position_;                  // the busy slots, and each one's place in that list
+  std::vector<std::size_t> due_slots_; // scratch: slots whose op ends now
   std::vector<double> remaining_; // per stream slot: seconds of work left at full speed, as of slot_updated_
   std::vector<double> slot_updated_, slot_rate_, slot_finish_;
   std::vector<int> active_on_device_;

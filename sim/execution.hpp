@@ -39,7 +39,9 @@ std::vector<double> busy_seconds_per_link(const Execution& e, const Platform& p)
 // Seconds each device ran at least one op (streams may overlap; an overlapped instant counts once).
 std::vector<double> busy_seconds_per_device(const Execution& e, const Plan& plan, std::size_t devices);
 
-// Sorts transfers into the canonical order, so both engines print the same way.
+// The canonical order of transfers (start, then tensor, then destination), so both engines print the same
+// way.
+bool canonical_transfer_less(const TransferRun& a, const TransferRun& b);
 void sort_transfers(std::vector<TransferRun>& transfers);
 
 // The analytic model of energy for a given timeline: idle power over the makespan plus (busy - idle)
