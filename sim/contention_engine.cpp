@@ -23,20 +23,6 @@ std::vector<double> link_capacities(const Platform& p) {
   return c;
 }
 
-// Each element of `list_of(item)` once per item, first appearance first, flattened with offsets.
-template <class Id, class Items, class ListOf>
-void unique_flat(const Items& items, ListOf list_of, std::vector<Id>& flat,
-                 std::vector<std::uint32_t>& begin) {
-  flat.clear();
-  begin.assign(1, 0);
-  for (const auto& item : items) {
-    const std::size_t first = flat.size();
-    for (Id x : list_of(item))
-      if (std::find(flat.begin() + static_cast<std::ptrdiff_t>(first), flat.end(), x) == flat.end())
-        flat.push_back(x);
-    begin.push_back(static_cast<std::uint32_t>(flat.size()));
-  }
-}
 // Transfers are recorded as they start, so they are already in start order: only the transfers that start
 // at one instant need sorting into the canonical order.
 void sort_started_transfers(std::vector<TransferRun>& transfers) {
@@ -72,6 +58,11 @@ ContentionEvaluator::ContentionEvaluator(const CostModel& cost, const Scenario& 
       route_weight_[i] = r->latency > 0 ? 1.0 / r->latency : 1.0;
     }
   bind_graph();
+  for (const Device& d : p.devices) {
+    pstate_speed_.emplace_back();
+    for (const auto& st : d.pstates)
+      pstate_speed_.back().push_back(st.speed);
+  }
   for (const auto& prof : scenario.devices)
     for (const auto& st : prof.steps)
       profile_events_.push_back({st.at, prof.index, -1, st.availability});
@@ -108,17 +99,7 @@ void ContentionEvaluator::bind_graph() {
   noise.noise_cv = noise_cv_;
   noise.noise_seed = noise_seed_;
   time_factor_ = noise.op_time_factors(g.op_count());
-  alloc_at_start_.assign(static_cast<std::size_t>(g.op_count()), 0.0);
-  for (std::size_t o = 0; o < g.ops.size(); ++o) {
-    alloc_at_start_[o] = g.ops[o].workspace_bytes;
-    for (TensorId t : g.ops[o].outputs)
-      alloc_at_start_[o] += g.tensor(t).bytes;
-  }
-  unique_flat(
-      g.ops, [](const Op& op) -> const auto& { return op.inputs; }, unique_inputs_, input_begin_);
-  unique_flat(
-      g.tensors, [](const Tensor& t) -> const auto& { return t.consumers; }, unique_consumers_,
-      consumer_begin_);
+  flat_.assign(g);
 }
 
 const Execution& ContentionEvaluator::run(const Plan& plan, bool canonical_order) {
@@ -138,9 +119,7 @@ void ContentionEvaluator::reset(const Plan& plan) {
   result_.makespan = 0.0;
   result_.ops.assign(n, OpRun{});
   result_.transfers.clear();
-  missing_inputs_.resize(n);
-  for (std::size_t o = 0; o < n; ++o)
-    missing_inputs_[o] = static_cast<int>(g.ops[o].inputs.size());
+  missing_inputs_ = flat_.input_uses;
   stream_base_.assign(nd + 1, 0);
   slot_device_.clear();
   for (std::size_t d = 0; d < nd; ++d) {
@@ -158,6 +137,8 @@ void ContentionEvaluator::reset(const Plan& plan) {
   slot_updated_.assign(slots, 0.0);
   slot_rate_.assign(slots, 0.0);
   slot_finish_.assign(slots, kInf);
+  device_next_.assign(nd, kInf);
+  flow_next_ = kInf;
   active_on_device_.assign(nd, 0);
   device_availability_.assign(nd, 1.0);
   resource_availability_.assign(2 * p.links.size(), 1.0);
@@ -194,7 +175,7 @@ void ContentionEvaluator::reset(const Plan& plan) {
   link_bytes_.assign(p.links.size(), 0.0);
   live_.assign(nd, 0.0);
   for (std::size_t o = 0; o < n; ++o)
-    live_[static_cast<std::size_t>(plan.device[o])] += g.ops[o].param_bytes; // resident all run long
+    live_[static_cast<std::size_t>(plan.device[o])] += flat_.param_bytes[o]; // resident all run long
   peak_ = live_;
   grew_.assign(nd, 0);
   grown_.clear();
@@ -221,19 +202,17 @@ double ContentionEvaluator::simulate(const Plan& plan) {
         rates_dirty_ = true;
       }
     }
-    start_ready_streams(now);
-    start_copy_engines(now);
+    if (!check_slots_.empty()) start_ready_streams(now);
+    if (!copy_ready_.empty() || !in_ready_.empty()) start_copy_engines(now);
     if (ops_left_ == 0) {
       record_peaks();
       break;
     }
     if (rates_dirty_) reshare_bandwidth(now);
 
-    double next = kInf;
-    for (const std::size_t s : running_slots_)
-      next = std::min(next, slot_finish_[s]);
-    for (const Flow& f : flows_)
-      next = std::min(next, f.finish);
+    double next = flow_next_;
+    for (const double t : device_next_)
+      next = std::min(next, t);
     if (!timed_.empty()) next = std::min(next, timed_.front().first);
     if (profile_next_ < profile_events_.size()) next = std::min(next, profile_events_[profile_next_].at);
     if (next == kInf)
@@ -246,43 +225,14 @@ double ContentionEvaluator::simulate(const Plan& plan) {
     const double due = now + kRelativeTolerance * now + kAbsoluteTolerance;
 
     // Completions, in a fixed order: transfers, then ops, then explicit-cost edges.
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < flows_.size(); ++i) {
-      Flow& f = flows_[i];
-      if (f.flowing ? f.finish > due : f.latency_end > due) { // the common case: nothing happens to it
-        if (kept != i) flows_[kept] = f;
-        ++kept;
-        continue;
-      }
-      bool done = false;
-      if (!f.flowing) {
-        if (f.latency_end <= due) {
-          start_flowing(f, now);
-          done = f.remaining <= 0;
-        }
-      } else {
-        done = f.finish <= due;
-      }
-      if (done) {
-        stop_flowing(f);
-        const auto from = static_cast<std::size_t>(transfers_[f.transfer].from);
-        const auto to = static_cast<std::size_t>(transfers_[f.transfer].to);
-        ++out_free_[from];
-        mark_ready(copy_ready_, copy_ready_mark_, from);
-        ++in_free_[to];
-        mark_ready(in_ready_, in_ready_mark_, to);
-        transfer_finished(f.transfer, now);
-      } else {
-        if (kept != i) flows_[kept] = f;
-        ++kept;
-      }
-    }
-    flows_.resize(kept);
+    if (flow_next_ <= due) complete_flows(now, due);
     // Ops due now end in stream-slot order, whatever order they started in.
     due_slots_.clear();
-    for (const std::size_t s : running_slots_)
-      if (slot_finish_[s] <= due) due_slots_.push_back(s);
-    std::sort(due_slots_.begin(), due_slots_.end());
+    for (std::size_t d = 0; d < device_next_.size(); ++d) {
+      if (device_next_[d] > due) continue;
+      for (std::size_t s = stream_base_[d]; s < stream_base_[d + 1]; ++s)
+        if (slot_finish_[s] <= due) due_slots_.push_back(s);
+    }
     for (const std::size_t s : due_slots_)
       op_finished(s, now);
     while (!timed_.empty() && timed_.front().first <= due) {
@@ -295,18 +245,56 @@ double ContentionEvaluator::simulate(const Plan& plan) {
   return result_.makespan;
 }
 
+// Flows whose latency ends now start sharing bandwidth; flows due now end, in start order.
+void ContentionEvaluator::complete_flows(double now, double due) {
+  flow_next_ = kInf;
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < flows_.size(); ++i) {
+    Flow& f = flows_[i];
+    bool done = false;
+    if (f.finish <= due) { // a flow in latency has finish == latency_end
+      if (f.flowing) {
+        done = true;
+      } else {
+        start_flowing(f, now);
+        done = f.remaining <= 0;
+      }
+    }
+    if (done) {
+      stop_flowing(f);
+      const auto from = static_cast<std::size_t>(transfers_[f.transfer].from);
+      const auto to = static_cast<std::size_t>(transfers_[f.transfer].to);
+      ++out_free_[from];
+      mark_ready(copy_ready_, copy_ready_mark_, from);
+      ++in_free_[to];
+      mark_ready(in_ready_, in_ready_mark_, to);
+      transfer_finished(f.transfer, now);
+      continue;
+    }
+    flow_next_ = std::min(flow_next_, f.finish);
+    if (kept != i) flows_[kept] = f;
+    ++kept;
+  }
+  flows_.resize(kept);
+}
+
 // The streams of a device share its speed equally: bring every running op on it up to date, then give it
 // the new share and a new predicted finish.
 void ContentionEvaluator::reshare_device(std::size_t d, double now) {
   const int active = active_on_device_[d];
   const double rate = active > 0 ? device_availability_[d] / active : 0.0;
-  for (std::size_t s = stream_base_[d]; s < stream_base_[d + 1]; ++s) {
+  double next = kInf;
+  int seen = 0;
+  for (std::size_t s = stream_base_[d]; s < stream_base_[d + 1] && seen < active; ++s) {
     if (running_op_[s] < 0) continue;
+    ++seen;
     remaining_[s] = std::max(0.0, remaining_[s] - slot_rate_[s] * (now - slot_updated_[s]));
     slot_updated_[s] = now;
     slot_rate_[s] = rate;
     slot_finish_[s] = rate > 0 ? now + remaining_[s] / rate : kInf;
+    next = std::min(next, slot_finish_[s]);
   }
+  device_next_[d] = next;
 }
 
 // A flow that shares no link direction with another flowing one runs at its route's bottleneck and changes
@@ -364,13 +352,16 @@ void ContentionEvaluator::reshare_bandwidth(double now) {
   }
   for (std::size_t k = 0; k < mix.size(); ++k)
     route_rate_[mix[k].route] = rates[k];
+  flow_next_ = kInf;
   for (Flow& f : flows_) {
-    if (!f.flowing) continue;
-    f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.updated));
-    f.updated = now;
-    const double rate = route_rate_[f.route];
-    f.rate = rate == kInf ? 0.0 : rate;
-    f.finish = rate == kInf || f.remaining <= 0 ? now : rate > 0 ? now + f.remaining / rate : kInf;
+    if (f.flowing) {
+      f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.updated));
+      f.updated = now;
+      const double rate = route_rate_[f.route];
+      f.rate = rate == kInf ? 0.0 : rate;
+      f.finish = rate == kInf || f.remaining <= 0 ? now : rate > 0 ? now + f.remaining / rate : kInf;
+    }
+    flow_next_ = std::min(flow_next_, f.finish);
   }
 }
 
@@ -390,14 +381,14 @@ void ContentionEvaluator::start_ready_streams(double now) {
     running_op_[s] = o;
     slot_position_[s] = running_slots_.size();
     running_slots_.push_back(s);
-    remaining_[s] = cost_->op_time(o, d, plan.pstate[oi]) * time_factor_[oi];
+    remaining_[s] = op_seconds(o, d, plan.pstate[oi]) * time_factor_[oi];
     slot_updated_[s] = now;
     slot_rate_[s] = 0.0;
     result_.ops[oi].start = now;
     if (active_on_device_[di]++ == 0) busy_since_[di] = now;
     reshare_device(di, now);
     // Outputs live on the producer's device from its start; the workspace while it runs.
-    allocate(di, alloc_at_start_[oi]);
+    allocate(di, flat_.alloc_at_start[oi]);
   }
 }
 
@@ -417,7 +408,6 @@ void ContentionEvaluator::mark_ready(std::vector<std::size_t>& list, std::vector
 // A transfer takes an outgoing engine of its source, in its source's FIFO order, then an incoming engine of
 // its destination, in the destination's FIFO order (the replay's semaphore); only then does it move data.
 void ContentionEvaluator::start_copy_engines(double now) {
-  const Graph& g = cost_->graph();
   for (const std::size_t d : copy_ready_) {
     copy_ready_mark_[d] = 0;
     auto& queue = copy_queue_[d];
@@ -437,20 +427,19 @@ void ContentionEvaluator::start_copy_engines(double now) {
       const std::size_t t = queue[in_queue_head_[d]++];
       --in_free_[d];
       Transfer& tr = transfers_[t];
-      const double bytes = g.tensor(tr.tensor).bytes;
+      const double bytes = flat_.tensor_bytes[static_cast<std::size_t>(tr.tensor)];
       record_start(tr, bytes, now);
       const auto route = static_cast<std::size_t>(tr.from) * static_cast<std::size_t>(devices_) + d;
       const double latency_end = now + route_latency_[route];
       // A route of no links moves data at once, after its latency.
-      flows_.push_back(
-          {t, route, latency_end, route_resources_[route].empty() ? 0.0 : bytes, now, latency_end});
+      flows_.push_back({t, route, route_resources_[route].empty() ? 0.0 : bytes, now, latency_end});
+      flow_next_ = std::min(flow_next_, latency_end);
     }
   }
   in_ready_.clear();
 }
 
 void ContentionEvaluator::op_finished(std::size_t slot, double now) {
-  const Graph& g = cost_->graph();
   const Plan& plan = *plan_;
   const OpId o = running_op_[slot];
   const auto oi = static_cast<std::size_t>(o);
@@ -477,39 +466,40 @@ void ContentionEvaluator::op_finished(std::size_t slot, double now) {
   --ops_left_;
   release_inputs(o, dev);
   // One transfer per (tensor, destination device), queued in order of first consumer, as the replay does.
-  for (TensorId t : g.op(o).outputs) {
+  for (TensorId t : flat_.outputs(oi)) {
     const auto ti = static_cast<std::size_t>(t);
-    const Tensor& tensor = g.tensor(t);
+    const auto uses = flat_.uses(ti);
     const std::size_t first_new = transfers_.size();
     int local_readers = 0;
-    for (std::uint32_t k = consumer_begin_[ti]; k < consumer_begin_[ti + 1]; ++k) {
-      const DeviceId to = plan.device[static_cast<std::size_t>(unique_consumers_[k])];
+    for (const OpId c : flat_.unique_consumers(ti)) {
+      const DeviceId to = plan.device[static_cast<std::size_t>(c)];
+      const auto toi = static_cast<std::size_t>(to);
       if (to == dev) {
         ++local_readers;
         continue;
       }
-      if (pending_to_[static_cast<std::size_t>(to)] >= 0) continue;
-      pending_to_[static_cast<std::size_t>(to)] = static_cast<int>(transfers_.size());
-      transfers_.push_back({t, dev, to, 0, 0, 0, 0});
+      if (pending_to_[toi] < 0) {
+        pending_to_[toi] = static_cast<int>(transfers_.size());
+        transfers_.push_back({t, dev, to, 0, 0, 0, 0});
+      }
+      ++transfers_[static_cast<std::size_t>(pending_to_[toi])].readers_left;
     }
     tensor_transfers_begin_[ti] = static_cast<std::uint32_t>(first_new);
     tensor_transfers_end_[ti] = static_cast<std::uint32_t>(transfers_.size());
     // The producer's copy is needed by its distinct local readers and by each outgoing transfer; a graph
     // output (no consumer) lives to the end.
-    producer_uses_[ti] =
-        tensor.consumers.empty() ? -1 : local_readers + static_cast<int>(transfers_.size() - first_new);
+    producer_uses_[ti] = uses.empty() ? -1 : local_readers + static_cast<int>(transfers_.size() - first_new);
+    const double comm_time = flat_.comm_time[ti];
     for (std::size_t i = first_new; i < transfers_.size(); ++i) {
       Transfer& tr = transfers_[i];
       tr.waiters_begin = static_cast<std::uint32_t>(waiters_.size());
-      for (OpId c : tensor.consumers) // every listed use: an op reading a tensor twice waits for it twice
+      for (const OpId c : uses) // every listed use: an op reading a tensor twice waits for it twice
         if (plan.device[static_cast<std::size_t>(c)] == tr.to) waiters_.push_back(c);
       tr.waiters_end = static_cast<std::uint32_t>(waiters_.size());
-      for (std::uint32_t k = consumer_begin_[ti]; k < consumer_begin_[ti + 1]; ++k)
-        tr.readers_left += plan.device[static_cast<std::size_t>(unique_consumers_[k])] == tr.to ? 1 : 0;
       pending_to_[static_cast<std::size_t>(tr.to)] = -1;
-      if (tensor.comm_time) {
-        record_start(tr, tensor.bytes, now);
-        timed_.emplace_back(now + *tensor.comm_time, i);
+      if (comm_time >= 0) {
+        record_start(tr, flat_.tensor_bytes[ti], now);
+        timed_.emplace_back(now + comm_time, i);
         std::push_heap(timed_.begin(), timed_.end(),
                        [](const auto& x, const auto& y) { return x.first > y.first; });
       } else {
@@ -517,15 +507,16 @@ void ContentionEvaluator::op_finished(std::size_t slot, double now) {
         mark_ready(copy_ready_, copy_ready_mark_, di);
       }
     }
-    for (OpId c : tensor.consumers)
-      if (plan.device[static_cast<std::size_t>(c)] == dev) input_arrived(c);
+    if (local_readers > 0)
+      for (const OpId c : uses)
+        if (plan.device[static_cast<std::size_t>(c)] == dev) input_arrived(c);
   }
 }
 
 void ContentionEvaluator::transfer_finished(std::size_t t, double now) {
   const Transfer& tr = transfers_[t];
   const auto ti = static_cast<std::size_t>(tr.tensor);
-  const double bytes = cost_->graph().tensor(tr.tensor).bytes;
+  const double bytes = flat_.tensor_bytes[ti];
   if (--producer_uses_[ti] == 0) live_[static_cast<std::size_t>(tr.from)] -= bytes;
   const auto route = static_cast<std::size_t>(tr.from) * static_cast<std::size_t>(devices_) +
                      static_cast<std::size_t>(tr.to);
@@ -539,15 +530,13 @@ void ContentionEvaluator::transfer_finished(std::size_t t, double now) {
 
 // An op's end frees its workspace, and each input copy on its device whose last use it was.
 void ContentionEvaluator::release_inputs(OpId o, DeviceId dev) {
-  const Graph& g = cost_->graph();
   const auto oi = static_cast<std::size_t>(o);
   const auto d = static_cast<std::size_t>(dev);
-  live_[d] -= g.op(o).workspace_bytes;
-  for (std::uint32_t k = input_begin_[oi]; k < input_begin_[oi + 1]; ++k) {
-    const TensorId t = unique_inputs_[k];
+  live_[d] -= flat_.workspace_bytes[oi];
+  for (const TensorId t : flat_.unique_inputs(oi)) {
     const auto ti = static_cast<std::size_t>(t);
-    const double bytes = g.tensor(t).bytes;
-    if (plan_->device[static_cast<std::size_t>(g.tensor(t).producer)] == dev) {
+    const double bytes = flat_.tensor_bytes[ti];
+    if (plan_->device[static_cast<std::size_t>(flat_.producer[ti])] == dev) {
       if (--producer_uses_[ti] == 0) live_[d] -= bytes;
       continue;
     }

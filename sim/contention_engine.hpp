@@ -18,6 +18,7 @@
 // each re-share is a small max-min problem. See docs/architecture.md for why this model rather than Sinnen
 // & Sousa's edge scheduling, and results/contention/ for its measured agreement with the replay.
 #include "sim/execution.hpp"
+#include "sim/flat_graph.hpp"
 #include "sim/max_min_sharing.hpp"
 #include "sim/scenario.hpp"
 #include "sim/sharing_states.hpp"
@@ -51,10 +52,9 @@ private:
   struct Flow { // an active transfer
     std::size_t transfer;
     std::size_t route;
-    double latency_end;   // the flow shares no bandwidth before this time
     double remaining;     // bytes, as of `updated`
     double updated = 0.0; // when `remaining` was last brought up to date
-    double finish;        // predicted end at the current rate (latency_end while in latency)
+    double finish;        // predicted end at the current rate; while in latency, when the latency ends
     bool flowing = false;
     double rate = 0.0; // bytes/s while flowing
   };
@@ -72,6 +72,7 @@ private:
   void start_copy_engines(double now);
   void record_start(Transfer& tr, double bytes, double now);
   static void mark_ready(std::vector<std::size_t>& list, std::vector<char>& mark, std::size_t device);
+  void complete_flows(double now, double due);
   void op_finished(std::size_t slot, double now);
   void transfer_finished(std::size_t transfer, double now);
   void input_arrived(OpId consumer);
@@ -84,6 +85,11 @@ private:
   void record_peaks();
 
   void bind_graph();
+  // CostModel::op_time(op, device, pstate), with the p-state speeds in a flat table.
+  double op_seconds(OpId o, DeviceId d, int pstate) const {
+    const auto& speed = pstate_speed_[static_cast<std::size_t>(d)];
+    return cost_->op_time(o, d) * speed.front() / speed[static_cast<std::size_t>(pstate)];
+  }
 
   const CostModel* cost_;
   int devices_ = 0;
@@ -91,13 +97,9 @@ private:
   std::vector<std::vector<int>> route_resources_; // [from * n + to]: link directions crossed
   std::vector<std::vector<int>> route_links_;     // [from * n + to]: link ids, for bytes per link
   std::vector<double> route_latency_, route_weight_;
-  std::vector<double> time_factor_;    // per op (scenario noise)
-  std::vector<double> alloc_at_start_; // per op: output bytes + workspace, allocated when it starts
-  std::vector<TensorId>
-      unique_inputs_; // per op, each input tensor once: [input_begin_[o], input_begin_[o+1])
-  std::vector<std::uint32_t> input_begin_;
-  std::vector<OpId> unique_consumers_; // per tensor, each consumer once
-  std::vector<std::uint32_t> consumer_begin_;
+  std::vector<double> time_factor_;               // per op (scenario noise)
+  std::vector<std::vector<double>> pstate_speed_; // per device, per p-state
+  FlatGraph flat_;
   struct ProfileEvent {
     double at;
     int device; // -1 for a link resource
@@ -122,6 +124,8 @@ private:
   std::vector<std::size_t> due_slots_; // scratch: slots whose op ends now
   std::vector<double> remaining_; // per stream slot: seconds of work left at full speed, as of slot_updated_
   std::vector<double> slot_updated_, slot_rate_, slot_finish_;
+  std::vector<double> device_next_; // per device: the earliest slot_finish_ of its running ops
+  double flow_next_ = 0.0;          // the earliest finish of flows_
   std::vector<int> active_on_device_;
   std::vector<double> device_availability_, resource_availability_;
   std::vector<Transfer> transfers_;

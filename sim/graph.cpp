@@ -9,6 +9,12 @@
 
 namespace hs {
 
+Op Op::without_edges() const {
+  Op copy;
+  static_cast<OpAttributes&>(copy) = *this;
+  return copy;
+}
+
 std::optional<OpId> Graph::find_op(const std::string& op_name) const {
   for (std::size_t i = 0; i < ops.size(); ++i)
     if (ops[i].name == op_name) return static_cast<OpId>(i);
@@ -91,6 +97,18 @@ OpHandle GraphBuilder::op(const std::string& name) {
   Op o;
   o.name = name;
   g_.ops.push_back(std::move(o));
+  return OpHandle(this, id);
+}
+
+OpHandle GraphBuilder::add(Op op) {
+  const auto id = static_cast<OpId>(g_.ops.size());
+  const auto place = [id] { return "ops[" + std::to_string(id) + "]"; };
+  if (op.name.empty()) throw InputError(label_, place(), "op name must not be empty");
+  if (!op.inputs.empty() || !op.outputs.empty())
+    throw InputError(label_, place(), "op '" + op.name + "' is added with edges: tensors link ops");
+  if (!op_names_.emplace(op.name, id).second)
+    throw InputError(label_, place(), "duplicate op name '" + op.name + "'");
+  g_.ops.push_back(std::move(op));
   return OpHandle(this, id);
 }
 

@@ -11,7 +11,8 @@ namespace hs {
 using OpId = int;
 using TensorId = int;
 
-struct Op {
+// Everything an op is except its edges.
+struct OpAttributes {
   std::string name;
   std::string kind = "generic"; // op class: gemm, conv2d, elementwise, softmax, ... (cost model key)
   std::string precision = "fp32";
@@ -23,10 +24,16 @@ struct Op {
   double sensitivity = 0.0;               // numeric sensitivity, for precision-aware policies
   std::vector<std::string> allowed_kinds; // empty: any device kind
   std::map<std::string, double> times;    // textbook form: explicit seconds per device name
+};
+
+struct Op : OpAttributes {
   std::vector<TensorId> inputs;
   std::vector<TensorId> outputs;
 
   bool has_explicit_times() const { return !times.empty(); }
+  // A copy with no inputs and outputs, for a graph rewrite that links its own tensors (copying the edge
+  // lists only to clear them costs two allocations per op).
+  Op without_edges() const;
   double bytes_moved() const { return bytes_read + bytes_written; }
 };
 

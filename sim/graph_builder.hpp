@@ -50,6 +50,9 @@ public:
   }
 
   OpHandle op(const std::string& name);
+  // A whole op at once, for builders that derive ops from another graph's: its name is checked as op()
+  // checks it, and its inputs and outputs must be empty (tensor() links them).
+  OpHandle add(Op op);
   OpHandle handle(OpId id) { return OpHandle(this, id); }
   // A tensor produced by `producer` and read by each of `consumers` (one buffer, several readers).
   TensorId tensor(const std::string& name, double bytes, OpId producer, const std::vector<OpId>& consumers);

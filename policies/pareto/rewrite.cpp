@@ -106,24 +106,20 @@ Rewritten apply_rewrites(const Graph& g, const RewriteCandidates& c, const Rewri
   std::vector<OpId> reads_into(n, -1), reads_into_second(n, -1), writes_from(n, -1);
   std::vector<OpId> fused_op(c.fusions.size(), -1);
   auto add = [&](Op op, std::string name, RewrittenOp info) {
-    const OpId id = b.op(name).id();
     op.name = std::move(name);
-    op.inputs.clear(); // the builder links the new tensors
-    op.outputs.clear();
-    b.mutable_op(id) = std::move(op);
     r.ops.push_back(std::move(info));
-    return id;
+    return b.add(std::move(op)).id();
   };
   r.ops.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
-    Op proto = g.ops[i];
+    Op proto = g.ops[i].without_edges();
     if (i < d.precision.size() && !d.precision[i].empty()) proto.precision = d.precision[i];
     const auto x = static_cast<OpId>(i);
     if (const int f = fusion_of[i]; f >= 0) {
       auto& id = fused_op[static_cast<std::size_t>(f)];
       if (id < 0) {
         const auto& chain = c.fusions[static_cast<std::size_t>(f)].chain;
-        Op fused = g.op(chain.front());
+        Op fused = g.op(chain.front()).without_edges();
         fused.precision = proto.precision;
         fused.flops = fused.bytes_read = fused.bytes_written = fused.param_bytes = fused.workspace_bytes = 0;
         std::string name;
@@ -171,7 +167,7 @@ Rewritten apply_rewrites(const Graph& g, const RewriteCandidates& c, const Rewri
       reads_into_second[i] = bb;
       writes_from[i] = j;
     } else {
-      std::string name = proto.name;
+      std::string name = std::move(proto.name);
       const OpId id = add(std::move(proto), std::move(name), {Role::Plain, {x}, -1});
       reads_into[i] = id;
       writes_from[i] = id;
