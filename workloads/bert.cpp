@@ -62,8 +62,8 @@ namespace {
 hs::WorkloadBuilder bert_builder(const hs::BertOptions& preset, const std::string& what) {
   return hs::WorkloadBuilder{
       preset.name, what,
-      std::string("batch=1 seq=128 heads=branches|fused classes=2 (training head) ") +
-          hs::layers::kCommonModelParameters,
+      hs::layers::model_parameters(
+          {{"seq", "128"}, {"heads", "branches|fused"}, {"classes", "2", "training head"}}),
       [preset](hs::WorkloadParams& p) {
         hs::BertOptions o = preset;
         o.model = hs::layers::read_model_options(p, o.name, 1);

@@ -47,8 +47,13 @@ namespace {
 hs::WorkloadBuilder gnn_builder(const std::string& variant, const std::string& what) {
   return hs::WorkloadBuilder{
       variant, what,
-      std::string("nodes=2708 edges=10556 features=1433 hidden=16 classes=7 layers=2 (Cora) ") +
-          hs::layers::kCommonModelParameters,
+      hs::layers::model_parameters({{"nodes", "2708"},
+                                    {"edges", "10556"},
+                                    {"features", "1433"},
+                                    {"hidden", "16"},
+                                    {"classes", "7"},
+                                    {"layers", "2", "defaults: Cora"}},
+                                   {"batch", "1", "one graph per pass"}),
       [variant](hs::WorkloadParams& p) {
         hs::GnnOptions o;
         o.variant = variant;

@@ -142,8 +142,9 @@ hs::WorkloadBuilder gpt2_builder(const std::string& size, const std::string& wha
   const hs::Gpt2Options preset = hs::gpt2_preset(size);
   return hs::WorkloadBuilder{
       preset.name, what,
-      std::string("batch=1 seq=128 (prompt) decode=8 (inference: generated tokens) heads=branches|fused ") +
-          hs::layers::kCommonModelParameters,
+      hs::layers::model_parameters({{"seq", "128", "prompt"},
+                                    {"decode", "8", "inference: generated tokens"},
+                                    {"heads", "branches|fused"}}),
       [preset](hs::WorkloadParams& p) {
         hs::Gpt2Options o = preset;
         o.model = hs::layers::read_model_options(p, o.name, 1);

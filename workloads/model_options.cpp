@@ -4,6 +4,14 @@
 
 namespace hs::layers {
 
+std::vector<WorkloadParameter> model_parameters(std::vector<WorkloadParameter> own, WorkloadParameter batch) {
+  std::vector<WorkloadParameter> all = {std::move(batch)};
+  all.insert(all.end(), std::make_move_iterator(own.begin()), std::make_move_iterator(own.end()));
+  all.push_back({"precision", "fp32|fp16|bf16|int8"});
+  all.push_back({"mode", "inference|training"});
+  return all;
+}
+
 ModelOptions read_model_options(WorkloadParams& p, const std::string& builder, long long default_batch) {
   ModelOptions o;
   o.batch = p.integer("batch", default_batch, 1, 1'000'000);

@@ -8,7 +8,8 @@ namespace hs::layers {
 // batch=<n> precision=fp32|fp16|bf16|int8 mode=inference|training. int8 is inference only.
 ModelOptions read_model_options(WorkloadParams& p, const std::string& builder, long long default_batch);
 
-// The parameter line every model builder lists in `heterosim workloads`.
-inline constexpr const char* kCommonModelParameters = "precision=fp32|fp16|bf16|int8 mode=inference|training";
+// A model builder's parameter list: batch, then the builder's own, then precision and mode.
+std::vector<WorkloadParameter> model_parameters(std::vector<WorkloadParameter> own,
+                                                WorkloadParameter batch = {"batch", "1"});
 
 } // namespace hs::layers

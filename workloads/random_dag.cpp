@@ -101,14 +101,20 @@ Graph random_ml_dag(const RandomDagOptions& o) {
 } // namespace hs
 
 HS_REGISTER_WORKLOAD(
-    random, hs::WorkloadBuilder{
-                "random", "layered random DAG of ML-like ops (shape as in Topcuoglu et al. 2002)",
-                "ops=1000 alpha=1.0 out_degree=2.0 precision=fp32 seed=<--seed>", [](hs::WorkloadParams& p) {
-                  hs::RandomDagOptions o;
-                  o.ops = static_cast<int>(p.integer("ops", 1000, 1, 50'000'000));
-                  o.alpha = p.number("alpha", 1.0, 0.01, 100.0);
-                  o.out_degree = p.number("out_degree", 2.0, 1.0, 100.0);
-                  o.precision = p.text("precision", "fp32", {"fp64", "fp32", "fp16", "bf16", "int8"});
-                  o.seed = p.seed();
-                  return hs::random_ml_dag(o);
-                }})
+    random,
+    hs::WorkloadBuilder{"random",
+                        "layered random DAG of ML-like ops (shape as in Topcuoglu et al. 2002)",
+                        {{"ops", "1000"},
+                         {"alpha", "1.0"},
+                         {"out_degree", "2.0"},
+                         {"precision", "fp32|fp64|fp16|bf16|int8"},
+                         {"seed", "<--seed>"}},
+                        [](hs::WorkloadParams& p) {
+                          hs::RandomDagOptions o;
+                          o.ops = static_cast<int>(p.integer("ops", 1000, 1, 50'000'000));
+                          o.alpha = p.number("alpha", 1.0, 0.01, 100.0);
+                          o.out_degree = p.number("out_degree", 2.0, 1.0, 100.0);
+                          o.precision = p.text("precision", "fp32", {"fp64", "fp32", "fp16", "bf16", "int8"});
+                          o.seed = p.seed();
+                          return hs::random_ml_dag(o);
+                        }})

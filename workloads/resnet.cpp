@@ -105,7 +105,7 @@ hs::WorkloadBuilder resnet_builder(int depth) {
       name,
       "ResNet-" + std::to_string(depth) +
           " (He et al. 2016; torchvision layout): conv, batch-norm, ReLU, pooling, residual adds, FC",
-      std::string("batch=1 image=224 classes=1000 ") + hs::layers::kCommonModelParameters,
+      hs::layers::model_parameters({{"image", "224"}, {"classes", "1000"}}),
       [name, depth](hs::WorkloadParams& p) {
         hs::ResNetOptions o;
         o.depth = depth;

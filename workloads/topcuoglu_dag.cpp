@@ -97,7 +97,14 @@ HS_REGISTER_WORKLOAD(
         "topcuoglu",
         "random DAG with explicit costs per processor, generator of Topcuoglu et al. 2002 (for textbook "
         "platforms)",
-        "v=100 alpha=1.0 out_degree=2 ccr=1.0 beta=0.5 wdag=50 (mean cost, s) devices=P1,P2,P3 seed=<--seed>",
+        {{"v", "100"},
+         {"alpha", "1.0"},
+         {"out_degree", "2"},
+         {"ccr", "1.0"},
+         {"beta", "0.5"},
+         {"wdag", "50", "mean cost, s"},
+         {"devices", "P1,P2,P3"},
+         {"seed", "<--seed>"}},
         [](hs::WorkloadParams& p) {
           hs::TopcuogluOptions o;
           o.tasks = static_cast<int>(p.integer("v", 100, 1, 10'000'000));

@@ -13,7 +13,39 @@
 
 namespace hs {
 
+namespace {
+std::string keys_of(const std::vector<WorkloadParameter>& known) {
+  std::string keys;
+  for (const auto& k : known)
+    keys += (keys.empty() ? "" : ", ") + k.key;
+  return keys;
+}
+bool is_known(const std::vector<WorkloadParameter>& known, const std::string& key) {
+  return std::any_of(known.begin(), known.end(), [&](const WorkloadParameter& k) { return k.key == key; });
+}
+} // namespace
+
+WorkloadParams::WorkloadParams(std::string builder, std::map<std::string, std::string> values,
+                               std::uint64_t seed, const std::vector<WorkloadParameter>& known)
+    : builder_(std::move(builder)), values_(std::move(values)), seed_(seed), known_(&known) {
+  for (const auto& [k, v] : values_)
+    if (!is_known(known, k))
+      throw InputError(builder_, k, "unknown parameter (" + builder_ + " takes: " + keys_of(known) + ")");
+}
+
+std::string WorkloadBuilder::parameter_line() const {
+  std::string line;
+  for (const auto& p : parameters) {
+    line += (line.empty() ? "" : " ") + p.key + "=" + p.value;
+    if (!p.note.empty()) line += " (" + p.note + ")";
+  }
+  return line;
+}
+
 const std::string* WorkloadParams::take(const std::string& key) {
+  if (!is_known(*known_, key))
+    throw std::logic_error("workload builder '" + builder_ + "' reads '" + key +
+                           "', which its parameter list does not name");
   used_[key] = true;
   auto it = values_.find(key);
   return it == values_.end() ? nullptr : &it->second;
@@ -61,7 +93,7 @@ std::string WorkloadParams::text(const std::string& key, const std::string& fall
 
 void WorkloadParams::expect_all_used() const {
   for (const auto& [k, v] : values_)
-    if (!used_.count(k)) throw InputError(builder_, k, "unknown parameter (see `heterosim workloads`)");
+    if (!used_.count(k)) throw InputError(builder_, k, "not used with the other parameters given");
 }
 
 WorkloadRegistry& WorkloadRegistry::instance() {
@@ -158,7 +190,7 @@ Graph build_workload(const std::string& spec, std::uint64_t seed) {
       pos = comma + 1;
     }
   }
-  WorkloadParams params(name, std::move(values), seed);
+  WorkloadParams params(name, std::move(values), seed, b->parameters);
   Graph g = b->build(params);
   params.expect_all_used();
   return g;

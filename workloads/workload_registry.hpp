@@ -10,11 +10,20 @@
 
 namespace hs {
 
-// Builder parameters as given on the command line, with typed accessors that name the bad key.
+// One parameter a builder reads: its key, its default or its choices ("fp32|fp16"), and a note.
+struct WorkloadParameter {
+  std::string key;
+  std::string value;
+  std::string note = "";
+};
+
+// Builder parameters as given on the command line, with typed accessors that name the bad key. `known` is
+// the builder's parameter list: a given key outside it is refused before the builder runs (a typo must
+// not wait for a large graph to be built), and a builder reading a key outside it is a programming error.
 class WorkloadParams {
 public:
-  WorkloadParams(std::string builder, std::map<std::string, std::string> values, std::uint64_t seed)
-      : builder_(std::move(builder)), values_(std::move(values)), seed_(seed) {}
+  WorkloadParams(std::string builder, std::map<std::string, std::string> values, std::uint64_t seed,
+                 const std::vector<WorkloadParameter>& known);
 
   double number(const std::string& key, double fallback, double min, double max);
   long long integer(const std::string& key, long long fallback, long long min, long long max);
@@ -32,13 +41,17 @@ private:
   std::map<std::string, std::string> values_;
   std::map<std::string, bool> used_;
   std::uint64_t seed_;
+  const std::vector<WorkloadParameter>* known_;
 };
 
 struct WorkloadBuilder {
   std::string name;
   std::string description;
-  std::string parameters; // one line: "ops=1000 alpha=1.0 ..."
+  std::vector<WorkloadParameter> parameters; // every key `build` may read
   std::function<Graph(WorkloadParams&)> build;
+
+  // One line for `heterosim workloads`: "ops=1000 alpha=1.0 ccr=1.0 (note) ...".
+  std::string parameter_line() const;
 };
 
 class WorkloadRegistry {

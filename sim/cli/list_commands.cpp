@@ -51,7 +51,7 @@ Action workloads_command(CLI::App& app) {
       "List the workload builders and their parameters, one line each, and the graph file formats");
   return [] {
     for (const auto& w : WorkloadRegistry::instance().all())
-      std::cout << w.name << "\t" << w.description << "\t[" << w.parameters << "]\n";
+      std::cout << w.name << "\t" << w.description << "\t[" << w.parameter_line() << "]\n";
     std::cout << "\nfiles: .json (heterosim-graph)";
     for (const auto& f : workload_file_formats())
       std::cout << ", " << f.extension << " (" << f.description << ")";
