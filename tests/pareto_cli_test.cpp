@@ -127,6 +127,43 @@ TEST_CASE("pareto writes the front, its plots and history, the same bytes for th
     CHECK(other.exit_code != 0);
     CHECK(other.output.find("chosen.json: platform") != std::string::npos);
   }
+  SUBCASE(
+      "every member, a baseline's plan dealt over a GPU's streams too, replays from front.json as scored") {
+    bool multi_stream = false;
+    for (std::size_t i = 0; i < j["plans"].size(); ++i) {
+      const auto& p = j["plans"][i];
+      for (const auto& [device, queue] : p["order"].items())
+        multi_stream = multi_stream || (!queue.empty() && queue[0].is_array());
+      const fs::path out = a / ("member-" + std::to_string(i));
+      const Outcome r = heterosim(
+          "run --platform " + hs::test::source_dir() +
+          "/platforms/hetero-server.json --workload random:ops=24,precision=fp16 --seed 4 "
+          "-q --plan " +
+          (a / "front.json").string() + " --plan-id " + std::to_string(i) + " --out " + out.string());
+      REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+      CHECK(nlohmann::json::parse(slurp(out / "report.json"))["makespan_s"].get<double>() ==
+            doctest::Approx(p["simgrid"]["latency_s"].get<double>()).epsilon(1e-9));
+    }
+    CHECK(multi_stream); // heft's plan uses several of the GPU's streams: the nested form is exercised
+    // More stream lists than the device has streams: refused, naming the queue.
+    auto front = j;
+    for (auto& p : front["plans"])
+      for (auto& [device, queue] : p["order"].items())
+        if (device == "gpu0") {
+          auto streams = queue[0].is_array() ? queue : nlohmann::json::array({queue});
+          while (streams.size() < 9)
+            streams.push_back(nlohmann::json::array());
+          queue = streams;
+        }
+    std::ofstream(a / "too-many-streams.json") << front.dump();
+    const Outcome bad =
+        heterosim("run --platform " + hs::test::source_dir() +
+                  "/platforms/hetero-server.json --workload random:ops=24,precision=fp16 --seed 4 "
+                  "-q --plan-id 0 --plan " +
+                  (a / "too-many-streams.json").string() + " --out " + (a / "bad").string());
+    CHECK(bad.exit_code != 0);
+    CHECK(bad.output.find("lists 9 streams; gpu0 has 8") != std::string::npos);
+  }
   SUBCASE("weighted sum: the plan with the least weighted normalised objectives") {
     std::size_t expected = 0;
     double best = 1e300;

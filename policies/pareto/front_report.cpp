@@ -102,12 +102,28 @@ OJson describe(const ParetoProblem& problem, const Entry& e) {
   }
   for (std::size_t d = 0; d < by_device.size(); ++d)
     if (!by_device[d].empty()) placement[dev_name(static_cast<DeviceId>(d))] = std::move(by_device[d]);
+  // A device's queue is one list of op names while it uses its first stream only, else one list per stream
+  // (a plan dealt over a GPU's streams must replay as it was scored).
   for (std::size_t d = 0; d < plan->queues.size(); ++d) {
-    OJson q = OJson::array();
-    for (const auto& stream : plan->queues[d])
+    const auto& streams = plan->queues[d];
+    std::size_t used = 0;
+    for (std::size_t s = 0; s < streams.size(); ++s)
+      if (!streams[s].empty()) used = s + 1;
+    if (used == 0) continue;
+    const auto names = [&](const std::vector<OpId>& stream) {
+      OJson q = OJson::array();
       for (OpId x : stream)
         q.push_back(plan_graph->op(x).name);
-    if (!q.empty()) order[dev_name(static_cast<DeviceId>(d))] = q;
+      return q;
+    };
+    OJson q = OJson::array();
+    if (used == 1) {
+      q = names(streams.front());
+    } else {
+      for (std::size_t s = 0; s < used; ++s)
+        q.push_back(names(streams[s]));
+    }
+    order[dev_name(static_cast<DeviceId>(d))] = q;
   }
   j["rewrites"] = rewrites;
   j["placement"] = placement;

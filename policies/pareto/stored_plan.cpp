@@ -118,12 +118,26 @@ StoredPlan load_stored_plan(const std::string& path, std::optional<int> id, cons
   std::vector<bool> placed(static_cast<std::size_t>(g.op_count()), false);
   for (const auto& [device, queue] : entry->at("order").members()) {
     const DeviceId d = device_named(p, JsonNode(Json(device), entry->file(), queue.path()));
-    for (const auto& name : queue.items()) {
-      const OpId o = op_named(plan_ids, name);
-      if (placed[static_cast<std::size_t>(o)]) name.fail("op '" + name.as_string() + "' is queued twice");
-      placed[static_cast<std::size_t>(o)] = true;
-      out.plan.append(o, d);
+    const auto queue_on = [&](const JsonNode& names, int stream) {
+      for (const auto& name : names.items()) {
+        const OpId o = op_named(plan_ids, name);
+        if (placed[static_cast<std::size_t>(o)]) name.fail("op '" + name.as_string() + "' is queued twice");
+        placed[static_cast<std::size_t>(o)] = true;
+        out.plan.append(o, d, stream);
+      }
+    };
+    const auto items = queue.items();
+    // One list of names (the device's first stream), or one list per stream.
+    if (items.empty() || !items.front().raw().is_array()) {
+      queue_on(queue, 0);
+      continue;
     }
+    const int streams = p.devices[static_cast<std::size_t>(d)].streams;
+    if (static_cast<int>(items.size()) > streams)
+      queue.fail("lists " + std::to_string(items.size()) + " streams; " + device + " has " +
+                 std::to_string(streams));
+    for (std::size_t s = 0; s < items.size(); ++s)
+      queue_on(items[s], static_cast<int>(s));
   }
   for (OpId o = 0; o < g.op_count(); ++o)
     if (!placed[static_cast<std::size_t>(o)])
