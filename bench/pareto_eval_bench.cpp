@@ -60,18 +60,19 @@ int main(int argc, char** argv) {
   // One evaluator per graph, built before the clock starts (the search reuses them the same way).
   std::map<const CostModel*, std::unique_ptr<ContentionEvaluator>> evaluators;
   for (const auto& d : decoded)
-    if (!evaluators.count(d.cost)) evaluators.emplace(d.cost, std::make_unique<ContentionEvaluator>(*d.cost));
+    if (!evaluators.count(&d.cost()))
+      evaluators.emplace(&d.cost(), std::make_unique<ContentionEvaluator>(d.cost()));
   double checksum = 0.0;
   t = cpu_seconds();
   for (const auto& d : decoded)
-    checksum += evaluators.at(d.cost)->run(d.plan).makespan;
+    checksum += evaluators.at(&d.cost())->run(d.plan).makespan;
   const double evaluate = (cpu_seconds() - t) / static_cast<double>(decoded.size());
   std::vector<Execution> runs;
   for (const auto& d : decoded)
-    runs.push_back(evaluators.at(d.cost)->run(d.plan));
+    runs.push_back(evaluators.at(&d.cost())->run(d.plan));
   t = cpu_seconds();
   for (std::size_t i = 0; i < decoded.size(); ++i)
-    (void)score_execution(decoded[i].plan, *decoded[i].cost, runs[i], 0.0, 0.0);
+    (void)score_execution(decoded[i].plan, decoded[i].cost(), runs[i], 0.0, 0.0);
   const double score = (cpu_seconds() - t) / static_cast<double>(decoded.size());
   std::printf("%s rewrites=%s ops=%d evaluations=%d search_us_per_eval=%.1f decode_us=%.1f evaluator_us=%.1f "
               "score_us=%.1f (memory sorted afterwards; the search takes the evaluator's tracked peaks) "

@@ -33,18 +33,6 @@ std::vector<double> upward_ranks(const CostModel& cost) {
   return rank;
 }
 
-std::vector<OpId> order_by_decreasing(const Graph& g, const std::vector<double>& rank) {
-  const auto& topo = g.topological_order();
-  std::vector<OpId> order(topo.begin(), topo.end());
-  // Ties by topological position keep the list a valid topological order even with zero-cost ops.
-  std::stable_sort(order.begin(), order.end(), [&](OpId a, OpId b) {
-    const auto ia = static_cast<std::size_t>(a), ib = static_cast<std::size_t>(b);
-    if (rank[ia] != rank[ib]) return rank[ia] > rank[ib];
-    return g.topological_position(a) < g.topological_position(b);
-  });
-  return order;
-}
-
 ListSchedule schedule_in_order(const std::vector<OpId>& order, const CostModel& cost, bool contention,
                                const std::function<double(OpId, DeviceId, double eft)>& score) {
   const Graph& g = cost.graph();

@@ -2,6 +2,7 @@
 // Building blocks of HEFT that other list schedulers (PEFT, memory-aware ETF, ...) reuse.
 #include "sim/plan.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <vector>
 
@@ -10,8 +11,18 @@ namespace hs {
 // rank_u(i) = w-bar(i) + max over successors j of (c-bar(i, j) + rank_u(j)).
 std::vector<double> upward_ranks(const CostModel& cost);
 
-// Ops by decreasing `rank`, ties by topological position.
-std::vector<OpId> order_by_decreasing(const Graph& g, const std::vector<double>& rank);
+// Ops by decreasing `rank`, ties by topological position (of a Graph or a FlatGraph).
+template <class G> std::vector<OpId> order_by_decreasing(const G& g, const std::vector<double>& rank) {
+  const auto& topo = g.topological_order();
+  std::vector<OpId> order(topo.begin(), topo.end());
+  // Ties by topological position keep the list a valid topological order even with zero-cost ops.
+  std::stable_sort(order.begin(), order.end(), [&](OpId a, OpId b) {
+    const auto ia = static_cast<std::size_t>(a), ib = static_cast<std::size_t>(b);
+    if (rank[ia] != rank[ib]) return rank[ia] > rank[ib];
+    return g.topological_position(a) < g.topological_position(b);
+  });
+  return order;
+}
 
 struct ListSchedule {
   std::vector<DeviceId> device;

@@ -37,8 +37,9 @@ void sort_started_transfers(std::vector<TransferRun>& transfers) {
 } // namespace
 
 ContentionEvaluator::ContentionEvaluator(const CostModel& cost, const Scenario& scenario)
-    : cost_(&cost), devices_(cost.platform().device_count()), sharing_(link_capacities(cost.platform())),
-      noise_cv_(scenario.noise_cv), noise_seed_(scenario.noise_seed) {
+    : platform_(&cost.platform()), devices_(cost.platform().device_count()),
+      sharing_(link_capacities(cost.platform())), noise_cv_(scenario.noise_cv),
+      noise_seed_(scenario.noise_seed) {
   const Platform& p = cost.platform();
   const auto n = static_cast<std::size_t>(devices_);
   route_resources_.resize(n * n);
@@ -57,7 +58,7 @@ ContentionEvaluator::ContentionEvaluator(const CostModel& cost, const Scenario& 
       route_latency_[i] = r->latency;
       route_weight_[i] = r->latency > 0 ? 1.0 / r->latency : 1.0;
     }
-  bind_graph();
+  rebind(cost);
   for (const Device& d : p.devices) {
     pstate_speed_.emplace_back();
     for (const auto& st : d.pstates)
@@ -87,39 +88,47 @@ ContentionEvaluator::ContentionEvaluator(const CostModel& cost, const Scenario& 
 }
 
 void ContentionEvaluator::rebind(const CostModel& cost) {
-  if (&cost.platform() != &cost_->platform())
+  if (&cost.platform() != platform_)
     throw std::invalid_argument("ContentionEvaluator::rebind: a cost model on another platform");
-  cost_ = &cost;
-  bind_graph();
+  own_graph_.assign(cost.graph());
+  bind_graph(own_graph_, cost.op_time_table());
 }
 
-void ContentionEvaluator::bind_graph() {
-  const Graph& g = cost_->graph();
+void ContentionEvaluator::rebind(const FlatGraph& graph, const std::vector<double>& op_times) {
+  if (op_times.size() != graph.op_count() * static_cast<std::size_t>(devices_))
+    throw std::invalid_argument("ContentionEvaluator::rebind: op times do not match the graph and platform");
+  bind_graph(graph, op_times);
+}
+
+void ContentionEvaluator::bind_graph(const FlatGraph& graph, const std::vector<double>& op_times) {
+  graph_ = &graph;
+  op_time_ = op_times.data();
   Scenario noise;
   noise.noise_cv = noise_cv_;
   noise.noise_seed = noise_seed_;
-  time_factor_ = noise.op_time_factors(g.op_count());
-  flat_.assign(g);
+  time_factor_ = noise.op_time_factors(static_cast<int>(graph.op_count()));
 }
 
 const Execution& ContentionEvaluator::run(const Plan& plan, bool canonical_order) {
   simulate(plan);
   if (canonical_order) sort_started_transfers(result_.transfers);
-  fill_energy_from_usage(result_, cost_->platform(), busy_seconds_, pstate_extra_, link_bytes_);
+  fill_energy_from_usage(result_, *platform_, busy_seconds_, pstate_extra_, link_bytes_);
   return result_;
 }
 
 void ContentionEvaluator::reset(const Plan& plan) {
-  const Graph& g = cost_->graph();
-  const Platform& p = cost_->platform();
-  const auto n = static_cast<std::size_t>(g.op_count());
+  const FlatGraph& g = *graph_;
+  const Platform& p = *platform_;
+  const auto n = g.op_count();
   const auto nd = static_cast<std::size_t>(devices_);
   plan_ = &plan;
   result_.engine = "evaluator";
   result_.makespan = 0.0;
   result_.ops.assign(n, OpRun{});
   result_.transfers.clear();
-  missing_inputs_ = flat_.input_uses;
+  missing_inputs_.resize(n);
+  for (std::size_t o = 0; o < n; ++o)
+    missing_inputs_[o] = static_cast<int>(g.input_count(o));
   stream_base_.assign(nd + 1, 0);
   slot_device_.clear();
   for (std::size_t d = 0; d < nd; ++d) {
@@ -175,11 +184,11 @@ void ContentionEvaluator::reset(const Plan& plan) {
   link_bytes_.assign(p.links.size(), 0.0);
   live_.assign(nd, 0.0);
   for (std::size_t o = 0; o < n; ++o)
-    live_[static_cast<std::size_t>(plan.device[o])] += flat_.param_bytes[o]; // resident all run long
+    live_[static_cast<std::size_t>(plan.device[o])] += g.param_bytes(o); // resident all run long
   peak_ = live_;
   grew_.assign(nd, 0);
   grown_.clear();
-  const auto nt = static_cast<std::size_t>(g.tensor_count());
+  const auto nt = g.tensor_count();
   producer_uses_.assign(nt, 0);
   tensor_transfers_begin_.assign(nt, 0);
   tensor_transfers_end_.assign(nt, 0);
@@ -388,7 +397,7 @@ void ContentionEvaluator::start_ready_streams(double now) {
     if (active_on_device_[di]++ == 0) busy_since_[di] = now;
     reshare_device(di, now);
     // Outputs live on the producer's device from its start; the workspace while it runs.
-    allocate(di, flat_.alloc_at_start[oi]);
+    allocate(di, graph_->alloc_at_start(oi));
   }
 }
 
@@ -427,7 +436,7 @@ void ContentionEvaluator::start_copy_engines(double now) {
       const std::size_t t = queue[in_queue_head_[d]++];
       --in_free_[d];
       Transfer& tr = transfers_[t];
-      const double bytes = flat_.tensor_bytes[static_cast<std::size_t>(tr.tensor)];
+      const double bytes = graph_->tensor_bytes(static_cast<std::size_t>(tr.tensor));
       record_start(tr, bytes, now);
       const auto route = static_cast<std::size_t>(tr.from) * static_cast<std::size_t>(devices_) + d;
       const double latency_end = now + route_latency_[route];
@@ -456,7 +465,7 @@ void ContentionEvaluator::op_finished(std::size_t slot, double now) {
   if (--active_on_device_[di] == 0) busy_seconds_[di] += now - busy_since_[di];
   reshare_device(di, now);
   if (plan.pstate[oi] != 0) {
-    const auto& states = cost_->platform().devices[di].pstates;
+    const auto& states = platform_->devices[di].pstates;
     pstate_extra_[di] +=
         (now - result_.ops[oi].start) *
         (states[static_cast<std::size_t>(plan.pstate[oi])].busy_watts - states.front().busy_watts);
@@ -466,12 +475,13 @@ void ContentionEvaluator::op_finished(std::size_t slot, double now) {
   --ops_left_;
   release_inputs(o, dev);
   // One transfer per (tensor, destination device), queued in order of first consumer, as the replay does.
-  for (TensorId t : flat_.outputs(oi)) {
+  const FlatGraph& g = *graph_;
+  for (TensorId t : g.outputs(oi)) {
     const auto ti = static_cast<std::size_t>(t);
-    const auto uses = flat_.uses(ti);
+    const auto consumers = g.consumers(ti);
     const std::size_t first_new = transfers_.size();
     int local_readers = 0;
-    for (const OpId c : flat_.unique_consumers(ti)) {
+    for (const OpId c : consumers) {
       const DeviceId to = plan.device[static_cast<std::size_t>(c)];
       const auto toi = static_cast<std::size_t>(to);
       if (to == dev) {
@@ -488,17 +498,18 @@ void ContentionEvaluator::op_finished(std::size_t slot, double now) {
     tensor_transfers_end_[ti] = static_cast<std::uint32_t>(transfers_.size());
     // The producer's copy is needed by its distinct local readers and by each outgoing transfer; a graph
     // output (no consumer) lives to the end.
-    producer_uses_[ti] = uses.empty() ? -1 : local_readers + static_cast<int>(transfers_.size() - first_new);
-    const double comm_time = flat_.comm_time[ti];
+    producer_uses_[ti] =
+        consumers.empty() ? -1 : local_readers + static_cast<int>(transfers_.size() - first_new);
+    const double comm_time = g.comm_time(ti);
     for (std::size_t i = first_new; i < transfers_.size(); ++i) {
       Transfer& tr = transfers_[i];
       tr.waiters_begin = static_cast<std::uint32_t>(waiters_.size());
-      for (const OpId c : uses) // every listed use: an op reading a tensor twice waits for it twice
+      for (const OpId c : consumers)
         if (plan.device[static_cast<std::size_t>(c)] == tr.to) waiters_.push_back(c);
       tr.waiters_end = static_cast<std::uint32_t>(waiters_.size());
       pending_to_[static_cast<std::size_t>(tr.to)] = -1;
       if (comm_time >= 0) {
-        record_start(tr, flat_.tensor_bytes[ti], now);
+        record_start(tr, g.tensor_bytes(ti), now);
         timed_.emplace_back(now + comm_time, i);
         std::push_heap(timed_.begin(), timed_.end(),
                        [](const auto& x, const auto& y) { return x.first > y.first; });
@@ -508,7 +519,7 @@ void ContentionEvaluator::op_finished(std::size_t slot, double now) {
       }
     }
     if (local_readers > 0)
-      for (const OpId c : uses)
+      for (const OpId c : consumers)
         if (plan.device[static_cast<std::size_t>(c)] == dev) input_arrived(c);
   }
 }
@@ -516,7 +527,7 @@ void ContentionEvaluator::op_finished(std::size_t slot, double now) {
 void ContentionEvaluator::transfer_finished(std::size_t t, double now) {
   const Transfer& tr = transfers_[t];
   const auto ti = static_cast<std::size_t>(tr.tensor);
-  const double bytes = flat_.tensor_bytes[ti];
+  const double bytes = graph_->tensor_bytes(ti);
   if (--producer_uses_[ti] == 0) live_[static_cast<std::size_t>(tr.from)] -= bytes;
   const auto route = static_cast<std::size_t>(tr.from) * static_cast<std::size_t>(devices_) +
                      static_cast<std::size_t>(tr.to);
@@ -532,11 +543,12 @@ void ContentionEvaluator::transfer_finished(std::size_t t, double now) {
 void ContentionEvaluator::release_inputs(OpId o, DeviceId dev) {
   const auto oi = static_cast<std::size_t>(o);
   const auto d = static_cast<std::size_t>(dev);
-  live_[d] -= flat_.workspace_bytes[oi];
-  for (const TensorId t : flat_.unique_inputs(oi)) {
+  const FlatGraph& g = *graph_;
+  live_[d] -= g.workspace_bytes(oi);
+  for (const TensorId t : g.inputs(oi)) {
     const auto ti = static_cast<std::size_t>(t);
-    const double bytes = flat_.tensor_bytes[ti];
-    if (plan_->device[static_cast<std::size_t>(flat_.producer[ti])] == dev) {
+    const double bytes = g.tensor_bytes(ti);
+    if (plan_->device[static_cast<std::size_t>(g.producer(ti))] == dev) {
       if (--producer_uses_[ti] == 0) live_[d] -= bytes;
       continue;
     }

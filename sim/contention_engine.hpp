@@ -37,6 +37,9 @@ public:
   // Evaluates plans of `cost`'s graph from now on: another graph (a rewrite) on the same platform object.
   // The platform's tables and the remembered sharing states are kept; the graph's are rebuilt.
   void rebind(const CostModel& cost);
+  // The same for a graph given as flat arrays (a rewrite that built no Graph), with `op_times` its ops'
+  // seconds [op][device] on this evaluator's platform at the nominal p-state. Both must outlive the runs.
+  void rebind(const FlatGraph& graph, const std::vector<double>& op_times);
 
   // The timeline of `plan` (already valid: see validate_plan), with energy. Transfers are in the canonical
   // order (sort_transfers) unless `canonical_order` is false (then in start order, ties unbroken: cheaper,
@@ -84,22 +87,26 @@ private:
   void allocate(std::size_t device, double bytes);
   void record_peaks();
 
-  void bind_graph();
+  void bind_graph(const FlatGraph& graph, const std::vector<double>& op_times);
   // CostModel::op_time(op, device, pstate), with the p-state speeds in a flat table.
   double op_seconds(OpId o, DeviceId d, int pstate) const {
     const auto& speed = pstate_speed_[static_cast<std::size_t>(d)];
-    return cost_->op_time(o, d) * speed.front() / speed[static_cast<std::size_t>(pstate)];
+    return op_time_[static_cast<std::size_t>(o) * static_cast<std::size_t>(devices_) +
+                    static_cast<std::size_t>(d)] *
+           speed.front() / speed[static_cast<std::size_t>(pstate)];
   }
 
-  const CostModel* cost_;
+  const Platform* platform_;
   int devices_ = 0;
+  FlatGraph own_graph_; // the bound cost model's graph, flat (unused when rebound to outside arrays)
+  const FlatGraph* graph_ = nullptr;
+  const double* op_time_ = nullptr; // [op][device], nominal p-state
   // Static structure (platform and graph).
   std::vector<std::vector<int>> route_resources_; // [from * n + to]: link directions crossed
   std::vector<std::vector<int>> route_links_;     // [from * n + to]: link ids, for bytes per link
   std::vector<double> route_latency_, route_weight_;
   std::vector<double> time_factor_;               // per op (scenario noise)
   std::vector<std::vector<double>> pstate_speed_; // per device, per p-state
-  FlatGraph flat_;
   struct ProfileEvent {
     double at;
     int device; // -1 for a link resource

@@ -91,12 +91,16 @@ CostModel::CostModel(const Graph& g, const CostModel& like, const std::vector<Op
 }
 
 void CostModel::cost_op(OpId o) {
+  op_times(graph_->op(o), op_time_.data() + index(o, 0));
+}
+
+void CostModel::op_times(const Op& op, double* row) const {
   for (DeviceId d = 0; d < devices_; ++d)
-    if (structural_reason(o, d).empty()) {
-      const double t = roofline(graph_->op(o), platform_->devices[static_cast<std::size_t>(d)]);
-      op_time_[index(o, d)] = std::isfinite(t) ? t : kInfeasible;
+    if (structural_reason(op, d).empty()) {
+      const double t = roofline(op, platform_->devices[static_cast<std::size_t>(d)]);
+      row[d] = std::isfinite(t) ? t : kInfeasible;
     } else {
-      op_time_[index(o, d)] = kInfeasible;
+      row[d] = kInfeasible;
     }
 }
 
@@ -126,8 +130,7 @@ std::string CostModel::infeasibility_reason(OpId op, DeviceId dev) const {
   return r;
 }
 
-std::string CostModel::structural_reason(OpId op, DeviceId dev) const {
-  const Op& o = graph_->op(op);
+std::string CostModel::structural_reason(const Op& o, DeviceId dev) const {
   const Device& d = platform_->devices[static_cast<std::size_t>(dev)];
   if (o.has_explicit_times()) {
     return o.times.count(d.name) ? "" : "op '" + o.name + "' lists no time for device '" + d.name + "'";

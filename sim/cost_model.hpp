@@ -51,6 +51,11 @@ public:
 
   // Seconds at the nominal p-state; kInfeasible when the device cannot run the op.
   double op_time(OpId op, DeviceId dev) const { return op_time_[index(op, dev)]; }
+  // All of them, [op][device]: what an evaluator reads.
+  const std::vector<double>& op_time_table() const { return op_time_; }
+  // Seconds of `op`, which need not be in this graph (a rewrite's new op), on each device at the nominal
+  // p-state, by the same rules: `row` gets one entry per device.
+  void op_times(const Op& op, double* row) const;
   // Seconds at p-state `pstate` (execution stretches by nominal speed / state speed).
   double op_time(OpId op, DeviceId dev, int pstate) const;
   bool feasible(OpId op, DeviceId dev) const { return op_time(op, dev) < kInfeasible; }
@@ -74,7 +79,10 @@ private:
   void cost_op(OpId o);
   void summarise_routes();
   // Why `dev` cannot run `op` by kind, precision or listed times (not by how long it would take).
-  std::string structural_reason(OpId op, DeviceId dev) const;
+  std::string structural_reason(OpId op, DeviceId dev) const {
+    return structural_reason(graph_->op(op), dev);
+  }
+  std::string structural_reason(const Op& o, DeviceId dev) const;
 
   const Graph* graph_;
   const Platform* platform_;

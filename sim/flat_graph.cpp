@@ -1,58 +1,88 @@
 #include "sim/flat_graph.hpp"
 
+#include "sim/error.hpp"
+#include "sim/topological_order.hpp"
+
 #include <algorithm>
 
 namespace hs {
 
-namespace {
-// Each element of `list_of(item)` once per item (or every element, when `unique` is false), flattened
-// with offsets.
-template <class Id, class Items, class ListOf>
-void flatten(const Items& items, ListOf list_of, bool unique, std::vector<Id>& flat,
-             std::vector<std::uint32_t>& begin) {
-  flat.clear();
-  begin.assign(1, 0);
-  for (const auto& item : items) {
-    const auto first = static_cast<std::ptrdiff_t>(flat.size());
-    for (Id x : list_of(item))
-      if (!unique || std::find(flat.begin() + first, flat.end(), x) == flat.end()) flat.push_back(x);
-    begin.push_back(static_cast<std::uint32_t>(flat.size()));
-  }
-}
-} // namespace
-
 void FlatGraph::assign(const Graph& g) {
-  const auto inputs = [](const Op& op) -> const auto& {
-    return op.inputs;
-  };
-  const auto outputs = [](const Op& op) -> const auto& {
-    return op.outputs;
-  };
-  const auto consumers = [](const Tensor& t) -> const auto& {
-    return t.consumers;
-  };
-  flatten(g.ops, inputs, true, unique_inputs_, input_begin_);
-  flatten(g.ops, outputs, false, outputs_, output_begin_);
-  flatten(g.tensors, consumers, true, unique_consumers_, consumer_begin_);
-  flatten(g.tensors, consumers, false, uses_, use_begin_);
-  for (auto* v : {&workspace_bytes, &param_bytes, &alloc_at_start, &tensor_bytes, &comm_time})
+  Parts& p = parts_;
+  for (auto* v : {&p.workspace_bytes, &p.param_bytes, &p.tensor_bytes, &p.comm_time})
     v->clear();
-  input_uses.clear();
-  producer.clear();
+  p.producer.clear();
+  p.consumers.clear();
+  p.consumer_begin.assign(1, 0);
   for (const Op& op : g.ops) {
-    input_uses.push_back(static_cast<int>(op.inputs.size()));
-    workspace_bytes.push_back(op.workspace_bytes);
-    param_bytes.push_back(op.param_bytes);
-    double at_start = op.workspace_bytes;
-    for (TensorId t : op.outputs)
-      at_start += g.tensor(t).bytes;
-    alloc_at_start.push_back(at_start);
+    p.workspace_bytes.push_back(op.workspace_bytes);
+    p.param_bytes.push_back(op.param_bytes);
   }
   for (const Tensor& t : g.tensors) {
-    tensor_bytes.push_back(t.bytes);
-    producer.push_back(t.producer);
-    comm_time.push_back(t.comm_time ? *t.comm_time : -1.0);
+    p.tensor_bytes.push_back(t.bytes);
+    p.producer.push_back(t.producer);
+    p.comm_time.push_back(t.comm_time ? *t.comm_time : -1.0);
+    for (OpId c : t.consumers)
+      if (std::find(p.consumers.begin() + p.consumer_begin.back(), p.consumers.end(), c) == p.consumers.end())
+        p.consumers.push_back(c);
+    p.consumer_begin.push_back(static_cast<std::uint32_t>(p.consumers.size()));
   }
+  derive(g.name);
+}
+
+void FlatGraph::assign(Parts parts, const std::string& label) {
+  parts_ = std::move(parts);
+  derive(label);
+}
+
+// Inputs and outputs by op (counting sort of the tensors' edges, so each op's lists are in tensor order),
+// the bytes an op allocates when it starts, and the topological order.
+void FlatGraph::derive(const std::string& label) {
+  const std::size_t n = op_count(), nt = tensor_count();
+  output_begin_.assign(n + 1, 0);
+  input_begin_.assign(n + 1, 0);
+  for (std::size_t t = 0; t < nt; ++t) {
+    ++output_begin_[static_cast<std::size_t>(parts_.producer[t]) + 1];
+    for (const OpId c : consumers(t))
+      ++input_begin_[static_cast<std::size_t>(c) + 1];
+  }
+  for (std::size_t o = 0; o < n; ++o) {
+    output_begin_[o + 1] += output_begin_[o];
+    input_begin_[o + 1] += input_begin_[o];
+  }
+  outputs_.resize(output_begin_[n]);
+  inputs_.resize(input_begin_[n]);
+  std::vector<std::uint32_t> next_out(output_begin_.begin(), output_begin_.end() - 1),
+      next_in(input_begin_.begin(), input_begin_.end() - 1);
+  for (std::size_t t = 0; t < nt; ++t) {
+    outputs_[next_out[static_cast<std::size_t>(parts_.producer[t])]++] = static_cast<TensorId>(t);
+    for (const OpId c : consumers(t))
+      inputs_[next_in[static_cast<std::size_t>(c)]++] = static_cast<TensorId>(t);
+  }
+  alloc_at_start_.resize(n);
+  for (std::size_t o = 0; o < n; ++o) {
+    double at_start = parts_.workspace_bytes[o];
+    for (const TensorId t : outputs(o))
+      at_start += parts_.tensor_bytes[static_cast<std::size_t>(t)];
+    alloc_at_start_[o] = at_start;
+  }
+  // An edge per (tensor, consumer): an op reading two tensors of one producer counts that producer twice
+  // in its indegree and is released by both edges.
+  std::vector<int> indegree(n, 0);
+  for (std::size_t o = 0; o < n; ++o)
+    indegree[o] = static_cast<int>(input_count(o));
+  std::vector<OpId> successors;
+  topo_ = stable_topological_order(indegree, [&](OpId o) -> const std::vector<OpId>& {
+    successors.clear();
+    for (const TensorId t : outputs(static_cast<std::size_t>(o)))
+      for (const OpId c : consumers(static_cast<std::size_t>(t)))
+        successors.push_back(c);
+    return successors;
+  });
+  if (topo_.size() != n) throw InputError(label, "", "the graph has a cycle");
+  topo_pos_.assign(n, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    topo_pos_[static_cast<std::size_t>(topo_[i])] = static_cast<int>(i);
 }
 
 } // namespace hs

@@ -1,7 +1,8 @@
 #pragma once
 // The numbers of a graph that an evaluation's inner loop reads, in flat arrays indexed by op and tensor.
 // An Op or a Tensor carries names, kinds and maps a timeline never reads; walking a few hundred bytes per
-// op to reach two doubles is what made the evaluator's graph reads miss the cache.
+// op to reach two doubles is what made the evaluator's graph reads miss the cache. A graph rewrite can
+// also make one directly (FlatGraph::Parts), without building a Graph of names first.
 #include "sim/graph.hpp"
 
 #include <cstdint>
@@ -10,30 +11,44 @@
 
 namespace hs {
 
-struct FlatGraph {
+class FlatGraph {
+public:
+  // What defines the arrays: per op its workspace and parameter bytes; per tensor its size, producer,
+  // explicit transfer seconds (negative for none) and consumers, each once, in [consumer_begin[t],
+  // consumer_begin[t+1]). An op's inputs and outputs are its tensors in tensor order, as GraphBuilder
+  // links them.
+  struct Parts {
+    std::vector<double> workspace_bytes, param_bytes;
+    std::vector<double> tensor_bytes, comm_time;
+    std::vector<OpId> producer;
+    std::vector<OpId> consumers;
+    std::vector<std::uint32_t> consumer_begin = {0};
+  };
+
   FlatGraph() = default;
   explicit FlatGraph(const Graph& g) { assign(g); }
-  // Refills every array from `g`, keeping their capacity (a search rebinds one evaluator to many graphs).
+  // Refills every array, keeping their capacity (a search rebinds one evaluator to many graphs).
   void assign(const Graph& g);
+  // Throws InputError (naming `label`) when the edges have a cycle.
+  void assign(Parts parts, const std::string& label);
 
-  // Each op's input tensors once, first appearance first; its outputs; every listed input use.
-  std::span<const TensorId> unique_inputs(std::size_t op) const {
-    return range(unique_inputs_, input_begin_, op);
-  }
+  std::size_t op_count() const { return parts_.workspace_bytes.size(); }
+  std::size_t tensor_count() const { return parts_.tensor_bytes.size(); }
+  std::span<const TensorId> inputs(std::size_t op) const { return range(inputs_, input_begin_, op); }
   std::span<const TensorId> outputs(std::size_t op) const { return range(outputs_, output_begin_, op); }
-  // Each consumer of a tensor once, and every listed use (an op reading a tensor twice is listed twice).
-  std::span<const OpId> unique_consumers(std::size_t t) const {
-    return range(unique_consumers_, consumer_begin_, t);
+  std::span<const OpId> consumers(std::size_t t) const {
+    return range(parts_.consumers, parts_.consumer_begin, t);
   }
-  std::span<const OpId> uses(std::size_t t) const { return range(uses_, use_begin_, t); }
-
-  std::vector<int> input_uses;         // per op: listed inputs (an op reading a tensor twice waits twice)
-  std::vector<double> workspace_bytes; // per op
-  std::vector<double> param_bytes;     // per op
-  std::vector<double> alloc_at_start;  // per op: output bytes + workspace, allocated when it starts
-  std::vector<double> tensor_bytes;    // per tensor
-  std::vector<OpId> producer;          // per tensor
-  std::vector<double> comm_time;       // per tensor: explicit transfer seconds, or negative for none
+  std::size_t input_count(std::size_t op) const { return input_begin_[op + 1] - input_begin_[op]; }
+  double workspace_bytes(std::size_t op) const { return parts_.workspace_bytes[op]; }
+  double param_bytes(std::size_t op) const { return parts_.param_bytes[op]; }
+  double alloc_at_start(std::size_t op) const { return alloc_at_start_[op]; } // outputs + workspace
+  double tensor_bytes(std::size_t t) const { return parts_.tensor_bytes[t]; }
+  OpId producer(std::size_t t) const { return parts_.producer[t]; }
+  double comm_time(std::size_t t) const { return parts_.comm_time[t]; }
+  // Graph::topological_order()'s order, and each op's place in it.
+  const std::vector<OpId>& topological_order() const { return topo_; }
+  int topological_position(std::size_t op) const { return topo_pos_[op]; }
 
 private:
   template <class Id>
@@ -41,10 +56,14 @@ private:
                                    std::size_t i) {
     return {flat.data() + begin[i], flat.data() + begin[i + 1]};
   }
-  std::vector<TensorId> unique_inputs_, outputs_;
+  void derive(const std::string& label);
+
+  Parts parts_;
+  std::vector<TensorId> inputs_, outputs_;
   std::vector<std::uint32_t> input_begin_, output_begin_;
-  std::vector<OpId> unique_consumers_, uses_;
-  std::vector<std::uint32_t> consumer_begin_, use_begin_;
+  std::vector<double> alloc_at_start_;
+  std::vector<OpId> topo_;
+  std::vector<int> topo_pos_;
 };
 
 } // namespace hs

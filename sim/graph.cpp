@@ -2,6 +2,7 @@
 
 #include "sim/error.hpp"
 #include "sim/graph_builder.hpp"
+#include "sim/topological_order.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -182,22 +183,11 @@ Graph GraphBuilder::build_impl() {
         g.preds_[static_cast<std::size_t>(c)].push_back(t.producer);
       }
     }
-  // Kahn's algorithm with a min-heap keeps the order stable (by id) and therefore deterministic.
   std::vector<int> indegree(n);
   for (std::size_t i = 0; i < n; ++i)
     indegree[i] = static_cast<int>(g.preds_[i].size());
-  std::priority_queue<OpId, std::vector<OpId>, std::greater<>> ready;
-  for (std::size_t i = 0; i < n; ++i)
-    if (indegree[i] == 0) ready.push(static_cast<OpId>(i));
-  g.topo_.clear();
-  g.topo_.reserve(n);
-  while (!ready.empty()) {
-    const OpId o = ready.top();
-    ready.pop();
-    g.topo_.push_back(o);
-    for (OpId s : g.succs_[static_cast<std::size_t>(o)])
-      if (--indegree[static_cast<std::size_t>(s)] == 0) ready.push(s);
-  }
+  g.topo_ = stable_topological_order(
+      indegree, [&](OpId o) -> const std::vector<OpId>& { return g.succs_[static_cast<std::size_t>(o)]; });
   g.topo_pos_.assign(n, 0);
   for (std::size_t i = 0; i < g.topo_.size(); ++i)
     g.topo_pos_[static_cast<std::size_t>(g.topo_[i])] = static_cast<int>(i);

@@ -133,10 +133,10 @@ TEST_CASE("decoding a split genome places the halves on two devices and validate
   genome[enc.split_gene(0)] = 2; // second target: g1
   const Decoded dec = enc.decode(genome);
   REQUIRE(dec.rewritten);
-  const Graph& rg = dec.cost->graph();
+  const Graph& rg = dec.cost().graph();
   CHECK(dec.plan.device[static_cast<std::size_t>(*rg.find_op("gemm#0"))] == 0);
   CHECK(dec.plan.device[static_cast<std::size_t>(*rg.find_op("gemm#1"))] == 1);
-  CHECK_NOTHROW(validate_plan(dec.plan, *dec.cost));
+  CHECK_NOTHROW(validate_plan(dec.plan, dec.cost()));
 }
 
 TEST_CASE("the coarse partition covers every op once, on devices that can run all of it") {

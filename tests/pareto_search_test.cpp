@@ -33,7 +33,7 @@ void check_front(const ParetoProblem& problem, const SearchState& state,
     // Every member is a real, valid plan that evaluates to what the archive says.
     if (!a.fixed_plan) {
       const Decoded d = problem.encoding().decode(a.genome);
-      CHECK_NOTHROW(validate_plan(d.plan, *d.cost));
+      CHECK_NOTHROW(validate_plan(d.plan, d.cost()));
       CHECK(problem.evaluate(a.genome).point == a.value.point);
     }
   }

@@ -8,16 +8,18 @@
 
 namespace hs::pareto {
 
-Encoding::Encoding(const CostModel& cost, EncodingOptions o) : cost_(&cost), options_(std::move(o)) {
-  candidates_ = find_rewrite_candidates(cost, options_.rewrites);
-  if (!options_.fusion) candidates_.fusions.clear();
-  if (!options_.splitting) candidates_.splits.clear();
-  coarse_ = coarsen(cost, candidates_, options_.coarsen);
+Encoding::Encoding(const CostModel& cost, EncodingOptions o)
+    : cost_(&cost), options_(std::move(o)),
+      candidates_(std::make_shared<RewriteCandidates>(find_rewrite_candidates(cost, options_.rewrites))),
+      base_flat_(cost.graph()) {
+  if (!options_.fusion) candidates_->fusions.clear();
+  if (!options_.splitting) candidates_->splits.clear();
+  coarse_ = coarsen(cost, *candidates_, options_.coarsen);
   for (const auto& node : coarse_.nodes)
     upper_.push_back(static_cast<int>(node.devices.size()) - 1);
-  for (std::size_t f = 0; f < candidates_.fusions.size(); ++f)
+  for (std::size_t f = 0; f < candidates_->fusions.size(); ++f)
     upper_.push_back(1);
-  for (const auto& s : candidates_.splits) {
+  for (const auto& s : candidates_->splits) {
     std::vector<DeviceId> targets;
     for (DeviceId d = 0; d < cost.platform().device_count(); ++d)
       if (cost.feasible(s.op, d)) targets.push_back(d);
@@ -73,7 +75,7 @@ std::shared_ptr<const RewrittenModel> Encoding::rewritten_for(const RewriteDecis
       key += d.precision[i];
     }
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-  auto model = std::make_shared<const RewrittenModel>(apply_rewrites(cost_->graph(), candidates_, d), *cost_);
+  auto model = std::make_shared<const RewrittenModel>(*cost_, candidates_, d);
   constexpr std::size_t kCacheSize = 64;
   if (cache_order_.size() >= kCacheSize) {
     cache_.erase(cache_order_.front());
@@ -98,12 +100,12 @@ Decoded Encoding::decode(const Genome& genome) const {
       out.op_device[static_cast<std::size_t>(x)] = d;
   }
   RewriteDecision& dec = out.decision;
-  dec.fuse.assign(candidates_.fusions.size(), false);
-  for (std::size_t f = 0; f < candidates_.fusions.size(); ++f)
+  dec.fuse.assign(candidates_->fusions.size(), false);
+  for (std::size_t f = 0; f < candidates_->fusions.size(); ++f)
     dec.fuse[f] = genome[fusion_gene(f)] != 0;
-  dec.split.assign(candidates_.splits.size(), false);
-  out.split_device.assign(candidates_.splits.size(), -1);
-  for (std::size_t s = 0; s < candidates_.splits.size(); ++s) {
+  dec.split.assign(candidates_->splits.size(), false);
+  out.split_device.assign(candidates_->splits.size(), -1);
+  for (std::size_t s = 0; s < candidates_->splits.size(); ++s) {
     const int k = genome[split_gene(s)];
     if (k <= 0) continue;
     dec.split[s] = true;
@@ -120,19 +122,19 @@ Decoded Encoding::decode(const Genome& genome) const {
     dec.precision[i] = *p;
     out.precision_penalty += demotion_penalty(g.op(x), *p);
   }
+  out.base = cost_;
+  const Platform& p = cost_->platform();
   if (!dec.changes_graph()) {
-    out.cost = cost_;
-    out.plan = plan_for_placement(*cost_, out.op_device, "pareto");
+    out.plan = plan_for_placement(base_flat_, cost_->op_time_table(), p, out.op_device, "pareto");
     return out;
   }
   out.rewritten = rewritten_for(dec);
-  out.cost = &out.rewritten->cost;
   std::vector<DeviceId> device;
-  device.reserve(out.rewritten->rewritten.ops.size());
-  for (const auto& r : out.rewritten->rewritten.ops)
+  device.reserve(out.rewritten->ops().size());
+  for (const auto& r : out.rewritten->ops())
     device.push_back(r.role == Role::SplitSecond ? out.split_device[static_cast<std::size_t>(r.candidate)]
                                                  : out.op_device[static_cast<std::size_t>(r.origin.front())]);
-  out.plan = plan_for_placement(*out.cost, device, "pareto");
+  out.plan = plan_for_placement(out.rewritten->flat(), out.rewritten->op_times(), p, device, "pareto");
   return out;
 }
 

@@ -5,6 +5,7 @@
 // the rewrites (and any precision demotion the placement implies), maps the placement onto the
 // rewritten ops, and orders each device's queue by upward rank (placement_order.hpp).
 #include "policies/pareto/coarsen.hpp"
+#include "policies/pareto/rewritten_model.hpp"
 #include "sim/plan.hpp"
 
 #include <deque>
@@ -24,25 +25,17 @@ struct EncodingOptions {
   bool splitting = true;
 };
 
-// A rewritten graph with its cost model (which points into the graph, so the pair never moves). The ops
-// the rewrite left alone keep `base`'s costs; only fused, split and demoted ops are costed anew.
-struct RewrittenModel {
-  RewrittenModel(Rewritten r, const CostModel& base)
-      : rewritten(std::move(r)), cost(rewritten.graph, base, unchanged_ops(rewritten, base.graph())) {}
-  RewrittenModel(const RewrittenModel&) = delete;
-  RewrittenModel& operator=(const RewrittenModel&) = delete;
-  Rewritten rewritten;
-  CostModel cost;
-};
-
 struct Decoded {
   std::shared_ptr<const RewrittenModel> rewritten; // null when the graph is unchanged
-  const CostModel* cost = nullptr;                 // the one the plan refers to
+  const CostModel* base = nullptr;                 // the workload's cost model
   Plan plan;
   RewriteDecision decision;
   std::vector<DeviceId> op_device;    // per original op (the first half's device for a split op)
   std::vector<DeviceId> split_device; // per split candidate: the second half's device, or -1
   double precision_penalty = 0.0;
+
+  // The cost model the plan refers to (a rewritten graph is built with names on first use).
+  const CostModel& cost() const { return rewritten ? rewritten->cost() : *base; }
 };
 
 class Encoding {
@@ -51,12 +44,13 @@ public:
 
   const CostModel& base() const { return *cost_; }
   const Coarsening& coarse() const { return coarse_; }
-  const RewriteCandidates& candidates() const { return candidates_; }
+  const RewriteCandidates& candidates() const { return *candidates_; }
+  const FlatGraph& base_flat() const { return base_flat_; }
   std::size_t size() const { return upper_.size(); }
   const std::vector<int>& upper() const { return upper_; } // inclusive; lower bounds are 0
   std::size_t fusion_gene(std::size_t f) const { return coarse_.nodes.size() + f; }
   std::size_t split_gene(std::size_t s) const {
-    return coarse_.nodes.size() + candidates_.fusions.size() + s;
+    return coarse_.nodes.size() + candidates_->fusions.size() + s;
   }
   const std::vector<DeviceId>& split_targets(std::size_t s) const { return split_targets_[s]; }
 
@@ -69,7 +63,8 @@ public:
 private:
   const CostModel* cost_;
   EncodingOptions options_;
-  RewriteCandidates candidates_;
+  std::shared_ptr<RewriteCandidates> candidates_; // shared with the rewritten models made from it
+  FlatGraph base_flat_;
   Coarsening coarse_;
   std::vector<std::vector<DeviceId>> split_targets_;
   std::vector<int> upper_;

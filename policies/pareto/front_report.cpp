@@ -69,7 +69,7 @@ OJson describe(const ParetoProblem& problem, const Entry& e) {
   } else {
     decoded = problem.encoding().decode(e.genome);
     plan = &decoded.plan;
-    plan_graph = &decoded.cost->graph();
+    plan_graph = &decoded.cost().graph();
     const auto& cand = problem.encoding().candidates();
     for (std::size_t f = 0; f < cand.fusions.size(); ++f)
       if (decoded.decision.fuse[f]) {
@@ -157,7 +157,7 @@ void replay_in_simgrid(const ParetoProblem& problem, FrontReport& r) {
       r.simgrid[i] = replay(*e.fixed_plan, problem.cost(), 0.0);
     } else {
       const Decoded d = problem.encoding().decode(e.genome);
-      r.simgrid[i] = replay(d.plan, *d.cost, d.precision_penalty);
+      r.simgrid[i] = replay(d.plan, d.cost(), d.precision_penalty);
     }
   }
   r.baselines_simgrid.clear();

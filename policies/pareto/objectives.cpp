@@ -58,8 +58,25 @@ double Scores::raw(Objective o) const {
   return 0.0;
 }
 
+namespace {
+bool finite_timeline(const Execution& e) {
+  return std::isfinite(e.makespan) &&
+         std::isfinite(std::accumulate(e.device_energy.begin(), e.device_energy.end(), 0.0) +
+                       std::accumulate(e.link_energy.begin(), e.link_energy.end(), 0.0));
+}
+} // namespace
+
 Scores score_execution(const Plan& plan, const CostModel& cost, const Execution& e, double precision_penalty,
                        double error_budget, const std::vector<double>* peak_bytes) {
+  if (peak_bytes) return score_timeline(cost.platform(), e, *peak_bytes, precision_penalty, error_budget);
+  // Memory of a timeline that never ends is not computed: the plan is infeasible anyway.
+  const std::vector<double> peaks =
+      finite_timeline(e) ? memory_usage(plan, cost, e).peak : std::vector<double>{};
+  return score_timeline(cost.platform(), e, peaks, precision_penalty, error_budget);
+}
+
+Scores score_timeline(const Platform& p, const Execution& e, const std::vector<double>& peak_bytes,
+                      double precision_penalty, double error_budget) {
   Scores s;
   s.latency = e.makespan;
   s.energy = std::accumulate(e.device_energy.begin(), e.device_energy.end(), 0.0) +
@@ -71,8 +88,7 @@ Scores score_execution(const Plan& plan, const CostModel& cost, const Execution&
     s.memory = kInfeasible;
     return s;
   }
-  s.peak_bytes = peak_bytes ? *peak_bytes : memory_usage(plan, cost, e).peak;
-  const Platform& p = cost.platform();
+  s.peak_bytes = peak_bytes;
   for (std::size_t d = 0; d < p.devices.size(); ++d)
     s.memory = std::max(s.memory, s.peak_bytes[d] / p.devices[d].memory_capacity);
   if (s.memory > 1.0) {

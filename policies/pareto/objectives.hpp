@@ -38,6 +38,9 @@ struct Scores {
 // are the timeline's peaks already computed (the evaluator tracks them); else memory_usage() computes them.
 Scores score_execution(const Plan& plan, const CostModel& cost, const Execution& e, double precision_penalty,
                        double error_budget, const std::vector<double>* peak_bytes = nullptr);
+// The same with the peaks given: needs no graph (the search scores rewrites it never built a Graph for).
+Scores score_timeline(const Platform& p, const Execution& e, const std::vector<double>& peak_bytes,
+                      double precision_penalty, double error_budget);
 
 struct Normalisation {
   double latency = 1.0; // fastest-device plan's makespan

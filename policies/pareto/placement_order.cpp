@@ -6,21 +6,29 @@
 
 namespace hs::pareto {
 
-Plan plan_for_placement(const CostModel& cost, const std::vector<DeviceId>& device, std::string policy) {
-  const Graph& g = cost.graph();
-  std::vector<double> rank(static_cast<std::size_t>(g.op_count()), 0.0);
+Plan plan_for_placement(const FlatGraph& g, const std::vector<double>& op_times, const Platform& platform,
+                        const std::vector<DeviceId>& device, std::string policy) {
+  const auto devices = static_cast<std::size_t>(platform.device_count());
+  // CostModel::transfer_time, on the flat arrays.
+  const auto transfer = [&](std::size_t t, DeviceId from, DeviceId to) {
+    if (from == to) return 0.0;
+    if (g.comm_time(t) >= 0) return g.comm_time(t);
+    const Route* r = platform.route(from, to);
+    return r ? r->time(g.tensor_bytes(t)) : kInfeasible;
+  };
+  std::vector<double> rank(g.op_count(), 0.0);
   const auto& topo = g.topological_order();
   for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
-    const OpId o = *it;
-    const DeviceId d = device[static_cast<std::size_t>(o)];
+    const auto o = static_cast<std::size_t>(*it);
+    const DeviceId d = device[o];
     double tail = 0.0;
-    for (TensorId t : g.op(o).outputs)
-      for (OpId c : g.tensor(t).consumers)
-        tail = std::max(tail, cost.transfer_time(t, d, device[static_cast<std::size_t>(c)]) +
+    for (TensorId t : g.outputs(o))
+      for (OpId c : g.consumers(static_cast<std::size_t>(t)))
+        tail = std::max(tail, transfer(static_cast<std::size_t>(t), d, device[static_cast<std::size_t>(c)]) +
                                   rank[static_cast<std::size_t>(c)]);
-    rank[static_cast<std::size_t>(o)] = cost.op_time(o, d) + tail;
+    rank[o] = op_times[o * devices + static_cast<std::size_t>(d)] + tail;
   }
-  Plan plan = Plan::empty(g.op_count(), cost.platform(), std::move(policy));
+  Plan plan = Plan::empty(static_cast<int>(g.op_count()), platform, std::move(policy));
   for (OpId o : order_by_decreasing(g, rank))
     plan.append(o, device[static_cast<std::size_t>(o)]);
   return plan;

@@ -64,16 +64,15 @@ Evaluated ParetoProblem::evaluate(const Genome& g) const {
   const Decoded d = encoding_.decode(g);
   ContentionEvaluator& evaluator = evaluator_for(d);
   const Execution& e = evaluator.run(d.plan, false); // transfers in start order: only totals are read
-  return from_scores(score_execution(d.plan, *d.cost, e, d.precision_penalty, options_.error_budget,
-                                     &evaluator.peak_memory()));
+  return from_scores(score_timeline(cost_->platform(), e, evaluator.peak_memory(), d.precision_penalty,
+                                    options_.error_budget));
 }
 
+// A rewritten graph is evaluated on its flat arrays: the search never builds its Graph.
 ContentionEvaluator& ParetoProblem::evaluator_for(const Decoded& d) const {
-  if (d.cost == cost_ || !d.rewritten) return *base_evaluator_;
-  if (!rewritten_evaluator_)
-    rewritten_evaluator_ = std::make_unique<ContentionEvaluator>(*d.cost);
-  else if (bound_model_ != d.rewritten)
-    rewritten_evaluator_->rebind(*d.cost);
+  if (!d.rewritten) return *base_evaluator_;
+  if (!rewritten_evaluator_) rewritten_evaluator_ = std::make_unique<ContentionEvaluator>(*cost_);
+  if (bound_model_ != d.rewritten) rewritten_evaluator_->rebind(d.rewritten->flat(), d.rewritten->op_times());
   bound_model_ = d.rewritten;
   return *rewritten_evaluator_;
 }

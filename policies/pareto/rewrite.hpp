@@ -15,6 +15,7 @@
 // Demotion changes an op's precision to one its device has (see precision.hpp); sizes are kept.
 #include "sim/cost_model.hpp"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,32 @@ struct Rewritten {
   Graph graph;
   std::vector<RewrittenOp> ops; // per new op
 };
+
+// The shape of a rewritten graph without its names: what each new op stands for, and each new tensor's
+// size, producer and consumers. apply_rewrites builds the Graph from it; the search builds only the flat
+// arrays an evaluation reads (rewritten_model.hpp). New ops keep the original order (a fused chain where
+// its lowest-id member was, a split's halves and join where the GEMM was); new tensors are the splits'
+// half outputs, in op order, then the original tensors that still cross an op boundary, in their order.
+struct RewriteLayout {
+  struct NewTensor {
+    TensorId origin = -1; // the original tensor, or -1 for a split half's output
+    OpId producer = -1;   // a new op
+    double bytes = 0.0;
+  };
+  std::vector<RewrittenOp> ops;
+  std::vector<OpId> proto; // per new op: the original op whose attributes (and demotion) seed it
+  std::vector<NewTensor> tensors;
+  std::vector<OpId> consumers; // per new tensor, each new op once: [consumer_begin[t], consumer_begin[t+1])
+  std::vector<std::uint32_t> consumer_begin = {0};
+};
+
+RewriteLayout layout_rewrites(const Graph& g, const RewriteCandidates& c, const RewriteDecision& d);
+// New op `i` of `layout`, without its edges: its name ("a+b" fused, "x#0", "x#1", "x#join"), kind,
+// precision and sizes.
+Op rewritten_op(const Graph& g, const RewriteCandidates& c, const RewriteDecision& d,
+                const RewriteLayout& layout, std::size_t i);
+// Whether new op `i` is an original op unchanged (plain, and its precision kept).
+bool is_unchanged(const Graph& g, const RewriteDecision& d, const RewriteLayout& layout, std::size_t i);
 
 Rewritten apply_rewrites(const Graph& g, const RewriteCandidates& c, const RewriteDecision& d);
 

@@ -108,9 +108,9 @@ StoredPlan load_stored_plan(const std::string& path, std::optional<int> id, cons
   RewriteDecision decision = decision_for(entry->at("rewrites"), base, cand, ids);
   out.cost = &base;
   if (decision.changes_graph()) {
-    out.rewritten =
-        std::make_shared<const RewrittenModel>(apply_rewrites(base.graph(), cand, decision), base);
-    out.cost = &out.rewritten->cost;
+    out.rewritten = std::make_shared<const RewrittenModel>(
+        base, std::make_shared<const RewriteCandidates>(cand), std::move(decision));
+    out.cost = &out.rewritten->cost();
   }
   const Graph& g = out.cost->graph();
   const auto plan_ids = op_ids(g);
