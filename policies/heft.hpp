@@ -13,14 +13,26 @@ std::vector<double> upward_ranks(const CostModel& cost);
 
 // Ops by decreasing `rank`, ties by topological position (of a Graph or a FlatGraph).
 template <class G> std::vector<OpId> order_by_decreasing(const G& g, const std::vector<double>& rank) {
+  // Ties by topological position keep the list a valid topological order even with zero-cost ops; with
+  // them the order is total, so an unstable sort on contiguous keys gives the one answer, and fast (the
+  // Pareto search orders every candidate).
+  struct Key {
+    double rank;
+    int position;
+    OpId op;
+  };
   const auto& topo = g.topological_order();
-  std::vector<OpId> order(topo.begin(), topo.end());
-  // Ties by topological position keep the list a valid topological order even with zero-cost ops.
-  std::stable_sort(order.begin(), order.end(), [&](OpId a, OpId b) {
-    const auto ia = static_cast<std::size_t>(a), ib = static_cast<std::size_t>(b);
-    if (rank[ia] != rank[ib]) return rank[ia] > rank[ib];
-    return g.topological_position(a) < g.topological_position(b);
+  std::vector<Key> keys;
+  keys.reserve(topo.size());
+  for (std::size_t i = 0; i < topo.size(); ++i)
+    keys.push_back({rank[static_cast<std::size_t>(topo[i])], static_cast<int>(i), topo[i]});
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    return a.rank != b.rank ? a.rank > b.rank : a.position < b.position;
   });
+  std::vector<OpId> order;
+  order.reserve(keys.size());
+  for (const Key& k : keys)
+    order.push_back(k.op);
   return order;
 }
 
