@@ -87,15 +87,4 @@ RewriteCandidates find_rewrite_candidates(const CostModel& cost, const RewriteOp
   return c;
 }
 
-std::vector<OpId> unchanged_ops(const Rewritten& r, const Graph& original) {
-  std::vector<OpId> same(r.ops.size(), -1);
-  for (std::size_t i = 0; i < r.ops.size(); ++i) {
-    const RewrittenOp& info = r.ops[i];
-    if (info.role != Role::Plain) continue;
-    const OpId from = info.origin.front();
-    if (r.graph.ops[i].precision == original.op(from).precision) same[i] = from;
-  }
-  return same;
-}
-
 } // namespace hs::pareto

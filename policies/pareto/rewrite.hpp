@@ -92,9 +92,9 @@ Op rewritten_op(const Graph& g, const RewriteCandidates& c, const RewriteDecisio
 // Whether new op `i` is an original op unchanged (plain, and its precision kept).
 bool is_unchanged(const Graph& g, const RewriteDecision& d, const RewriteLayout& layout, std::size_t i);
 
+// The rewritten graph with names, from the layout of `d` (layout_rewrites(g, c, d)).
+Rewritten build_rewritten(const Graph& g, const RewriteCandidates& c, const RewriteDecision& d,
+                          const RewriteLayout& layout);
 Rewritten apply_rewrites(const Graph& g, const RewriteCandidates& c, const RewriteDecision& d);
-
-// Per op of `r`: the op of `original` it is an unchanged copy of (a plain op keeping its precision), or -1.
-std::vector<OpId> unchanged_ops(const Rewritten& r, const Graph& original);
 
 } // namespace hs::pareto

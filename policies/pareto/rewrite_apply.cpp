@@ -147,7 +147,11 @@ Op rewritten_op(const Graph& g, const RewriteCandidates& c, const RewriteDecisio
 }
 
 Rewritten apply_rewrites(const Graph& g, const RewriteCandidates& c, const RewriteDecision& d) {
-  RewriteLayout l = layout_rewrites(g, c, d);
+  return build_rewritten(g, c, d, layout_rewrites(g, c, d));
+}
+
+Rewritten build_rewritten(const Graph& g, const RewriteCandidates& c, const RewriteDecision& d,
+                          const RewriteLayout& l) {
   GraphBuilder b(g.name, g.name + " (rewritten)");
   b.reserve(l.ops.size(), l.tensors.size());
   for (std::size_t i = 0; i < l.ops.size(); ++i)
@@ -166,7 +170,7 @@ Rewritten apply_rewrites(const Graph& g, const RewriteCandidates& c, const Rewri
       b.tensor(b.mutable_op(nt.producer).name + ".out", nt.bytes, nt.producer, consumers);
     }
   }
-  return {std::move(b).build(), std::move(l.ops)};
+  return {std::move(b).build(), l.ops};
 }
 
 } // namespace hs::pareto

@@ -42,14 +42,25 @@ RewrittenModel::RewrittenModel(const CostModel& base, std::shared_ptr<const Rewr
   flat_.assign(std::move(parts), g.name + " (rewritten)");
 }
 
+namespace {
+// Per new op: the original op it is an unchanged copy of, or -1 (costed anew).
+std::vector<OpId> unchanged_ops(const Graph& g, const RewriteDecision& d, const RewriteLayout& layout) {
+  std::vector<OpId> same(layout.ops.size(), -1);
+  for (std::size_t i = 0; i < layout.ops.size(); ++i)
+    if (is_unchanged(g, d, layout, i)) same[i] = layout.proto[i];
+  return same;
+}
+} // namespace
+
 RewrittenModel::Materialised::Materialised(const CostModel& base, const RewriteCandidates& c,
-                                           const RewriteDecision& d)
-    : rewritten(apply_rewrites(base.graph(), c, d)),
-      cost(rewritten.graph, base, unchanged_ops(rewritten, base.graph())) {}
+                                           const RewriteDecision& d, const RewriteLayout& layout)
+    : rewritten(build_rewritten(base.graph(), c, d, layout)),
+      cost(rewritten.graph, base, unchanged_ops(base.graph(), d, layout)) {}
 
 const RewrittenModel::Materialised& RewrittenModel::materialised() const {
-  std::call_once(
-      once_, [&] { materialised_ = std::make_unique<const Materialised>(*base_, *candidates_, decision_); });
+  std::call_once(once_, [&] {
+    materialised_ = std::make_unique<const Materialised>(*base_, *candidates_, decision_, layout_);
+  });
   return *materialised_;
 }
 

@@ -31,7 +31,8 @@ public:
 
 private:
   struct Materialised {
-    Materialised(const CostModel& base, const RewriteCandidates& c, const RewriteDecision& d);
+    Materialised(const CostModel& base, const RewriteCandidates& c, const RewriteDecision& d,
+                 const RewriteLayout& layout);
     Rewritten rewritten;
     CostModel cost; // points into `rewritten`, so the pair never moves
   };
