@@ -90,6 +90,28 @@ digraph G {
   CHECK(g.predecessors(*g.find_op("c")).size() == 2);
 }
 
+TEST_CASE("DOT import: an edge of size 0 or below is a plain dependency, as in SimGrid's examples") {
+  const Graph g = hs::parse_dot(R"(digraph G {
+  end [size="1e9"]; 0 [size="1e9"]; 1 [size="2e9"]; 2 [size="3e9"];
+  0->1 [size="-1"];
+  1->2 [size="0.0"];
+  2->end ;
+  root->0 [size="1e4"];
+})",
+                                "deps.dot");
+  CHECK(g.op_count() == 5);
+  CHECK(g.tensor_count() == 4);
+  double total = 0;
+  for (const auto& t : g.tensors)
+    total += t.bytes;
+  CHECK(total == 1e4); // the dependency edges move nothing
+  CHECK(g.predecessors(*g.find_op("1")) == std::vector<hs::OpId>{*g.find_op("0")});
+  CHECK(g.predecessors(*g.find_op("2")) == std::vector<hs::OpId>{*g.find_op("1")});
+  // A negative node size is still an error; so is a non-finite edge size.
+  CHECK_THROWS_WITH_AS(hs::parse_dot("digraph G {\n a -> b [size=inf];\n}\n", "x.dot"),
+                       "x.dot: line 2: size must be a finite number, not 'inf'", hs::InputError);
+}
+
 TEST_CASE("DOT import errors name the file and the line") {
   CHECK_THROWS_WITH_AS(hs::parse_dot("digraph G {\n a [size=1];\n b [size=-4];\n}\n", "x.dot"),
                        "x.dot: line 3: size must be a non-negative number, not '-4'", hs::InputError);

@@ -5,6 +5,7 @@
 #include "sim/op_kinds.hpp"
 #include "workloads/workload_registry.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -215,8 +216,11 @@ private:
     return a;
   }
 
-  // `key` from the statement's own attributes, else from the defaults (`node [...]`, `edge [...]`).
-  double number(const Attributes& a, const char* key, double fallback, const Attributes& defaults) const {
+  // `key` from the statement's own attributes, else from the defaults (`node [...]`, `edge [...]`). With
+  // `negative_is_zero`, a negative value reads as 0 (SimGrid's DOT files mark a plain dependency, an edge
+  // that moves no data, with size="-1").
+  double number(const Attributes& a, const char* key, double fallback, const Attributes& defaults,
+                bool negative_is_zero = false) const {
     auto it = a.find(key);
     if (it == a.end()) {
       it = defaults.find(key);
@@ -225,10 +229,12 @@ private:
     const auto& [text, line] = it->second;
     double x = 0;
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
-    if (ec != std::errc() || ptr != text.data() + text.size() || !(x >= 0) || !std::isfinite(x))
+    if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(x) ||
+        (x < 0 && !negative_is_zero))
       throw InputError(file_, "line " + std::to_string(line),
-                       std::string(key) + " must be a non-negative number, not '" + text + "'");
-    return x;
+                       std::string(key) + " must be a " + (negative_is_zero ? "finite" : "non-negative") +
+                           " number, not '" + text + "'");
+    return std::max(x, 0.0);
   }
 
   OpId node(const std::string& name, int line) {
@@ -290,7 +296,7 @@ private:
       apply(node(first, line), a, {});
       return;
     }
-    const double bytes = number(a, "size", 0, edge_defaults_);
+    const double bytes = number(a, "size", 0, edge_defaults_, true);
     for (std::size_t i = 0; i + 1 < chain.size(); ++i) {
       const OpId from = node(chain[i].first, chain[i].second),
                  to = node(chain[i + 1].first, chain[i + 1].second);
