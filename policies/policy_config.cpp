@@ -1,6 +1,7 @@
 #include "policies/policy_config.hpp"
 
 #include "policies/dynamic_policy.hpp"
+#include "sim/nearest_name.hpp"
 
 #include <algorithm>
 
@@ -14,7 +15,8 @@ std::shared_ptr<const PolicyConfig> load_policy_config(const std::string& path) 
   const auto names = all_policy_names();
   for (const auto& [name, section] : root.members()) {
     if (std::find(names.begin(), names.end(), name) == names.end())
-      section.fail("unknown policy '" + name + "' (see `heterosim policies`)");
+      section.fail("unknown policy '" + name + "'" + did_you_mean(name, names) +
+                   " (see `heterosim policies`)");
     (void)section.members(); // each section must be an object
   }
   return config;

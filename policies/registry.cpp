@@ -1,4 +1,5 @@
 #include "policies/policy.hpp"
+#include "sim/nearest_name.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -37,10 +38,9 @@ std::vector<std::string> PolicyRegistry::names() const {
 
 const Policy& policy_by_name(const std::string& name) {
   if (const Policy* p = PolicyRegistry::instance().find(name)) return *p;
-  std::string known;
-  for (const auto& n : PolicyRegistry::instance().names())
-    known += (known.empty() ? "" : ", ") + n;
-  throw std::invalid_argument("unknown policy '" + name + "' (known: " + known + ")");
+  const auto known = PolicyRegistry::instance().names();
+  throw std::invalid_argument("unknown policy '" + name + "'" + did_you_mean(name, known) +
+                              " (known: " + name_list(known) + ")");
 }
 
 } // namespace hs

@@ -2,6 +2,8 @@
 
 #include "sim/op_kinds.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cfloat>
 #include <cmath>
 #include <filesystem>
@@ -29,6 +31,16 @@ std::string line_and_column(const std::string& text, std::size_t offset) {
 bool path_exists(const std::string& path) {
   std::error_code ec;
   return std::filesystem::exists(path, ec) && !ec;
+}
+
+bool looks_like_a_path(const std::string& name) {
+  if (name.find('/') != std::string::npos) return true;
+  if (name.find(':') != std::string::npos) return false;
+  const auto dot = name.rfind('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == name.size()) return false;
+  return std::all_of(name.begin() + static_cast<std::ptrdiff_t>(dot) + 1, name.end(),
+                     [](unsigned char c) { return std::isalnum(c) != 0; }) &&
+         std::isalpha(static_cast<unsigned char>(name[dot + 1])) != 0;
 }
 
 Json read_json_file(const std::string& path) {

@@ -69,6 +69,9 @@ private:
 // Whether `path` names something on disk. Never throws: a name the system refuses (too long, a bad
 // component) does not exist, so callers go on to their own clear error instead of a filesystem_error.
 bool path_exists(const std::string& path);
+// Whether a name the user gave is meant as a file: it has a directory part, or (without a builder's ':')
+// ends with an extension of letters ("graph.json", "model.onnx"). Then a missing one is a missing file.
+bool looks_like_a_path(const std::string& name);
 
 // Writes text to `path` atomically (temporary file then rename); refuses to replace an existing file
 // unless `overwrite`.

@@ -1,5 +1,7 @@
 #include "sim/op_kinds.hpp"
 
+#include "sim/nearest_name.hpp"
+
 #include <algorithm>
 
 namespace hs {
@@ -22,10 +24,8 @@ bool is_known_op_kind(const std::string& kind) {
 }
 
 std::string unknown_op_kind_message(const std::string& kind) {
-  std::string list;
-  for (const auto& k : known_op_kinds())
-    list += (list.empty() ? "" : ", ") + k;
-  return "unknown op kind '" + kind + "' (known: " + list + ")";
+  const auto& known = known_op_kinds();
+  return "unknown op kind '" + kind + "'" + did_you_mean(kind, known) + " (known: " + name_list(known) + ")";
 }
 
 } // namespace hs

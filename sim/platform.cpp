@@ -2,6 +2,7 @@
 
 #include "sim/error.hpp"
 #include "sim/json_input.hpp"
+#include "sim/nearest_name.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -267,18 +268,30 @@ std::string platforms_directory() {
   return HS_PLATFORMS_DIR;
 }
 
+std::vector<std::string> preset_platform_names() {
+  namespace fs = std::filesystem;
+  std::vector<std::string> names;
+  std::error_code ec;
+  if (fs::is_directory(platforms_directory(), ec))
+    for (const auto& entry : fs::directory_iterator(platforms_directory(), ec))
+      if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 Platform load_platform(const std::string& name_or_path) {
   namespace fs = std::filesystem;
   std::string path = name_or_path;
   if (!path_exists(path)) {
     const auto preset = fs::path(platforms_directory()) / (name_or_path + ".json");
-    if (name_or_path.find('/') == std::string::npos && path_exists(preset)) {
-      path = preset.string();
-    } else {
+    // A name with a directory or an extension is a file the user meant, not a preset.
+    if (looks_like_a_path(name_or_path)) throw InputError(name_or_path, "", "no such file");
+    if (!path_exists(preset))
       throw InputError(name_or_path, "",
-                       "no such file, and no preset of that name in " + platforms_directory() +
-                           " (see `heterosim platforms`)");
-    }
+                       "no such file, and no preset of that name" +
+                           did_you_mean(name_or_path, preset_platform_names()) + " in " +
+                           platforms_directory() + " (see `heterosim platforms`)");
+    path = preset.string();
   }
   return parse_platform_json(read_json_file(path), path);
 }

@@ -30,7 +30,8 @@ struct Device {
   std::vector<std::string> supported_ops; // empty: every op kind
   std::vector<PState> pstates;            // at least one
   int streams = 1;
-  int copy_engines = 1; // DMA engines per direction: a transfer holds one outgoing here and one incoming there
+  int copy_engines =
+      1;              // DMA engines per direction: a transfer holds one outgoing here and one incoming there
   std::string source; // where the numbers come from
 
   bool supports_op(const std::string& op_kind) const;
@@ -96,6 +97,8 @@ private:
 // Loads a platform description (format "heterosim-platform", version 1). `name_or_path` may also be the
 // name of a preset in the platforms directory (for example "workstation").
 Platform load_platform(const std::string& name_or_path);
+// The preset names (file stems in platforms_directory()), sorted.
+std::vector<std::string> preset_platform_names();
 Platform parse_platform(const std::string& json_text, const std::string& file_label);
 
 // Directory holding the preset platform files (HETEROSIM_PLATFORMS overrides the built-in path).

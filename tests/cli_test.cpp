@@ -103,6 +103,14 @@ TEST_CASE("each kind of bad input gets a clear error naming the file and the pla
        "unknown_op.json: tensors[0].consumers[0]: unknown op 'b'"},
       {"run --platform no-such-platform --workload random:ops=5", "no-such-platform: no such file"},
       {"run --platform workstation --workload random:ops=5 --policy magic", "unknown policy 'magic'"},
+      // A near miss is named; a name meant as a file is a missing file, not an unknown builder or preset.
+      {"run --platform workstatoin --workload random:ops=5", "(did you mean 'workstation'?)"},
+      {"run --platform workstation --workload randmo:ops=5", "(did you mean 'random'?)"},
+      {"run --platform workstation --workload random:ops=5 --policy hetf", "(did you mean 'heft'?)"},
+      {"run --platform workstation --workload " + (dir / "absent.json").string(),
+       "absent.json: no such file"},
+      {"run --platform " + (dir / "absent-platform.json").string() + " --workload random:ops=5",
+       "absent-platform.json: no such file"},
       {"run --platform workstation --workload random:opz=5", "random: opz: unknown parameter"},
       {"run --platform workstation --workload random:ops=-5", "random: ops: must be between"},
       {"run --platform workstation --workload " +

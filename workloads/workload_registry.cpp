@@ -3,6 +3,7 @@
 #include "sim/error.hpp"
 #include "sim/graph_io.hpp"
 #include "sim/json_input.hpp"
+#include "sim/nearest_name.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -159,15 +160,17 @@ Graph build_workload(const std::string& spec, std::uint64_t seed) {
       if (f.extension == ext) return f.load(spec);
     return load_graph(spec);
   }
+  if (looks_like_a_path(spec)) throw InputError(spec, "", "no such file");
   const auto colon = spec.find(':');
   const std::string name = spec.substr(0, colon);
   const WorkloadBuilder* b = WorkloadRegistry::instance().find(name);
   if (!b) {
-    std::string known;
+    std::vector<std::string> known;
     for (const auto& w : WorkloadRegistry::instance().all())
-      known += (known.empty() ? "" : ", ") + w.name;
+      known.push_back(w.name);
     throw InputError(spec, "",
-                     "no such file, and no workload builder '" + name + "' (builders: " + known + ")");
+                     "no such file, and no workload builder '" + name + "'" + did_you_mean(name, known) +
+                         " (builders: " + name_list(known) + ")");
   }
   std::map<std::string, std::string> values;
   if (colon != std::string::npos) {

@@ -3,6 +3,7 @@
 #include "sim/analytic_engine.hpp"
 #include "sim/contention_engine.hpp"
 #include "sim/error.hpp"
+#include "sim/nearest_name.hpp"
 #include "sim/simgrid_engine.hpp"
 
 #include <stdexcept>
@@ -11,10 +12,9 @@ namespace hs::cli {
 
 void require_known_policy(const std::string& name) {
   if (PolicyRegistry::instance().find(name) || DynamicPolicyRegistry::instance().find(name)) return;
-  std::string known;
-  for (const auto& n : all_policy_names())
-    known += (known.empty() ? "" : ", ") + n;
-  throw std::invalid_argument("unknown policy '" + name + "' (known: " + known + ")");
+  const auto known = all_policy_names();
+  throw std::invalid_argument("unknown policy '" + name + "'" + did_you_mean(name, known) +
+                              " (known: " + name_list(known) + ")");
 }
 
 namespace {
