@@ -9,9 +9,12 @@
 //   };
 //   HS_REGISTER_DYNAMIC_POLICY(MyDynamic)
 //
-// The replay (sim/simgrid_dynamic.cpp) calls the scheduler's hooks; a new dynamic policy needs no engine
-// change. The analytic engine cannot run dynamic policies (it has no run-time events).
+// The replay (sim/simgrid_dynamic.cpp) calls the scheduler's hooks (sim/run_time_scheduler.hpp); a new
+// dynamic policy needs no engine change. The analytic engine cannot run dynamic policies (it has no run-time
+// events).
 #include "policies/policy.hpp"
+#include "sim/run_time_scheduler.hpp"
+#include "sim/simgrid_engine.hpp"
 
 #include <memory>
 #include <optional>
@@ -19,41 +22,6 @@
 #include <vector>
 
 namespace hs {
-
-// What a run-time policy may observe of the replay at the moment a hook is called.
-class ReplayView {
-public:
-  virtual ~ReplayView() = default;
-  virtual double now() const = 0;
-  virtual const CostModel& cost() const = 0;
-  // Device an op was dispatched to, or -1 if it has not been dispatched yet.
-  virtual DeviceId device_of(OpId op) const = 0;
-  // True when `tensor` is on `device` or already on its way there.
-  virtual bool holds(TensorId tensor, DeviceId device) const = 0;
-  // Streams of `device` that are running an op or waiting for its inputs.
-  virtual int busy_streams(DeviceId device) const = 0;
-  // Nominal (cost model) seconds still expected for the ops running on `device`, summed over its streams.
-  virtual double expected_remaining(DeviceId device) const = 0;
-
-  // Nominal seconds to bring `op`'s inputs to `device` from where they were produced (0 if held there).
-  double input_transfer_time(OpId op, DeviceId device) const;
-};
-
-// One replay's worth of run-time decisions; created by DynamicPolicy::start for each replay.
-class DynamicScheduler {
-public:
-  virtual ~DynamicScheduler() = default;
-  // `op`'s predecessors have all finished. Return the device it is now committed to, if the policy has
-  // decided (the replay then starts moving its inputs there), or nullopt to decide later.
-  virtual std::optional<DeviceId> on_ready(OpId op, const ReplayView& view) = 0;
-  // A stream of `device` is idle: return the op it should run now (ready, and runnable there), if any.
-  virtual std::optional<OpId> on_idle(DeviceId device, const ReplayView& view) = 0;
-  // `op` has finished on `device` after `seconds` of execution (what actually happened, interference and
-  // noise included): policies that learn device speeds, as StarPU's history-based models do, listen here.
-  virtual void on_finished(OpId op, DeviceId device, double seconds, const ReplayView& view) {
-    (void)op, (void)device, (void)seconds, (void)view;
-  }
-};
 
 class DynamicPolicy {
 public:
@@ -97,6 +65,12 @@ private:
 
 // Every policy name, static and dynamic, sorted.
 std::vector<std::string> all_policy_names();
+
+// `policy`'s replay on `ctx`'s cost model (sim/simgrid_engine.hpp), a fresh scheduler from it per replay.
+inline DynamicRun run_simgrid_dynamic(const DynamicPolicy& policy, const PolicyContext& ctx,
+                                      const Scenario& scenario = {}) {
+  return run_simgrid_dynamic([&] { return policy.start(ctx); }, policy.name(), ctx.cost, scenario);
+}
 
 } // namespace hs
 

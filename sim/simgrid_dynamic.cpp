@@ -232,15 +232,14 @@ private:
 
 } // namespace
 
-DynamicRun run_simgrid_dynamic(const DynamicPolicy& policy, const PolicyContext& ctx,
-                               const Scenario& scenario) {
-  const CostModel& cost = ctx.cost;
+DynamicRun run_simgrid_dynamic(const std::function<std::unique_ptr<DynamicScheduler>()>& start,
+                               const std::string& policy, const CostModel& cost, const Scenario& scenario) {
   const std::string bytes = replay::run_in_child([&] {
     std::unique_ptr<DynamicReplay> r;
     return replay::simulate(
         cost.platform(), scenario,
         [&](SimgridPlatform& sg) {
-          r = std::make_unique<DynamicReplay>(policy.start(ctx), cost, sg,
+          r = std::make_unique<DynamicReplay>(start(), cost, sg,
                                               scenario.op_time_factors(cost.graph().op_count()));
           r->start();
         },
@@ -258,7 +257,7 @@ DynamicRun run_simgrid_dynamic(const DynamicPolicy& policy, const PolicyContext&
   const auto placed = replay::get_vector<DeviceId>(bytes, pos);
   const auto streams = replay::get_vector<int>(bytes, pos);
   const auto order = replay::get_vector<OpId>(bytes, pos);
-  run.plan = Plan::empty(cost.graph().op_count(), cost.platform(), policy.name());
+  run.plan = Plan::empty(cost.graph().op_count(), cost.platform(), policy);
   for (OpId o : order)
     run.plan.append(o, placed[static_cast<std::size_t>(o)], streams[static_cast<std::size_t>(o)]);
   validate_plan(run.plan, cost);

@@ -5,9 +5,13 @@
 //
 // SimGrid keeps one engine per process (a second Engine inherits the first one's clock), so
 // run_simgrid() forks a child per replay and reads the result back through a pipe.
-#include "policies/dynamic_policy.hpp"
 #include "sim/execution.hpp"
+#include "sim/run_time_scheduler.hpp"
 #include "sim/scenario.hpp"
+
+#include <functional>
+#include <memory>
+#include <string>
 
 namespace hs {
 
@@ -23,7 +27,9 @@ struct DynamicRun {
   Plan plan;
   Execution execution;
 };
-DynamicRun run_simgrid_dynamic(const DynamicPolicy& policy, const PolicyContext& ctx,
+// `start` makes the scheduler, once per replay (in the replay's own process); `policy` names the plan.
+DynamicRun run_simgrid_dynamic(const std::function<std::unique_ptr<DynamicScheduler>()>& start,
+                               const std::string& policy, const CostModel& cost,
                                const Scenario& scenario = {});
 
 // Binary form of an Execution, for the pipe between the replay child and its parent.

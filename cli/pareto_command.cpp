@@ -1,12 +1,12 @@
 // `heterosim pareto`: the Pareto front of latency, energy and peak memory (and optionally precision) over
 // placements and graph rewrites, found by the archive search (or NSGA-II as a baseline), replayed in
 // SimGrid, written as JSON, CSV and SVG, and printed as a table.
+#include "cli/commands.hpp"
 #include "policies/pareto/archive_search.hpp"
 #include "policies/pareto/front_report.hpp"
 #include "policies/pareto/hypervolume.hpp"
 #include "policies/pareto/nsga2_search.hpp"
 #include "policies/pareto/select.hpp"
-#include "sim/cli/commands.hpp"
 #include "sim/json_input.hpp"
 #include "workloads/workload_registry.hpp"
 

@@ -1,6 +1,6 @@
 // `heterosim validate`: calibrate the cost model on measured kernels, predict held-out kernels, whole-graph
 // executions and DeepBench's published GPU timings, and report the errors.
-#include "sim/cli/commands.hpp"
+#include "cli/commands.hpp"
 #include "sim/json_input.hpp"
 #include "validation/cpu_measure.hpp"
 #include "validation/report.hpp"

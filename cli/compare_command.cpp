@@ -1,9 +1,9 @@
 // `heterosim compare`: every listed policy (all by default) on the same platform, workload, seed and
 // scenario, one row each: latency, energy, bytes moved and peak memory per device, with latency, energy and
 // the largest peak relative to fastest-device (the whole graph on the single best device).
+#include "cli/commands.hpp"
+#include "cli/policy_runner.hpp"
 #include "policies/policy_config.hpp"
-#include "sim/cli/commands.hpp"
-#include "sim/cli/policy_runner.hpp"
 #include "sim/json_input.hpp"
 #include "sim/report.hpp"
 #include "sim/units.hpp"

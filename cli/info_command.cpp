@@ -1,6 +1,6 @@
 // `heterosim info --workload FILE_OR_SPEC`: what a workload amounts to (ops, FLOPs, bytes, parameters,
 // arithmetic intensity by op kind, critical path).
-#include "sim/cli/commands.hpp"
+#include "cli/commands.hpp"
 #include "sim/units.hpp"
 #include "workloads/graph_summary.hpp"
 #include "workloads/workload_registry.hpp"

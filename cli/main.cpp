@@ -1,5 +1,5 @@
 // heterosim: what happens when this compute graph runs on that mix of devices under this policy?
-#include "sim/cli/commands.hpp"
+#include "cli/commands.hpp"
 #include "sim/error.hpp"
 #include "sim/plan.hpp"
 

@@ -1,8 +1,8 @@
 // `heterosim select`: pick one plan from a stored front without searching again, for example
 // `--front out/front.json --min energy --max-latency 1.05x` (within 5% of the front's best latency).
+#include "cli/commands.hpp"
 #include "policies/pareto/objectives.hpp"
 #include "policies/pareto/select.hpp"
-#include "sim/cli/commands.hpp"
 #include "sim/json_input.hpp"
 
 #include <iostream>

@@ -1,8 +1,8 @@
 // `heterosim run`: plan a workload on a platform with a policy, replay it, report.
+#include "cli/commands.hpp"
+#include "cli/policy_runner.hpp"
 #include "policies/pareto/stored_plan.hpp"
 #include "policies/policy_config.hpp"
-#include "sim/cli/commands.hpp"
-#include "sim/cli/policy_runner.hpp"
 #include "sim/json_input.hpp"
 #include "sim/report.hpp"
 #include "workloads/workload_registry.hpp"

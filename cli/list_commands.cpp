@@ -1,6 +1,6 @@
 // `heterosim policies | platforms | workloads`: what exists, one line each.
+#include "cli/commands.hpp"
 #include "policies/dynamic_policy.hpp"
-#include "sim/cli/commands.hpp"
 #include "sim/platform.hpp"
 #include "workloads/workload_registry.hpp"
 

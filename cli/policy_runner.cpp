@@ -1,4 +1,4 @@
-#include "sim/cli/policy_runner.hpp"
+#include "cli/policy_runner.hpp"
 
 #include "sim/analytic_engine.hpp"
 #include "sim/contention_engine.hpp"

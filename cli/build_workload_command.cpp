@@ -1,6 +1,6 @@
 // `heterosim build-workload NAME --batch .. --seq .. --precision .. --mode .. [--out FILE]`: runs a builder
 // and writes its graph file (format heterosim-graph), which `run` and `info` then read.
-#include "sim/cli/commands.hpp"
+#include "cli/commands.hpp"
 #include "sim/error.hpp"
 #include "sim/graph_io.hpp"
 #include "sim/json_input.hpp"
