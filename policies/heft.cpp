@@ -90,6 +90,13 @@ ListSchedule schedule_in_order(const std::vector<OpId>& order, const CostModel& 
   return s;
 }
 
+Plan heft_plan(const CostModel& cost, bool contention, std::string policy) {
+  const auto order = order_by_decreasing(cost.graph(), upward_ranks(cost));
+  const auto s = schedule_in_order(order, cost, contention, [](OpId, DeviceId, double eft) { return eft; });
+  Plan plan = plan_from_assignment(cost.graph(), cost.platform(), s.device, s.start, std::move(policy));
+  return contention ? no_worse_than_single_device(spread_over_streams(std::move(plan), cost), cost) : plan;
+}
+
 namespace {
 
 template <bool Contention> struct Heft {
@@ -100,14 +107,7 @@ template <bool Contention> struct Heft {
                       : "HEFT as published: upward rank on mean costs, insertion-based earliest finish time, "
                         "contention-free transfers (Topcuoglu, Hariri, Wu, TPDS 2002)";
   }
-  Plan plan(const PolicyContext& ctx) const {
-    const auto order = order_by_decreasing(ctx.graph(), upward_ranks(ctx.cost));
-    const auto s =
-        schedule_in_order(order, ctx.cost, Contention, [](OpId, DeviceId, double eft) { return eft; });
-    Plan plan = plan_from_assignment(ctx.graph(), ctx.platform(), s.device, s.start, name());
-    return Contention ? no_worse_than_single_device(spread_over_streams(std::move(plan), ctx.cost), ctx.cost)
-                      : plan;
-  }
+  Plan plan(const PolicyContext& ctx) const { return heft_plan(ctx.cost, Contention, name()); }
 };
 using HeftContention = Heft<true>;
 using HeftClassic = Heft<false>;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace hs {
@@ -35,6 +36,11 @@ template <class G> std::vector<OpId> order_by_decreasing(const G& g, const std::
     order.push_back(k.op);
   return order;
 }
+
+// HEFT's plan: contention-aware (links and copy engines booked, streams dealt, never worse than the best
+// single device in the evaluator) or classic (Topcuoglu 2002 as published). `heft` and `heft-classic` are
+// this; policies built on HEFT call it, not the registry by name.
+Plan heft_plan(const CostModel& cost, bool contention, std::string policy);
 
 struct ListSchedule {
   std::vector<DeviceId> device;

@@ -46,7 +46,7 @@ template <bool Contention> struct HeftDvfs {
         if (slack < 0 || slack > 10) s->fail("slack is a fraction of the makespan, in [0, 10]");
       }
     }
-    Plan heft = policy_by_name(Contention ? "heft" : "heft-classic").plan(ctx);
+    Plan heft = heft_plan(cost, Contention, name());
     heft.policy = name();
     // HEFT's own timeline, computed once: every lowering below starts from it.
     const Execution heft_run = timeline(heft, cost);

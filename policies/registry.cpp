@@ -1,3 +1,4 @@
+#include "policies/dynamic_policy.hpp"
 #include "policies/policy.hpp"
 #include "sim/nearest_name.hpp"
 
@@ -12,7 +13,10 @@ PolicyRegistry& PolicyRegistry::instance() {
 }
 
 bool PolicyRegistry::add(Policy p) {
-  if (find(p.name())) throw std::logic_error("policy '" + p.name() + "' registered twice");
+  // Static and run-time policies share one namespace, checked from both sides (registration order across
+  // files is unspecified).
+  if (find(p.name()) || DynamicPolicyRegistry::instance().find(p.name()))
+    throw std::logic_error("policy '" + p.name() + "' registered twice");
   policies_.push_back(std::move(p));
   return true;
 }

@@ -215,3 +215,17 @@ TEST_CASE("the replay refuses a run-time decision that breaks a dependency, inst
   const CostModel cost(g, p);
   CHECK_THROWS_AS(run_simgrid_dynamic(DynamicPolicy(ImpatientPolicy{}), {cost}), std::runtime_error);
 }
+
+namespace {
+struct StaticNamedEager {
+  std::string name() const { return "eager"; } // a run-time policy's name
+  std::string description() const { return "a static policy under a run-time policy's name"; }
+  Plan plan(const PolicyContext& ctx) const { return policy_by_name("fastest-device").plan(ctx); }
+};
+} // namespace
+
+TEST_CASE("static and run-time policies share one namespace, checked from either side") {
+  REQUIRE(DynamicPolicyRegistry::instance().find("eager"));
+  CHECK_THROWS_AS(PolicyRegistry::instance().add(Policy(StaticNamedEager{})), std::logic_error);
+  CHECK_FALSE(PolicyRegistry::instance().find("eager"));
+}
