@@ -1,6 +1,7 @@
 // `heterosim compare`: every listed policy (all by default) on the same platform, workload, seed and
 // scenario, one row each: latency, energy, bytes moved and peak memory per device, with latency, energy and
-// the largest peak relative to fastest-device (the whole graph on the single best device).
+// the largest peak relative to a baseline policy (--baseline; by default fastest-device, the whole graph on
+// the single best device).
 #include "cli/commands.hpp"
 #include "cli/policy_runner.hpp"
 #include "policies/policy_config.hpp"
@@ -27,6 +28,7 @@ struct CompareOptions {
   std::string scenario;
   std::string policy_config;
   std::string csv;
+  std::string baseline = "fastest-device";
   std::uint64_t seed = 0;
   bool force = false;
 };
@@ -77,9 +79,10 @@ int compare(const CompareOptions& o) {
                 names.end());
   for (const auto& n : names)
     require_known_policy(n);
+  require_known_policy(o.baseline);
   // The baseline first, so every ratio has its denominator even when it is not listed.
-  if (std::find(names.begin(), names.end(), "fastest-device") == names.end())
-    names.insert(names.begin(), "fastest-device");
+  if (std::find(names.begin(), names.end(), o.baseline) == names.end())
+    names.insert(names.begin(), o.baseline);
   if (!o.csv.empty() && !o.force && path_exists(o.csv))
     throw InputError(o.csv, "", "already exists; pass --force to overwrite");
   const Scenario scenario = o.scenario.empty() ? Scenario{} : load_scenario(o.scenario, platform);
@@ -107,13 +110,13 @@ int compare(const CompareOptions& o) {
     rows.push_back(std::move(row));
   }
   const Row& base =
-      *std::find_if(rows.begin(), rows.end(), [](const Row& r) { return r.policy == "fastest-device"; });
+      *std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.policy == o.baseline; });
   const double base_peak = base.peak.empty() ? 0.0 : *std::max_element(base.peak.begin(), base.peak.end());
 
   std::cout << "platform " << platform.name << ", workload " << graph.name << " (" << graph.op_count()
             << " ops), engine " << o.engine << ", seed " << o.seed
             << (scenario.empty() ? "" : ", scenario " + scenario.file) << "\n";
-  std::cout << "ratios are relative to fastest-device; peak memory per device (* = over capacity)\n";
+  std::cout << "ratios are relative to " << o.baseline << "; peak memory per device (* = over capacity)\n";
   if (!skipped.empty()) std::cout << "run-time policies need --engine simgrid; left out: " << skipped << "\n";
   std::cout << "\n";
   std::vector<std::string> header = {"policy", "kind", "latency",     "x",
@@ -186,6 +189,9 @@ Action compare_command(CLI::App& app) {
   cmd->add_option("--platform", o->platform, "Platform file or preset name")->required();
   cmd->add_option("--workload", o->workload, "Graph file or builder spec such as random:ops=200")->required();
   cmd->add_option("--policies", o->policies, "Comma-separated policy names (default: every policy)");
+  cmd->add_option("--baseline", o->baseline,
+                  "The policy every ratio is relative to (run even when not listed)")
+      ->capture_default_str();
   cmd->add_option(
          "--engine", o->engine,
          "simgrid (needed by run-time policies), evaluator (contention-aware) or analytic (contention-free)")

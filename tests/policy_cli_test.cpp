@@ -68,6 +68,20 @@ TEST_CASE("compare prints one row per policy with ratios to fastest-device, iden
   const Outcome asked = heterosim("compare" + kTextbook + " --engine analytic --policies heft,eager");
   CHECK(asked.exit_code == 4);
   CHECK(asked.output.find("failed:") != std::string::npos);
+
+  // Another baseline: every ratio is relative to it, and it is run even when not listed.
+  const fs::path rel = dir / "heft-baseline.csv";
+  const Outcome by_heft =
+      heterosim("compare" + kTextbook + " --policies peft --baseline heft --csv " + rel.string());
+  REQUIRE(by_heft.exit_code == 0);
+  CHECK(by_heft.output.find("ratios are relative to heft") != std::string::npos);
+  std::stringstream rs;
+  rs << std::ifstream(rel).rdbuf();
+  CHECK(rs.str().find("heft,static,80,1.000,") != std::string::npos);
+  CHECK(rs.str().find("fastest-device") == std::string::npos);
+  const Outcome unknown = heterosim("compare" + kTextbook + " --baseline hef");
+  CHECK(unknown.exit_code != 0);
+  CHECK(unknown.output.find("did you mean 'heft'?") != std::string::npos);
 }
 
 TEST_CASE(
