@@ -140,8 +140,6 @@ void ContentionEvaluator::reset(const Plan& plan) {
   const std::size_t slots = slot_device_.size();
   cursor_.assign(slots, 0);
   running_op_.assign(slots, -1);
-  slot_position_.assign(slots, 0);
-  running_slots_.clear();
   remaining_.assign(slots, 0.0);
   slot_updated_.assign(slots, 0.0);
   slot_rate_.assign(slots, 0.0);
@@ -388,8 +386,6 @@ void ContentionEvaluator::start_ready_streams(double now) {
     const auto oi = static_cast<std::size_t>(o);
     if (missing_inputs_[oi] != 0) continue;
     running_op_[s] = o;
-    slot_position_[s] = running_slots_.size();
-    running_slots_.push_back(s);
     remaining_[s] = op_seconds(o, d, plan.pstate[oi]) * time_factor_[oi];
     slot_updated_[s] = now;
     slot_rate_[s] = 0.0;
@@ -457,10 +453,6 @@ void ContentionEvaluator::op_finished(std::size_t slot, double now) {
   result_.ops[oi].end = now;
   result_.makespan = std::max(result_.makespan, now);
   running_op_[slot] = -1;
-  const std::size_t moved = running_slots_.back(); // swap-remove: the order of running_slots_ does not matter
-  running_slots_[slot_position_[slot]] = moved;
-  slot_position_[moved] = slot_position_[slot];
-  running_slots_.pop_back();
   slot_finish_[slot] = kInf;
   if (--active_on_device_[di] == 0) busy_seconds_[di] += now - busy_since_[di];
   reshare_device(di, now);

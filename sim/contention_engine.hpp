@@ -125,9 +125,7 @@ private:
   std::vector<int> missing_inputs_;
   std::vector<std::size_t> stream_base_, cursor_;
   std::vector<DeviceId> slot_device_;
-  std::vector<OpId> running_op_; // per stream slot, -1 when idle
-  std::vector<std::size_t> running_slots_,
-      slot_position_;                  // the busy slots, and each one's place in that list
+  std::vector<OpId> running_op_;       // per stream slot, -1 when idle
   std::vector<std::size_t> due_slots_; // scratch: slots whose op ends now
   std::vector<double> remaining_; // per stream slot: seconds of work left at full speed, as of slot_updated_
   std::vector<double> slot_updated_, slot_rate_, slot_finish_;

@@ -177,13 +177,16 @@ double CostModel::op_time(OpId op, DeviceId dev, int pstate) const {
   return t * states.front().speed / states.at(static_cast<std::size_t>(pstate)).speed;
 }
 
-double CostModel::transfer_time(TensorId t, DeviceId from, DeviceId to) const {
+double transfer_seconds(const Platform& p, DeviceId from, DeviceId to, double bytes, double comm_time) {
   if (from == to) return 0.0;
+  if (comm_time >= 0) return comm_time;
+  const Route* r = p.route(from, to);
+  return r ? r->time(bytes) : kInfeasible;
+}
+
+double CostModel::transfer_time(TensorId t, DeviceId from, DeviceId to) const {
   const Tensor& tensor = graph_->tensor(t);
-  const Route* r = platform_->route(from, to);
-  // Textbook edges carry their own cost, as in the papers they come from: no route needed.
-  if (tensor.comm_time) return *tensor.comm_time;
-  return r ? r->time(tensor.bytes) : kInfeasible;
+  return transfer_seconds(*platform_, from, to, tensor.bytes, tensor.comm_time ? *tensor.comm_time : -1.0);
 }
 
 double CostModel::mean_op_time(OpId op) const {

@@ -38,6 +38,11 @@ Calibration load_calibration(const std::string& path);
 // would change nothing is an error naming the entry, not a silent no-op).
 Calibration load_calibration(const std::string& path, const Platform& p);
 
+// Seconds to move `bytes` from one device to another without contention: 0 on the same device, an explicit
+// `comm_time` when it is not negative (textbook edges carry their own cost, no route needed), else the
+// route's latency plus bytes over its bandwidth, kInfeasible without a route.
+double transfer_seconds(const Platform& p, DeviceId from, DeviceId to, double bytes, double comm_time);
+
 class CostModel {
 public:
   CostModel(const Graph& g, const Platform& p, Calibration c = {});

@@ -1,6 +1,7 @@
 #include "sim/execution.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <tuple>
 
 namespace hs {
@@ -95,6 +96,11 @@ void fill_energy_from_usage(Execution& e, const Platform& p, const std::vector<d
     e.link_energy[l] =
         link.idle_watts * e.makespan + (link.busy_watts - link.idle_watts) * share * use_seconds;
   }
+}
+
+double total_energy(const Execution& e) {
+  return std::accumulate(e.device_energy.begin(), e.device_energy.end(), 0.0) +
+         std::accumulate(e.link_energy.begin(), e.link_energy.end(), 0.0);
 }
 
 } // namespace hs

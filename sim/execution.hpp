@@ -55,4 +55,7 @@ void fill_energy_from_usage(Execution& e, const Platform& p, const std::vector<d
                             const std::vector<double>& pstate_extra_joules,
                             const std::vector<double>& link_bytes);
 
+// Joules of every device and link together.
+double total_energy(const Execution& e);
+
 } // namespace hs

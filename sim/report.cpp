@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <numeric>
 #include <sstream>
 
 namespace hs {
@@ -14,8 +13,7 @@ namespace hs {
 using OJson = nlohmann::ordered_json;
 
 double Report::total_energy() const {
-  return std::accumulate(execution.device_energy.begin(), execution.device_energy.end(), 0.0) +
-         std::accumulate(execution.link_energy.begin(), execution.link_energy.end(), 0.0);
+  return hs::total_energy(execution);
 }
 
 std::string engine_label(const std::string& engine) {

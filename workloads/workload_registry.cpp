@@ -16,10 +16,10 @@ namespace hs {
 
 namespace {
 std::string keys_of(const std::vector<WorkloadParameter>& known) {
-  std::string keys;
+  std::vector<std::string> keys;
   for (const auto& k : known)
-    keys += (keys.empty() ? "" : ", ") + k.key;
-  return keys;
+    keys.push_back(k.key);
+  return name_list(keys);
 }
 bool is_known(const std::vector<WorkloadParameter>& known, const std::string& key) {
   return std::any_of(known.begin(), known.end(), [&](const WorkloadParameter& k) { return k.key == key; });

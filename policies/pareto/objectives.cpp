@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <sstream>
 
 namespace hs::pareto {
@@ -58,20 +57,12 @@ double Scores::raw(Objective o) const {
   return 0.0;
 }
 
-namespace {
-bool finite_timeline(const Execution& e) {
-  return std::isfinite(e.makespan) &&
-         std::isfinite(std::accumulate(e.device_energy.begin(), e.device_energy.end(), 0.0) +
-                       std::accumulate(e.link_energy.begin(), e.link_energy.end(), 0.0));
-}
-} // namespace
-
 Scores score_execution(const Plan& plan, const CostModel& cost, const Execution& e, double precision_penalty,
                        double error_budget, const std::vector<double>* peak_bytes) {
   if (peak_bytes) return score_timeline(cost.platform(), e, *peak_bytes, precision_penalty, error_budget);
   // Memory of a timeline that never ends is not computed: the plan is infeasible anyway.
-  const std::vector<double> peaks =
-      finite_timeline(e) ? memory_usage(plan, cost, e).peak : std::vector<double>{};
+  const bool finite = std::isfinite(e.makespan) && std::isfinite(total_energy(e));
+  const std::vector<double> peaks = finite ? memory_usage(plan, cost, e).peak : std::vector<double>{};
   return score_timeline(cost.platform(), e, peaks, precision_penalty, error_budget);
 }
 
@@ -79,8 +70,7 @@ Scores score_timeline(const Platform& p, const Execution& e, const std::vector<d
                       double precision_penalty, double error_budget) {
   Scores s;
   s.latency = e.makespan;
-  s.energy = std::accumulate(e.device_energy.begin(), e.device_energy.end(), 0.0) +
-             std::accumulate(e.link_energy.begin(), e.link_energy.end(), 0.0);
+  s.energy = total_energy(e);
   s.precision = precision_penalty;
   if (!std::isfinite(s.latency) || !std::isfinite(s.energy)) {
     s.feasible = false;

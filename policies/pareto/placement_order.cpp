@@ -9,12 +9,8 @@ namespace hs::pareto {
 Plan plan_for_placement(const FlatGraph& g, const std::vector<double>& op_times, const Platform& platform,
                         const std::vector<DeviceId>& device, std::string policy) {
   const auto devices = static_cast<std::size_t>(platform.device_count());
-  // CostModel::transfer_time, on the flat arrays.
   const auto transfer = [&](std::size_t t, DeviceId from, DeviceId to) {
-    if (from == to) return 0.0;
-    if (g.comm_time(t) >= 0) return g.comm_time(t);
-    const Route* r = platform.route(from, to);
-    return r ? r->time(g.tensor_bytes(t)) : kInfeasible;
+    return transfer_seconds(platform, from, to, g.tensor_bytes(t), g.comm_time(t));
   };
   std::vector<double> rank(g.op_count(), 0.0);
   const auto& topo = g.topological_order();
