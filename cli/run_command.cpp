@@ -30,6 +30,7 @@ struct RunOptions {
   bool force = false;
   bool allow_over_capacity = false;
   bool quiet = false;
+  bool report_only = false; // a sweep's point: report.json alone
 };
 
 int run(const RunOptions& o) {
@@ -46,8 +47,8 @@ int run(const RunOptions& o) {
 
   // Refuse to overwrite before spending time on the replay.
   namespace fs = std::filesystem;
-  const std::vector<std::string> outputs = {o.out + "/report.json", o.out + "/timeline.csv",
-                                            o.out + "/trace.json"};
+  std::vector<std::string> outputs = {o.out + "/report.json"};
+  if (!o.report_only) outputs.insert(outputs.end(), {o.out + "/timeline.csv", o.out + "/trace.json"});
   if (!o.force)
     for (const auto& f : outputs)
       if (path_exists(f))
@@ -72,9 +73,12 @@ int run(const RunOptions& o) {
     return 3;
   }
   write_file_atomically(outputs[0], report_json(report).dump(1) + "\n", o.force);
-  write_file_atomically(outputs[1], timeline_csv(report), o.force);
-  write_file_atomically(outputs[2], chrome_trace(report), o.force);
-  if (!o.quiet) {
+  if (!o.report_only) {
+    write_file_atomically(outputs[1], timeline_csv(report), o.force);
+    write_file_atomically(outputs[2], chrome_trace(report), o.force);
+  }
+  if (!o.quiet && o.report_only) std::cout << summary_text(report) << "\nwrote " << outputs[0] << "\n";
+  if (!o.quiet && !o.report_only) {
     std::cout << summary_text(report);
     std::cout << "\nwrote " << outputs[0] << ", " << outputs[1] << ", " << outputs[2]
               << " (open the trace in ui.perfetto.dev)\n";
@@ -116,6 +120,7 @@ Action run_command(CLI::App& app) {
   cmd->add_flag("--force", o->force, "Overwrite existing output files");
   cmd->add_flag("--allow-over-capacity", o->allow_over_capacity,
                 "Keep a plan whose peak memory exceeds a device's capacity (exit 0, with a warning)");
+  cmd->add_flag("--report-only", o->report_only, "Write report.json alone (what a sweep's points keep)");
   cmd->add_flag("-q,--quiet", o->quiet, "Print nothing but errors");
   return [o] { return run(*o); };
 }

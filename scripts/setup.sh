@@ -8,6 +8,9 @@ packages=(
   libsimgrid-dev libboost-dev libeigen3-dev libcli11-dev nlohmann-json3-dev doctest-dev libpagmo-dev
   libonnx-dev libprotobuf-dev
   clang libclang-rt-14-dev
+  slurm-wlm munge          # the sweep test runs a real single-node Slurm (scripts/start-slurm.sh)
+  chromium                 # the report page's test loads it in headless Chromium
+  librsvg2-bin             # rsvg-convert: run writes gantt.png beside gantt.svg
 )
 
 missing=()

@@ -279,20 +279,22 @@ std::vector<std::string> preset_platform_names() {
   return names;
 }
 
-Platform load_platform(const std::string& name_or_path) {
+std::string platform_file(const std::string& name_or_path) {
   namespace fs = std::filesystem;
-  std::string path = name_or_path;
-  if (!path_exists(path)) {
-    const auto preset = fs::path(platforms_directory()) / (name_or_path + ".json");
-    // A name with a directory or an extension is a file the user meant, not a preset.
-    if (looks_like_a_path(name_or_path)) throw InputError(name_or_path, "", "no such file");
-    if (!path_exists(preset))
-      throw InputError(name_or_path, "",
-                       "no such file, and no preset of that name" +
-                           did_you_mean(name_or_path, preset_platform_names()) + " in " +
-                           platforms_directory() + " (see `heterosim platforms`)");
-    path = preset.string();
-  }
+  if (path_exists(name_or_path)) return name_or_path;
+  const auto preset = fs::path(platforms_directory()) / (name_or_path + ".json");
+  // A name with a directory or an extension is a file the user meant, not a preset.
+  if (looks_like_a_path(name_or_path)) throw InputError(name_or_path, "", "no such file");
+  if (!path_exists(preset))
+    throw InputError(name_or_path, "",
+                     "no such file, and no preset of that name" +
+                         did_you_mean(name_or_path, preset_platform_names()) + " in " +
+                         platforms_directory() + " (see `heterosim platforms`)");
+  return preset.string();
+}
+
+Platform load_platform(const std::string& name_or_path) {
+  const std::string path = platform_file(name_or_path);
   return parse_platform_json(read_json_file(path), path);
 }
 

@@ -97,6 +97,9 @@ private:
 // Loads a platform description (format "heterosim-platform", version 1). `name_or_path` may also be the
 // name of a preset in the platforms directory (for example "workstation").
 Platform load_platform(const std::string& name_or_path);
+// The file load_platform() reads for `name_or_path` (the path itself, or the preset's file); throws
+// InputError as load_platform() does when there is none.
+std::string platform_file(const std::string& name_or_path);
 // The preset names (file stems in platforms_directory()), sorted.
 std::vector<std::string> preset_platform_names();
 Platform parse_platform(const std::string& json_text, const std::string& file_label);

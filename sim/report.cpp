@@ -1,5 +1,6 @@
 #include "sim/report.hpp"
 
+#include "sim/csv.hpp"
 #include "sim/units.hpp"
 
 #include <algorithm>
@@ -39,15 +40,6 @@ namespace {
 
 std::vector<double> busy_seconds(const Report& r) {
   return busy_seconds_per_device(r.execution, *r.plan, r.cost->platform().devices.size());
-}
-
-// RFC 4180: a field with a comma, quote or newline is quoted, and its quotes doubled.
-std::string csv_field(const std::string& v) {
-  if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
-  std::string out = "\"";
-  for (char c : v)
-    out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
 }
 
 std::string fmt(const char* f, double v) {
