@@ -3,6 +3,7 @@
 #include "sim/error.hpp"
 #include "sim/json_input.hpp"
 #include "sim/nearest_name.hpp"
+#include "sim/platform_routes.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -39,6 +40,10 @@ std::optional<LinkId> Platform::find_link(const std::string& n) const {
   for (std::size_t i = 0; i < links.size(); ++i)
     if (links[i].name == n) return static_cast<LinkId>(i);
   return std::nullopt;
+}
+
+bool Platform::has_topology() const {
+  return std::any_of(links.begin(), links.end(), [](const Link& l) { return !l.ends.empty(); });
 }
 
 const Route* Platform::route(DeviceId from, DeviceId to) const {
@@ -150,7 +155,7 @@ Device parse_device(const JsonNode& n) {
 }
 
 Link parse_link(const JsonNode& n) {
-  n.expect_only({"name", "bandwidth", "latency", "sharing", "power", "source", "notes"});
+  n.expect_only({"name", "ends", "bandwidth", "latency", "sharing", "power", "source", "notes"});
   Link l;
   l.name = n.at("name").as_string();
   l.bandwidth = n.at("bandwidth").as_quantity(Quantity::Bandwidth);
@@ -178,8 +183,8 @@ Link parse_link(const JsonNode& n) {
 
 Platform parse_platform_json(const Json& j, const std::string& file) {
   const JsonNode root(j, file, "");
-  root.expect_only({"format", "version", "name", "description", "sources", "devices", "links", "routes",
-                    "unreachable", "notes"});
+  root.expect_only({"format", "version", "name", "description", "sources", "devices", "nodes", "links",
+                    "transit_devices", "routes", "unreachable", "notes"});
   root.expect_format("heterosim-platform", false);
   Platform p;
   p.file = file;
@@ -192,70 +197,8 @@ Platform parse_platform_json(const Json& j, const std::string& file) {
     for (const auto& l : links->items())
       p.links.push_back(parse_link(l));
   p.validate();
-  if (auto routes = root.find("routes")) {
-    for (const auto& r : routes->items()) {
-      r.expect_only({"from", "to", "links", "symmetrical"});
-      const auto from_name = r.at("from").as_string();
-      const auto to_name = r.at("to").as_string();
-      const auto from = p.find_device(from_name);
-      const auto to = p.find_device(to_name);
-      if (!from) r.at("from").fail("unknown device '" + from_name + "'");
-      if (!to) r.at("to").fail("unknown device '" + to_name + "'");
-      if (*from == *to) r.fail("a route needs two different devices");
-      Route forward;
-      const auto link_nodes = r.at("links").items();
-      if (link_nodes.empty()) r.at("links").fail("a route needs at least one link");
-      for (const auto& ln : link_nodes) {
-        // A hop is a link name (crossed in its forward direction) or {"link": name, "reverse": true}:
-        // a path through a switch goes up one link and down the next.
-        bool reverse = false;
-        std::string name;
-        if (ln.raw().is_object()) {
-          ln.expect_only({"link", "reverse"});
-          name = ln.at("link").as_string();
-          if (auto rev = ln.find("reverse")) reverse = rev->as_bool();
-        } else {
-          name = ln.as_string();
-        }
-        const auto id = p.find_link(name);
-        if (!id) ln.fail("unknown link '" + name + "'");
-        forward.hops.push_back({*id, !reverse});
-      }
-      if (p.route(*from, *to))
-        r.fail("a route from '" + from_name + "' to '" + to_name + "' is already defined");
-      Route backward;
-      for (auto it = forward.hops.rbegin(); it != forward.hops.rend(); ++it)
-        backward.hops.push_back({it->link, !it->forward});
-      p.set_route(*from, *to, std::move(forward));
-      const bool symmetrical = r.find("symmetrical") ? r.at("symmetrical").as_bool() : true;
-      if (symmetrical) {
-        if (p.route(*to, *from)) r.fail("the reverse route from '" + to_name + "' is already defined");
-        p.set_route(*to, *from, std::move(backward));
-      }
-    }
-  }
-  // Every pair of devices needs a route, or a declaration that it has none: a missing route would load and
-  // quietly constrain every schedule.
-  std::set<std::pair<DeviceId, DeviceId>> unreachable;
-  if (auto u = root.find("unreachable"))
-    for (const auto& pair : u->items()) {
-      const auto names = pair.as_string_list();
-      if (names.size() != 2) pair.fail("expected a pair of device names, [\"a\", \"b\"]");
-      const auto a = p.find_device(names[0]), b = p.find_device(names[1]);
-      if (!a || !b) pair.fail("unknown device '" + (a ? names[1] : names[0]) + "'");
-      if (p.route(*a, *b) || p.route(*b, *a))
-        pair.fail("'" + names[0] + "' and '" + names[1] + "' have a route");
-      unreachable.insert({*a, *b});
-      unreachable.insert({*b, *a});
-    }
-  for (DeviceId a = 0; a < p.device_count(); ++a)
-    for (DeviceId b = 0; b < p.device_count(); ++b)
-      if (a != b && !p.route(a, b) && !unreachable.count({a, b}))
-        throw InputError(
-            file, "routes",
-            "no route from '" + p.devices[static_cast<std::size_t>(a)].name + "' to '" +
-                p.devices[static_cast<std::size_t>(b)].name +
-                "': add one, or list the pair under \"unreachable\" if no transfer can join them");
+  read_topology(p, root);
+  read_routes(p, root);
   return p;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // The hardware: devices (SimGrid hosts) and links; a route is the list of links a transfer crosses, so a
 // switch shared by several devices is one link on several routes and contention needs no special case.
+// Routes are computed from the links' ends (sim/topology.hpp) or written out in the file.
 #include <map>
 #include <optional>
 #include <string>
@@ -50,6 +51,16 @@ struct Link {
   double idle_watts = 0.0;
   double busy_watts = 0.0;
   std::string source;
+  // The two nodes (devices, switches, bridges) it joins; crossing it forward goes from ends[0] to ends[1].
+  // Empty in a platform that writes its routes out instead.
+  std::vector<std::string> ends;
+};
+
+// A switch or host bridge: a place where links meet that is not a device, so routes may pass through it.
+struct TopologyNode {
+  std::string name;
+  std::string kind; // switch or bridge
+  std::string source;
 };
 
 struct RouteHop {
@@ -61,6 +72,7 @@ struct Route {
   std::vector<RouteHop> hops;
   double latency = 0.0;   // sum over hops
   double bandwidth = 0.0; // bottleneck over hops
+  bool computed = false;  // from the topology; false: written in the file's "routes"
   double time(double bytes) const { return latency + bytes / bandwidth; }
 };
 
@@ -78,7 +90,11 @@ public:
   std::string file; // where it was loaded from, for messages
   std::vector<Device> devices;
   std::vector<Link> links;
+  std::vector<TopologyNode> nodes;          // switches and bridges beyond the devices
+  std::vector<std::string> transit_devices; // devices that computed routes may pass through
 
+  // Whether links give their ends, so routes can be computed rather than written out.
+  bool has_topology() const;
   int device_count() const { return static_cast<int>(devices.size()); }
   std::optional<DeviceId> find_device(const std::string& name) const;
   std::optional<LinkId> find_link(const std::string& name) const;

@@ -48,6 +48,27 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
+// Every routed pair, hop by hop, so a reader sees which links a transfer between two devices crossed.
+OJson routes_json(const Platform& p) {
+  OJson routes = OJson::array();
+  for (DeviceId a = 0; a < p.device_count(); ++a)
+    for (DeviceId b = 0; b < p.device_count(); ++b) {
+      const Route* route = a != b ? p.route(a, b) : nullptr;
+      if (!route) continue;
+      OJson hops = OJson::array();
+      for (const auto& h : route->hops)
+        hops.push_back({{"link", p.links[static_cast<std::size_t>(h.link)].name},
+                        {"direction", h.forward ? "forward" : "reverse"}});
+      routes.push_back({{"from", p.devices[static_cast<std::size_t>(a)].name},
+                        {"to", p.devices[static_cast<std::size_t>(b)].name},
+                        {"origin", route->computed ? "computed" : "explicit"},
+                        {"latency_s", route->latency},
+                        {"bandwidth_bytes_per_s", route->bandwidth},
+                        {"hops", hops}});
+    }
+  return routes;
+}
+
 } // namespace
 
 OJson report_json(const Report& r) {
@@ -109,6 +130,7 @@ OJson report_json(const Report& r) {
                               {"busy_s", link_busy[l]},
                               {"busy_s_at_full_bandwidth", link_bytes[l] / p.links[l].bandwidth}};
   j["links"] = links;
+  j["routes"] = routes_json(p);
   double moved = 0;
   for (const auto& t : e.transfers)
     moved += t.bytes;
