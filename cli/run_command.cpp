@@ -38,9 +38,13 @@ struct RunOptions {
 // why there is none, since the SVG already holds the chart.
 std::string write_png(const std::string& svg, const std::string& png, bool force) {
   const auto converter = find_on_path("rsvg-convert");
-  if (!converter)
+  if (!converter) {
+    // An old PNG beside a new SVG would show another run; --force has already allowed replacing it.
+    std::error_code ec;
+    const bool removed = force && std::filesystem::remove(png, ec);
     return png + " not written: rsvg-convert is not on PATH (Debian package librsvg2-bin); " + svg +
-           " has the same chart";
+           " has the same chart" + (removed ? " (the old PNG was removed)" : "");
+  }
   std::string bytes;
   try {
     bytes = svg_file_to_png(*converter, svg);

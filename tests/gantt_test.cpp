@@ -127,4 +127,13 @@ TEST_CASE("run writes gantt.svg, and gantt.png when rsvg-convert is on PATH, nev
   CHECK(fs::exists(dir / "b" / "gantt.svg"));
   CHECK_FALSE(fs::exists(dir / "b" / "gantt.png"));
   CHECK(test::slurp(dir / "b" / "gantt.svg") == svg);
+
+  if (have_converter) { // --force without the converter leaves no stale PNG of an earlier run behind
+    ::setenv("PATH", "/nonexistent", 1);
+    const auto forced = test::heterosim(cmd + (dir / "a").string() + " --force");
+    ::setenv("PATH", saved.c_str(), 1);
+    CHECK(forced.exit_code == 0);
+    CHECK(forced.output.find("old PNG was removed") != std::string::npos);
+    CHECK_FALSE(fs::exists(dir / "a" / "gantt.png"));
+  }
 }

@@ -99,16 +99,26 @@ void draw_key(SvgWriter& svg, double x, double y, std::size_t members, bool sear
   y += draw_legend(svg, x, y, entries) + 14;
   if (unlabelled.empty()) return;
   svg.text(x, y, "no room to label:", "class=\"legend\"");
-  std::string line;
-  for (std::size_t i = 0; i <= unlabelled.size(); ++i) {
-    const bool flush =
-        i == unlabelled.size() || text_width(line + ", " + unlabelled[i], kFont) > kLegendWidth - 10;
-    if (flush && !line.empty()) {
-      y += 16;
-      svg.text(x, y, line, "class=\"unlabelled\"");
-      line.clear();
-    }
-    if (i < unlabelled.size()) line += (line.empty() ? "" : ", ") + unlabelled[i];
+  // Wrapped to the legend's width; a crowded front lists its first few (baselines first) and counts the
+  // rest, whose numbers the markers' tooltips still give.
+  std::vector<std::string> lines;
+  std::vector<std::size_t> listed_by; // names listed up to and including each line
+  for (std::size_t next = 0; next < unlabelled.size();) {
+    std::string line = unlabelled[next++];
+    while (next < unlabelled.size() && text_width(line + ", " + unlabelled[next], kFont) <= kLegendWidth - 10)
+      line += ", " + unlabelled[next++];
+    lines.push_back(line);
+    listed_by.push_back(next);
+  }
+  constexpr std::size_t max_lines = 5;
+  if (lines.size() > max_lines) {
+    lines.resize(max_lines - 1);
+    lines.push_back("and " + std::to_string(unlabelled.size() - listed_by[max_lines - 2]) +
+                    " more (see tooltips)");
+  }
+  for (const auto& line : lines) {
+    y += 16;
+    svg.text(x, y, line, "class=\"unlabelled\"");
   }
 }
 
