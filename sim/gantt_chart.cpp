@@ -132,6 +132,15 @@ Scene make_scene(const Report& r) {
   return s;
 }
 
+// Whether black text reads better than white on this "#RRGGBB" colour (Rec. 709 luma above one half).
+bool is_light(const std::string& colour) {
+  if (colour.size() != 7 || colour[0] != '#') return false;
+  const auto channel = [&colour](std::size_t at) {
+    return std::stoi(colour.substr(at, 2), nullptr, 16) / 255.0;
+  };
+  return 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5) > 0.5;
+}
+
 // One bar: outlined in black on the critical path; a hairline of white between wide neighbours of one
 // colour, left off narrow bars, which it would wash out; the name inside when it fits.
 void draw_bar(SvgWriter& svg, const Box& b, const std::string& cls, const std::string& fill, bool critical,
@@ -143,7 +152,9 @@ void draw_bar(SvgWriter& svg, const Box& b, const std::string& cls, const std::s
     attributes += " stroke=\"white\" stroke-width=\"0.5\"";
   svg.rect(b, attributes, tooltip);
   if (b.w >= text_width(name, 9) + 6)
-    svg.text(b.x + 3, b.y + b.h - 2, name, "font-size=\"9\" fill=\"white\" class=\"bar-name\"");
+    svg.text(b.x + 3, b.y + b.h - 2, name,
+             std::string("font-size=\"9\" class=\"bar-name\" fill=\"") +
+                 (is_light(fill) ? "black" : "white") + "\"");
 }
 
 void draw_activities(SvgWriter& svg, const Scene& s) {

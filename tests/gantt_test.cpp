@@ -9,6 +9,7 @@
 #include "sim/simgrid_engine.hpp"
 #include "svg_text.hpp"
 #include "test_support.hpp"
+#include "workloads/workload_registry.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -96,6 +97,33 @@ TEST_CASE("Gantt chart of HEFT on the textbook example: rows, one bar per activi
     CHECK(svg.find(">" + d.name + " stream 0</text>") != std::string::npos);
   CHECK(svg.find(">80 s</text>") != std::string::npos); // the time axis reaches the makespan
   CHECK(svg == gantt_svg(r));
+}
+
+TEST_CASE("critical path on a larger replay: a dependency chain, each link after the last, ending at the "
+          "makespan") {
+  const Platform p = load_platform("hetero-server");
+  const Graph g = load_workload("random:ops=300,precision=fp16", 3);
+  const CostModel cost(g, p);
+  const Plan plan = policy_by_name("heft").plan({cost, 3});
+  const Execution e = run_simgrid(plan, cost);
+  const auto path = critical_path(e, plan, g);
+  REQUIRE(path.size() >= 2);
+  CHECK(path.back().kind == Activity::Kind::Op);
+  CHECK(end_of(e, path.back()) == e.makespan);
+  for (std::size_t k = 1; k < path.size(); ++k) {
+    CAPTURE(k);
+    CHECK(depends_on(g, plan, e, path[k - 1], path[k]));
+    CHECK(end_of(e, path[k - 1]) <= start_of(e, path[k]) + 1e-9 * e.makespan);
+  }
+  // In a correct replay every dependency ends by its dependant's start, so the walk stops only at an op
+  // with none: no producing op and first on its stream.
+  const Activity& first = path.front();
+  REQUIRE(first.kind == Activity::Kind::Op);
+  const auto& queue = plan.queues[plan.device[first.index]][plan.stream[first.index]];
+  bool has_dependency = queue.front() != first.index;
+  for (TensorId t : g.op(first.index).inputs)
+    has_dependency = has_dependency || g.tensor(t).producer >= 0;
+  CHECK_FALSE(has_dependency);
 }
 
 TEST_CASE("run writes gantt.svg, and gantt.png when rsvg-convert is on PATH, never over old files") {
