@@ -1,8 +1,10 @@
 // `heterosim run`: plan a workload on a platform with a policy, replay it, report.
 #include "cli/commands.hpp"
 #include "cli/policy_runner.hpp"
+#include "cli/svg_to_png.hpp"
 #include "policies/pareto/stored_plan.hpp"
 #include "policies/policy_config.hpp"
+#include "sim/gantt_chart.hpp"
 #include "sim/json_input.hpp"
 #include "sim/report.hpp"
 #include "workloads/workload_registry.hpp"
@@ -33,6 +35,27 @@ struct RunOptions {
   bool report_only = false; // a sweep's point: report.json alone
 };
 
+// The Gantt chart as PNG too, when rsvg-convert is installed; otherwise (or if it fails) a note saying
+// why there is none, since the SVG already holds the chart.
+std::string write_png(const std::string& svg, const std::string& png, bool force) {
+  const auto converter = find_on_path("rsvg-convert");
+  if (!converter) {
+    // An old PNG beside a new SVG would show another run; --force has already allowed replacing it.
+    std::error_code ec;
+    const bool removed = force && std::filesystem::remove(png, ec);
+    return png + " not written: rsvg-convert is not on PATH (Debian package librsvg2-bin); " + svg +
+           " has the same chart" + (removed ? " (the old PNG was removed)" : "");
+  }
+  std::string bytes;
+  try {
+    bytes = svg_file_to_png(*converter, svg);
+  } catch (const std::runtime_error& e) {
+    return png + " not written: " + e.what();
+  }
+  write_file_atomically(png, bytes, force);
+  return "";
+}
+
 int run(const RunOptions& o) {
   const Platform platform = load_platform(o.platform);
   const Graph graph = load_workload(o.workload, o.seed);
@@ -48,7 +71,9 @@ int run(const RunOptions& o) {
   // Refuse to overwrite before spending time on the replay.
   namespace fs = std::filesystem;
   std::vector<std::string> outputs = {o.out + "/report.json"};
-  if (!o.report_only) outputs.insert(outputs.end(), {o.out + "/timeline.csv", o.out + "/trace.json"});
+  if (!o.report_only)
+    outputs.insert(outputs.end(),
+                   {o.out + "/timeline.csv", o.out + "/trace.json", o.out + "/gantt.svg", o.out + "/gantt.png"});
   if (!o.force)
     for (const auto& f : outputs)
       if (path_exists(f))
@@ -73,15 +98,19 @@ int run(const RunOptions& o) {
     return 3;
   }
   write_file_atomically(outputs[0], report_json(report).dump(1) + "\n", o.force);
-  if (!o.report_only) {
-    write_file_atomically(outputs[1], timeline_csv(report), o.force);
-    write_file_atomically(outputs[2], chrome_trace(report), o.force);
+  if (o.report_only) {
+    if (!o.quiet) std::cout << summary_text(report) << "\nwrote " << outputs[0] << "\n";
+    return 0;
   }
-  if (!o.quiet && o.report_only) std::cout << summary_text(report) << "\nwrote " << outputs[0] << "\n";
-  if (!o.quiet && !o.report_only) {
+  write_file_atomically(outputs[1], timeline_csv(report), o.force);
+  write_file_atomically(outputs[2], chrome_trace(report), o.force);
+  write_file_atomically(outputs[3], gantt_svg(report), o.force);
+  const std::string png_note = write_png(outputs[3], outputs[4], o.force);
+  if (!o.quiet) {
     std::cout << summary_text(report);
-    std::cout << "\nwrote " << outputs[0] << ", " << outputs[1] << ", " << outputs[2]
-              << " (open the trace in ui.perfetto.dev)\n";
+    std::cout << "\nwrote " << outputs[0] << ", " << outputs[1] << ", " << outputs[2] << ", " << outputs[3]
+              << (png_note.empty() ? ", " + outputs[4] : "") << " (open the trace in ui.perfetto.dev)\n";
+    if (!png_note.empty()) std::cout << "note: " << png_note << "\n";
   }
   return 0;
 }
@@ -102,7 +131,8 @@ Action run_command(CLI::App& app) {
          "analytic: contention-free O(V+E) lower bound")
       ->check(CLI::IsMember({"simgrid", "evaluator", "analytic"}))
       ->capture_default_str();
-  cmd->add_option("--out", o->out, "Directory for report.json, timeline.csv and trace.json")
+  cmd->add_option("--out", o->out,
+                  "Directory for report.json, timeline.csv, trace.json and gantt.svg (and gantt.png)")
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed for random workloads and randomised policies")
       ->capture_default_str();

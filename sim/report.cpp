@@ -1,5 +1,6 @@
 #include "sim/report.hpp"
 
+#include "sim/copy_lanes.hpp"
 #include "sim/csv.hpp"
 #include "sim/units.hpp"
 
@@ -175,11 +176,32 @@ std::string timeline_csv(const Report& r) {
   return out.str();
 }
 
+namespace {
+
+// Microseconds, as the trace format counts, on a whole-nanosecond grid: the viewer rounds to nanoseconds
+// anyway, and rounding start and end (not start and duration) keeps a slice that ends when the next one
+// starts from overlapping it by a rounding error.
+struct TraceSpan {
+  double ts_us, dur_us;
+};
+TraceSpan trace_span(double start, double end) {
+  const auto s = std::llround(start * 1e9), e = std::llround(end * 1e9);
+  return {static_cast<double>(s) / 1e3, static_cast<double>(e - s) / 1e3};
+}
+
+} // namespace
+
 std::string chrome_trace(const Report& r) {
   const Platform& p = r.cost->platform();
   const Graph& g = r.cost->graph();
+  const CopyLanes lanes = assign_copy_lanes(r.execution);
   OJson events = OJson::array();
   constexpr int kCopyLaneBase = 1000; // transfers get their own lanes below the streams
+  // A device's copy lanes are numbered after kCopyLaneBase in (destination, lane) order.
+  std::vector<int> tid_of_lane(lanes.lanes.size());
+  std::vector<int> next_tid(p.devices.size(), kCopyLaneBase);
+  for (std::size_t l = 0; l < lanes.lanes.size(); ++l)
+    tid_of_lane[l] = next_tid[static_cast<std::size_t>(lanes.lanes[l].from)]++;
   for (std::size_t d = 0; d < p.devices.size(); ++d) {
     events.push_back({{"ph", "M"},
                       {"name", "process_name"},
@@ -191,34 +213,41 @@ std::string chrome_trace(const Report& r) {
                         {"pid", d},
                         {"tid", s},
                         {"args", {{"name", "stream " + std::to_string(s)}}}});
-    for (std::size_t to = 0; to < p.devices.size(); ++to)
-      if (to != d)
-        events.push_back({{"ph", "M"},
-                          {"name", "thread_name"},
-                          {"pid", d},
-                          {"tid", kCopyLaneBase + to},
-                          {"args", {{"name", "copy to " + p.devices[to].name}}}});
+  }
+  for (std::size_t l = 0; l < lanes.lanes.size(); ++l) {
+    const CopyLane& lane = lanes.lanes[l];
+    events.push_back({{"ph", "M"},
+                      {"name", "thread_name"},
+                      {"pid", lane.from},
+                      {"tid", tid_of_lane[l]},
+                      {"args",
+                       {{"name", "copy to " + p.devices[static_cast<std::size_t>(lane.to)].name + " #" +
+                                     std::to_string(lane.index)}}}});
   }
   for (std::size_t o = 0; o < r.execution.ops.size(); ++o) {
     const auto& run = r.execution.ops[o];
+    const TraceSpan span = trace_span(run.start, run.end);
     events.push_back({{"ph", "X"},
                       {"name", g.ops[o].name},
                       {"cat", g.ops[o].kind},
                       {"pid", r.plan->device[o]},
                       {"tid", r.plan->stream[o]},
-                      {"ts", run.start * 1e6},
-                      {"dur", (run.end - run.start) * 1e6},
+                      {"ts", span.ts_us},
+                      {"dur", span.dur_us},
                       {"args", {{"flops", g.ops[o].flops}, {"pstate", r.plan->pstate[o]}}}});
   }
-  for (const auto& t : r.execution.transfers)
+  for (std::size_t i = 0; i < r.execution.transfers.size(); ++i) {
+    const TransferRun& t = r.execution.transfers[i];
+    const TraceSpan span = trace_span(t.start, t.end);
     events.push_back({{"ph", "X"},
                       {"name", g.tensor(t.tensor).name},
                       {"cat", "transfer"},
                       {"pid", t.from},
-                      {"tid", kCopyLaneBase + t.to},
-                      {"ts", t.start * 1e6},
-                      {"dur", (t.end - t.start) * 1e6},
+                      {"tid", tid_of_lane[static_cast<std::size_t>(lanes.lane_of[i])]},
+                      {"ts", span.ts_us},
+                      {"dur", span.dur_us},
                       {"args", {{"bytes", t.bytes}}}});
+  }
   return OJson{{"displayTimeUnit", "ns"}, {"traceEvents", events}}.dump() + "\n";
 }
 

@@ -362,10 +362,15 @@ std::vector<std::pair<std::string, std::string>> front_plots(const ParetoProblem
           return objective_name(o) + " / " + problem.reference_policy() + "'s";
         return objective_name(o) + " (" + unit_of(o) + ")";
       };
-      std::vector<LabelledPoint> front, base;
-      for (std::size_t i = 0; i < r.plans.size(); ++i)
-        front.push_back({"plan " + std::to_string(i) + " (" + r.plans[i].origin + ")",
-                         final_value(r, i).point[a], final_value(r, i).point[b]});
+      std::vector<FrontPoint> front;
+      std::vector<LabelledPoint> base;
+      for (std::size_t i = 0; i < r.plans.size(); ++i) {
+        FrontPoint p{std::to_string(i), "plan " + std::to_string(i) + " (" + r.plans[i].origin + ")",
+                     final_value(r, i).point[a], final_value(r, i).point[b], std::nullopt};
+        if (i < r.simgrid.size() && r.simgrid[i])
+          p.searched = std::make_pair(r.plans[i].value.point[a], r.plans[i].value.point[b]);
+        front.push_back(std::move(p));
+      }
       for (std::size_t k = 0; k < r.baselines.size(); ++k)
         base.push_back({r.baselines[k].policy, final_baseline_value(r, k).point[a],
                         final_baseline_value(r, k).point[b]});

@@ -1,7 +1,13 @@
 #pragma once
-// A small scatter plot written as SVG by hand (no plotting dependency): the front's points joined in
-// x order, and the baselines as labelled red squares.
+// One objective pair of a front as SVG, drawn with the core chart toolkit (sim/svg_chart.hpp): the
+// front's members at the values the front is defined on (the replay's, once replayed) joined in x order,
+// each with a faint marker at the search's estimate joined to it, the baselines as squares, and labels
+// placed without overlaps (sim/label_placement.hpp); labels with no free place are listed in the legend.
+#include "sim/svg_chart.hpp"
+
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hs::pareto {
@@ -11,7 +17,14 @@ struct LabelledPoint {
   double x = 0.0, y = 0.0;
 };
 
+struct FrontPoint {
+  std::string label;   // drawn beside the marker: the plan's number
+  std::string tooltip; // what hovering shows: number and origin
+  double x = 0.0, y = 0.0;
+  std::optional<std::pair<double, double>> searched; // the search's estimate, when it was replayed
+};
+
 std::string scatter_svg(const std::string& title, const std::string& x_label, const std::string& y_label,
-                        const std::vector<LabelledPoint>& front, const std::vector<LabelledPoint>& baselines);
+                        const std::vector<FrontPoint>& front, const std::vector<LabelledPoint>& baselines);
 
 } // namespace hs::pareto
