@@ -1,5 +1,6 @@
 // `heterosim run`: plan a workload on a platform with a policy, replay it, report.
 #include "cli/commands.hpp"
+#include "cli/html_report.hpp"
 #include "cli/policy_runner.hpp"
 #include "policies/pareto/stored_plan.hpp"
 #include "policies/policy_config.hpp"
@@ -47,7 +48,7 @@ int run(const RunOptions& o) {
   // Refuse to overwrite before spending time on the replay.
   namespace fs = std::filesystem;
   const std::vector<std::string> outputs = {o.out + "/report.json", o.out + "/timeline.csv",
-                                            o.out + "/trace.json"};
+                                            o.out + "/trace.json", o.out + "/report.html"};
   if (!o.force)
     for (const auto& f : outputs)
       if (path_exists(f))
@@ -71,13 +72,15 @@ int run(const RunOptions& o) {
                  "--allow-over-capacity to keep it anyway\n";
     return 3;
   }
-  write_file_atomically(outputs[0], report_json(report).dump(1) + "\n", o.force);
+  const nlohmann::ordered_json json = report_json(report);
+  write_file_atomically(outputs[0], json.dump(1) + "\n", o.force);
   write_file_atomically(outputs[1], timeline_csv(report), o.force);
   write_file_atomically(outputs[2], chrome_trace(report), o.force);
+  write_file_atomically(outputs[3], run_page(json, nullptr), o.force);
   if (!o.quiet) {
     std::cout << summary_text(report);
-    std::cout << "\nwrote " << outputs[0] << ", " << outputs[1] << ", " << outputs[2]
-              << " (open the trace in ui.perfetto.dev)\n";
+    std::cout << "\nwrote " << outputs[0] << ", " << outputs[1] << ", " << outputs[2] << ", " << outputs[3]
+              << " (open the trace in ui.perfetto.dev, the page in a browser)\n";
   }
   return 0;
 }
@@ -98,7 +101,7 @@ Action run_command(CLI::App& app) {
          "analytic: contention-free O(V+E) lower bound")
       ->check(CLI::IsMember({"simgrid", "evaluator", "analytic"}))
       ->capture_default_str();
-  cmd->add_option("--out", o->out, "Directory for report.json, timeline.csv and trace.json")
+  cmd->add_option("--out", o->out, "Directory for report.json, timeline.csv, trace.json and report.html")
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed for random workloads and randomised policies")
       ->capture_default_str();
