@@ -40,14 +40,6 @@
     const all = plans.concat(baselines);
     const plot = HS.axes({ x: { label: `${a.name} (${a.unit})`, values: all.map((x) => value(x, a)) },
       y: { label: `${b.name} (${b.unit})`, values: all.map((x) => value(x, b)) } });
-    for (const base of baselines) {
-      const x = plot.sx(value(base, a)), y = plot.sy(value(base, b));
-      const mark = svg("path", { class: "baseline", d: `M${x},${y - 6}L${x + 6},${y}L${x},${y + 6}L${x - 6},${y}Z` });
-      mark.addEventListener("mousemove", (e) => HS.tooltip([["baseline", base.policy],
-        ...objectives.map((o) => [o.name, show(o, value(base, o))])], e));
-      mark.addEventListener("mouseleave", () => HS.tooltip(null));
-      plot.layer.append(mark);
-    }
     for (const p of plans) {
       const mark = svg("circle", { class: "plan", "data-id": p.id, r: 5, cx: plot.sx(value(p, a)), cy: plot.sy(value(p, b)) });
       mark.addEventListener("mousemove", (e) => HS.tooltip(tipOf(p), e));
@@ -56,6 +48,21 @@
       marks.push(mark);
       plot.layer.append(mark);
     }
+    // Baselines on top (there are few, and plans often sit on them); one label for those at one spot.
+    const labels = new Map();
+    for (const base of baselines) {
+      const x = plot.sx(value(base, a)), y = plot.sy(value(base, b));
+      const mark = svg("path", { class: "baseline", d: `M${x},${y - 6}L${x + 6},${y}L${x},${y + 6}L${x - 6},${y}Z` });
+      mark.addEventListener("mousemove", (e) => HS.tooltip([["baseline", base.policy],
+        ...objectives.map((o) => [o.name, show(o, value(base, o))])], e));
+      mark.addEventListener("mouseleave", () => HS.tooltip(null));
+      plot.layer.append(mark);
+      const spot = `${Math.round(x)},${Math.round(y)}`;
+      if (!labels.has(spot)) labels.set(spot, { x, y, names: [] });
+      labels.get(spot).names.push(base.policy);
+    }
+    for (const l of labels.values())
+      plot.layer.append(svg("text", { x: l.x + 8, y: l.y + 4, class: "baseline-label" }, l.names.join(", ")));
     return el("figure", { "data-pair": `${a.name}-${b.name}` }, [plot.node,
       el("figcaption", {}, `${b.name} against ${a.name}: ${plans.length} plans (circles), ${baselines.length} baselines (diamonds)`)]);
   }

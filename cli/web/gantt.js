@@ -6,7 +6,7 @@ HS.gantt = (spec) => {
   const { el, svg } = HS;
   const ROW = 16, AXIS = 26, LABELS = 190;
   const width = Math.max(640, Math.min(document.body.clientWidth || 1200, 1800) - 40);
-  const plotWidth = width - LABELS - 8;
+  const plotWidth = width - LABELS - 30; // room for the last tick's label
   const plotHeight = Math.max(1, spec.rows.length) * ROW;
   const end = spec.end > 0 ? spec.end : Math.max(1e-9, ...spec.bars.map((b) => b.end));
   const view = { t0: 0, t1: end };
@@ -33,7 +33,9 @@ HS.gantt = (spec) => {
     for (let i = 0; i < rects.length; ++i) {
       const b = spec.bars[i];
       rects[i].x.baseVal.value = Math.round((b.start - view.t0) * scale * 100) / 100;
-      rects[i].width.baseVal.value = Math.max(0.8, Math.round((b.end - b.start) * scale * 100) / 100);
+      const w = (b.end - b.start) * scale;
+      // A pixel's gap between bars wide enough to spare it, so back-to-back ops of one kind stay apart.
+      rects[i].width.baseVal.value = w > 4 ? Math.round((w - 1) * 100) / 100 : Math.max(0.8, w);
     }
     drawAxis(scale);
     range.textContent = `showing ${HS.seconds(view.t0)} – ${HS.seconds(view.t1)} of ${HS.seconds(end)}`;

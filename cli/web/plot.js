@@ -3,7 +3,7 @@
 //   HS.axes({x: {label, values}, y: {label, values}})  ->  {node, layer, sx(v), sy(v)}
 HS.axes = (spec) => {
   const { svg } = HS;
-  const W = 460, H = 320, M = { left: 70, right: 16, top: 14, bottom: 46 };
+  const W = 430, H = 310, M = { left: 70, right: 16, top: 14, bottom: 46 };
   const w = W - M.left - M.right, h = H - M.top - M.bottom;
   const node = svg("svg", { class: "plot", width: W, height: H, viewBox: `0 0 ${W} ${H}` });
   const layer = svg("g", { transform: `translate(${M.left},${M.top})` });

@@ -8,7 +8,8 @@
 
   function runTable() {
     const rows = sweep.rows.map((r, i) => ({ attrs: { "data-row": i },
-      cells: columns.map((c) => ({ text: r[c] === null || r[c] === undefined ? "–" : number(r[c]), value: r[c] === undefined ? null : r[c] })) }));
+      cells: columns.map((c) => ({ text: r[c] === null || r[c] === undefined ? "–" : number(r[c]),
+        value: r[c] === undefined ? null : r[c], attrs: typeof r[c] === "number" || sweep.metrics.includes(c) ? { class: "num" } : {} })) }));
     return table(columns, rows, { id: "sweep-table" });
   }
 
@@ -32,11 +33,17 @@
     const numericX = points.every((r) => typeof r[plot.x] === "number");
     const order = [...new Set(points.map((r) => String(r[plot.x])))];
     const legend = [];
+    let shared = false;
     [...groups].forEach(([name, rows], k) => {
       const colour = PALETTE[k % PALETTE.length];
       const sorted = rows.slice().sort((a, b) => (numericX ? a[plot.x] - b[plot.x] : order.indexOf(String(a[plot.x])) - order.indexOf(String(b[plot.x]))));
+      // Runs of one series that share an x (another parameter varies) are all drawn; the line joins their mean.
+      const atX = new Map();
+      for (const r of sorted) (atX.get(String(r[plot.x])) || atX.set(String(r[plot.x]), []).get(String(r[plot.x]))).push(r);
+      shared = shared || atX.size < sorted.length;
+      const line = [...atX.values()].map((same) => [axes.sx(same[0][plot.x]), axes.sy(same.reduce((t, r) => t + r[plot.y], 0) / same.length)]);
       axes.layer.append(svg("polyline", { class: "series", "data-series": name, stroke: colour,
-        points: sorted.map((r) => `${axes.sx(r[plot.x]).toFixed(2)},${axes.sy(r[plot.y]).toFixed(2)}`).join(" ") }));
+        points: line.map(([x, y]) => `${x.toFixed(2)},${y.toFixed(2)}`).join(" ") }));
       for (const r of sorted) {
         const dot = svg("circle", { class: "point", r: 4, fill: colour, cx: axes.sx(r[plot.x]), cy: axes.sy(r[plot.y]) });
         dot.addEventListener("mousemove", (e) => HS.tooltip(columns.map((c) => [c, r[c] === null || r[c] === undefined ? "–" : number(r[c])]), e));
@@ -46,7 +53,8 @@
       legend.push(el("span", { class: "key" }, [el("i", { style: `background:${colour}` }), plot.series ? `${plot.series} = ${name}` : name]));
     });
     return el("figure", { "data-plot": index, "data-lines": groups.size }, [axes.node,
-      el("figcaption", {}, `${plot.y} against ${plot.x}${plot.series ? `, a line per ${plot.series}` : ""}`),
+      el("figcaption", {}, `${plot.y} against ${plot.x}${plot.series ? `, a line per ${plot.series}` : ""}` +
+        (shared ? "; where runs share an x, the line joins their mean" : "")),
       el("div", { class: "legend" }, legend)]);
   }
 

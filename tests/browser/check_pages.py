@@ -1,6 +1,6 @@
 """Checks what the pages' scripts drew, read from `chromium --dump-dom` output, against the JSON they embed.
     check_pages.py run DOM REPORT.json | explain DOM EXPLAIN.json STEP | front DOM FRONT.json
-                   | sweep DOM SWEEP.json | zoom DOM | sorted DOM | png FILE WIDTH HEIGHT
+                   | sweep DOM SWEEP.json | zoom|sorted|clicked|stepped DOM (a probe's verdict) | png FILE WIDTH HEIGHT
 Exits non-zero with a message on the first difference."""
 import json
 import struct
@@ -173,7 +173,7 @@ def main(argv):
     if kind == "png":
         return check_png(path, int(argv[3]), int(argv[4]))
     root = dom.parse(path)
-    if kind in ("zoom", "sorted"):
+    if kind in ("zoom", "sorted", "clicked", "stepped"):
         body = ready(root)
         value = body.attrs.get("data-" + kind)
         expect(value is not None, f"the {kind} probe did not run")

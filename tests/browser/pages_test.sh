@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ctest `browser_pages`: writes the run, explain, front and sweep pages, loads each in headless Chromium and
-# checks what its script drew (check_pages.py), drives zoom and sorting through injected probes, and takes a
-# screenshot of the run page. Fails (does not skip) without Chromium: scripts/setup.sh installs it.
+# checks what its script drew (check_pages.py), drives zoom, the explain slider, a click on the front and
+# sorting through injected probes (tests/browser/*_probe.js), and takes a screenshot of the run page. Fails (does not skip) without Chromium: scripts/setup.sh installs it.
 #   pages_test.sh HETEROSIM HS_WRITE_PAGE SOURCE_DIR
 set -euo pipefail
 heterosim=$1 write_page=$2 src=$3
@@ -53,12 +53,18 @@ check explain "$work/explain.dom" "$here/explain-topcuoglu2002.json" 10
 dom "$work/explain.html#step=3" "$work/explain3.dom"
 check explain "$work/explain3.dom" "$here/explain-topcuoglu2002.json" 3
 check run "$work/explain.dom" "$work/textbook/report.json"
+with_probe "$work/explain.html" "$here/step_probe.js" "$work/stepped.html"
+dom "$work/stepped.html" "$work/stepped.dom"
+check stepped "$work/stepped.dom"
 
 echo "== front page (heterosim pareto)"
 "$heterosim" pareto --platform workstation --workload random:ops=30,precision=fp16 --budget 60 --seed 1 --quiet \
   --out "$work/front"
 dom "$work/front/front.html" "$work/front.dom"
 check front "$work/front.dom" "$work/front/front.json"
+with_probe "$work/front/front.html" "$here/click_probe.js" "$work/clicked.html"
+dom "$work/clicked.html" "$work/clicked.dom"
+check clicked "$work/clicked.dom"
 
 echo "== sweep page (fixture sweep.json)"
 "$write_page" sweep "$here/sweep.json" "$work/sweep.html"
