@@ -5,6 +5,8 @@
 #include "sim/json_input.hpp"
 
 #include <set>
+#include <string>
+#include <vector>
 
 namespace hs::cli {
 namespace {

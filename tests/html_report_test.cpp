@@ -10,6 +10,7 @@
 
 #include <doctest/doctest.h>
 #include <filesystem>
+#include <functional>
 
 namespace fs = std::filesystem;
 using OJson = nlohmann::ordered_json;

@@ -28,6 +28,8 @@
   function linePlot(plot, index) {
     const groups = seriesOf(plot);
     const points = [...groups.values()].flat();
+    if (!points.length)
+      return el("figure", { "data-plot": index, "data-lines": 0 }, `${plot.y} against ${plot.x}: no run measured it`);
     const axes = HS.axes({ x: { label: plot.x, values: points.map((r) => r[plot.x]) },
       y: { label: plot.y, values: points.map((r) => r[plot.y]) } });
     const numericX = points.every((r) => typeof r[plot.x] === "number");
