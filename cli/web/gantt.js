@@ -1,6 +1,6 @@
 // A Gantt chart as inline SVG: one row per label, one <rect> per bar, created once; zooming and panning
 // only move the rects (x and width), so thousands of bars stay responsive.
-//   HS.gantt({rows: ["gpu0 stream 0", ...], bars: [{row, start, end, cls, fill, tip: [[key, value], ...]}],
+//   HS.gantt({rows: ["gpu0 stream 0", ...], bars: [{row, start, end, cls, fill, attrs, tip: [[key, value], ...]}],
 //             end: makespan})  ->  {node, show(visible: i => bool), highlight(i)}
 HS.gantt = (() => {
   const { el, svg } = HS;
@@ -18,9 +18,9 @@ HS.gantt = (() => {
       root.append(svg("text", { x: LABELS - 6, y: AXIS + r * ROW + ROW - 4, class: "row-label" }, label));
       plot.append(svg("rect", { x: 0, y: r * ROW, width: plotWidth, height: ROW, class: r % 2 ? "stripe odd" : "stripe" }));
     });
-    const rects = spec.bars.map((b, i) => svg("rect", {
+    const rects = spec.bars.map((b, i) => svg("rect", Object.assign({
       class: b.cls, "data-i": i, y: b.row * ROW + 2, height: ROW - 4, fill: b.fill || null,
-    }));
+    }, b.attrs || {})));
     plot.append(svg("g", {}, rects));
     root.append(axis, plot);
     return { root, axis, plot, rects, plotWidth, plotHeight };

@@ -79,7 +79,7 @@
       for (const s of [...set].sort((a, b) => a - b)) { rowOf.set(`${d}/${s}`, rows.length); rows.push(`${d} stream ${s}`); }
     const kindColour = HS.colours(ops.map((o) => o.kind || "op"));
     const bars = ops.map((o) => ({
-      row: rowOf.get(`${o.device}/${o.stream}`), start: o.start_s, end: o.end_s, cls: "op",
+      row: rowOf.get(`${o.device}/${o.stream}`), start: o.start_s, end: o.end_s, cls: "op", attrs: { "data-op": o.op },
       fill: kindColour.get(o.kind || "op"),
       tip: [["op", o.op], ["kind", o.kind || "?"], ["device", `${o.device} stream ${o.stream} (p-state ${o.pstate})`],
         ["start", seconds(o.start_s)], ["end", seconds(o.end_s)], ["duration", seconds(o.end_s - o.start_s)]],
@@ -92,6 +92,7 @@
       for (const x of l.group.items) {
         const t = x.t;
         bars.push({ row: laneRow.get(`${t.from}→${t.to}#${x.lane}`), start: t.start_s, end: t.end_s, cls: "xfer",
+          attrs: { "data-transfer": x.i, "data-lane": laneRow.get(`${t.from}→${t.to}#${x.lane}`) },
           tip: [["transfer", t.tensor], ["route", `${t.from} → ${t.to}`], ["bytes", bytes(t.bytes)],
             ["start", seconds(t.start_s)], ["end", seconds(t.end_s)], ["duration", seconds(t.end_s - t.start_s)]] });
       }

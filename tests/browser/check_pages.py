@@ -55,8 +55,19 @@ def check_run(root, report):
     chart = root.find_all("div", cls="gantt")[0]  # the run's timeline; an explain replay comes after it
     op_rects = chart.find_all("rect", cls="op")
     expect(len(op_rects) == len(ops), f"{len(op_rects)} op bars for {len(ops)} ops")
+    expect(sorted(r.attrs["data-op"] for r in op_rects) == sorted(o["op"] for o in ops), "one bar per op, by name")
     xfer_rects = chart.find_all("rect", cls="xfer")
     expect(len(xfer_rects) == len(transfers), f"{len(xfer_rects)} transfer bars for {len(transfers)} transfers")
+    expect(sorted(int(r.attrs["data-transfer"]) for r in xfer_rects) == list(range(len(transfers))),
+           "one bar per transfer")
+    lanes_of = {}
+    for r in xfer_rects:
+        lanes_of.setdefault(r.attrs["data-lane"], []).append(transfers[int(r.attrs["data-transfer"])])
+    for lane, items in lanes_of.items():
+        expect(len({(t["from"], t["to"]) for t in items}) == 1, f"lane {lane} mixes routes")
+        items.sort(key=lambda t: t["start_s"])
+        for a, b in zip(items, items[1:]):
+            expect(a["end_s"] <= b["start_s"], f"lane {lane}: {a['tensor']} and {b['tensor']} overlap")
     row = root.by_id("makespan")
     expect(float(row.attrs["data-s"]) == report["makespan_s"], "the makespan row holds another value")
     printed = seconds(row.find_all("td")[1].text())

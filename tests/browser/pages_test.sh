@@ -44,6 +44,12 @@ check zoom "$work/zoom.dom"
 chrome --screenshot="$work/run.png" --window-size=1400,900 --hide-scrollbars "file://$work/run/report.html" >/dev/null
 check png "$work/run.png" 1400 900
 
+echo "== run page of the main job (2000 ops, about 1800 transfers)"
+"$heterosim" run --platform hetero-server --workload random:ops=2000,precision=fp16 --policy heft --seed 1 -q \
+  --out "$work/main"
+dom "$work/main/report.html" "$work/main.dom"
+check run "$work/main.dom" "$work/main/report.json"
+
 echo "== explain replay (the Topcuoglu 2002 example, fixture explain.json)"
 "$heterosim" run --platform textbook-3p --workload "$src/workloads/examples/topcuoglu2002.json" --policy heft -q \
   --out "$work/textbook"
