@@ -10,7 +10,8 @@ const HS = (() => {
 
   // el("td", {class: "num", "data-s": 1.5}, "1.5 s"): attributes, then text or child nodes.
   function build(node, attrs, content) {
-    for (const [k, v] of Object.entries(attrs || {})) if (v !== null && v !== undefined) node.setAttribute(k, v);
+    for (const [k, v] of Object.entries(attrs || {}))
+      if (v !== null && v !== undefined) node.setAttribute(k, v);
     if (content === undefined || content === null) return node;
     for (const c of Array.isArray(content) ? content : [content])
       node.append(c instanceof Node ? c : document.createTextNode(String(c)));
@@ -23,10 +24,12 @@ const HS = (() => {
     if (v === null || v === undefined || !Number.isFinite(v)) return "–";
     const a = Math.abs(v);
     for (const [scale, prefix] of steps)
-      if (a >= scale || scale === steps[steps.length - 1][0]) return `${+(v / scale).toPrecision(4)} ${prefix}${unit}`;
+      if (a >= scale || scale === steps[steps.length - 1][0])
+        return `${+ (v / scale).toPrecision(4)} ${prefix}${unit}`;
     return `${v} ${unit}`;
   }
-  const SI = [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"], [1, ""], [1e-3, "m"], [1e-6, "µ"], [1e-9, "n"]];
+  const SI =
+      [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"], [1, ""], [1e-3, "m"], [1e-6, "µ"], [1e-9, "n"]];
   const seconds = (v) => (v === 0 ? "0 s" : withUnit(v, SI.slice(4), "s"));
   const joules = (v) => (v === 0 ? "0 J" : withUnit(v, SI, "J"));
   const bytes = (v) => (v === 0 ? "0 B" : withUnit(v, SI.slice(0, 5), "B"));
@@ -36,19 +39,23 @@ const HS = (() => {
   // A table whose headers sort it (click again for the other direction). Each cell is a value, or
   // {text, value, attrs} to show one thing and sort on another.
   function table(headers, rows, attrs) {
-    const cell = (c) => (c !== null && typeof c === "object" && !(c instanceof Node) ? c : { text: c, value: c });
+    const cell = (c) =>
+        (c !== null && typeof c === "object" && !(c instanceof Node) ? c : {text: c, value: c});
     const body = el("tbody");
     const draw = (order) => {
-      body.replaceChildren(...order.map((r) => el("tr", r.attrs || {}, r.cells.map((c) => {
-        const x = cell(c);
-        return el("td", Object.assign(typeof x.value === "number" ? { class: "num" } : {}, x.attrs || {}), x.text);
-      }))));
+      body.replaceChildren(...order.map(
+          (r) => el("tr", r.attrs || {}, r.cells.map((c) => {
+            const x = cell(c);
+            return el(
+                "td", Object.assign(typeof x.value === "number" ? {class: "num"} : {}, x.attrs || {}),
+                x.text);
+          }))));
     };
-    let sorted = { column: -1, sign: 1 };
+    let sorted = {column: -1, sign: 1};
     const head = el("tr", {}, headers.map((h, i) => {
-      const th = el("th", { title: "click to sort" }, h);
+      const th = el("th", {title: "click to sort"}, h);
       th.addEventListener("click", () => {
-        sorted = { column: i, sign: sorted.column === i ? -sorted.sign : 1 };
+        sorted = {column: i, sign: sorted.column === i ? -sorted.sign : 1};
         const key = (r) => cell(r.cells[i]).value;
         const order = rows.slice().sort((a, b) => sorted.sign * compare(key(a), key(b)));
         for (const t of head.children) t.removeAttribute("data-sorted");
@@ -66,13 +73,13 @@ const HS = (() => {
     const rank = (v) => (v === null || v === undefined ? 2 : typeof v === "number" ? 0 : 1);
     if (rank(a) !== rank(b)) return rank(a) - rank(b);
     if (typeof a === "number") return a - b;
-    return String(a).localeCompare(String(b), "en", { numeric: true });
+    return String(a).localeCompare(String(b), "en", {numeric: true});
   }
 
   let tip = null;
   function tooltip(lines, event) {
     if (!tip) {
-      tip = el("div", { id: "tooltip", role: "tooltip" });
+      tip = el("div", {id: "tooltip", role: "tooltip"});
       document.body.append(tip);
     }
     if (!lines) {
@@ -89,8 +96,10 @@ const HS = (() => {
 
   // Ten colours that stay apart on a white background; kinds get them in sorted order, so a kind keeps
   // its colour across pages of one workload.
-  const PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
-    "#9c755f", "#bab0ac"];
+  const PALETTE = [
+    "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
+    "#bab0ac"
+  ];
   function colours(names) {
     const map = new Map();
     [...new Set(names)].sort().forEach((n, i) => map.set(n, PALETTE[i % PALETTE.length]));
@@ -107,10 +116,26 @@ const HS = (() => {
       draw(document.getElementById("app"));
       document.body.dataset.ready = "1";
     } catch (e) {
-      document.getElementById("app").append(el("pre", { class: "error" }, `This page could not draw: ${e.stack || e}`));
+      document.getElementById("app").append(
+          el("pre", {class: "error"}, `This page could not draw: ${e.stack || e}`));
       document.body.dataset.ready = "error";
     }
   }
 
-  return { data, el, svg, seconds, joules, bytes, percent, number, table, compare, tooltip, colours, section, start };
+  return {
+    data,
+    el,
+    svg,
+    seconds,
+    joules,
+    bytes,
+    percent,
+    number,
+    table,
+    compare,
+    tooltip,
+    colours,
+    section,
+    start
+  };
 })();

@@ -1,29 +1,34 @@
 // A Gantt chart as inline SVG: one row per label, one <rect> per bar, created once; zooming and panning
 // only move the rects (x and width), so thousands of bars stay responsive.
-//   HS.gantt({rows: ["gpu0 stream 0", ...], bars: [{row, start, end, cls, fill, attrs, tip: [[key, value], ...]}],
-//             end: makespan})  ->  {node, show(visible: i => bool), highlight(i)}
+//   HS.gantt({rows: ["gpu0 stream 0", ...], end: makespan,
+//             bars: [{row, start, end, cls, fill, attrs, tip: [[key, value], ...]}]})
+//   ->  {node, show(visible: i => bool), highlight(i)}
 HS.gantt = (() => {
-  const { el, svg } = HS;
+  const {el, svg} = HS;
   const ROW = 16, AXIS = 26, LABELS = 190;
 
   // The SVG: row labels and stripes, the time axis, and the bars (placed later).
   function frame(spec) {
     const width = Math.max(640, Math.min(document.body.clientWidth || 1200, 1800) - 40);
-    const plotWidth = width - LABELS - 30; // room for the last tick's label
+    const plotWidth = width - LABELS - 30;  // room for the last tick's label
     const plotHeight = Math.max(1, spec.rows.length) * ROW;
-    const root = svg("svg", { class: "gantt-svg", width, height: AXIS + plotHeight + 2 });
-    const axis = svg("g", { class: "axis", transform: `translate(${LABELS},0)` });
-    const plot = svg("svg", { x: LABELS, y: AXIS, width: plotWidth, height: plotHeight, class: "gantt-plot" });
+    const root = svg("svg", {class: "gantt-svg", width, height: AXIS + plotHeight + 2});
+    const axis = svg("g", {class: "axis", transform: `translate(${LABELS},0)`});
+    const plot = svg("svg", {x: LABELS, y: AXIS, width: plotWidth, height: plotHeight, class: "gantt-plot"});
     spec.rows.forEach((label, r) => {
-      root.append(svg("text", { x: LABELS - 6, y: AXIS + r * ROW + ROW - 4, class: "row-label" }, label));
-      plot.append(svg("rect", { x: 0, y: r * ROW, width: plotWidth, height: ROW, class: r % 2 ? "stripe odd" : "stripe" }));
+      root.append(svg("text", {x: LABELS - 6, y: AXIS + r * ROW + ROW - 4, class: "row-label"}, label));
+      plot.append(svg(
+          "rect", {x: 0, y: r * ROW, width: plotWidth, height: ROW, class: r % 2 ? "stripe odd" : "stripe"}));
     });
-    const rects = spec.bars.map((b, i) => svg("rect", Object.assign({
-      class: b.cls, "data-i": i, y: b.row * ROW + 2, height: ROW - 4, fill: b.fill || null,
-    }, b.attrs || {})));
+    const rects = spec.bars.map(
+        (b, i) =>
+            svg("rect",
+                Object.assign(
+                    {class: b.cls, "data-i": i, y: b.row * ROW + 2, height: ROW - 4, fill: b.fill || null},
+                    b.attrs || {})));
     plot.append(svg("g", {}, rects));
     root.append(axis, plot);
-    return { root, axis, plot, rects, plotWidth, plotHeight };
+    return {root, axis, plot, rects, plotWidth, plotHeight};
   }
 
   function drawAxis(f, view, scale) {
@@ -33,8 +38,9 @@ HS.gantt = (() => {
     const ticks = [];
     for (let t = Math.ceil(view.t0 / step) * step; t <= view.t1 + step * 1e-9; t += step) {
       const x = (t - view.t0) * scale;
-      ticks.push(svg("line", { x1: x, x2: x, y1: AXIS - 6, y2: AXIS + f.plotHeight, class: "tick" }),
-        svg("text", { x, y: AXIS - 9, class: "tick-label" }, HS.seconds(+t.toPrecision(12))));
+      ticks.push(
+          svg("line", {x1: x, x2: x, y1: AXIS - 6, y2: AXIS + f.plotHeight, class: "tick"}),
+          svg("text", {x, y: AXIS - 9, class: "tick-label"}, HS.seconds(+t.toPrecision(12))));
     }
     f.axis.replaceChildren(...ticks);
   }
@@ -44,7 +50,7 @@ HS.gantt = (() => {
   // run animation frames at all.
   function timeWindow(spec, f, range) {
     const end = spec.end > 0 ? spec.end : Math.max(1e-9, ...spec.bars.map((b) => b.end));
-    const view = { t0: 0, t1: end };
+    const view = {t0: 0, t1: end};
     const place = () => {
       const scale = f.plotWidth / (view.t1 - view.t0);
       // Through the animated-length objects rather than setAttribute: no number-to-text round trip per bar.
@@ -74,7 +80,7 @@ HS.gantt = (() => {
         const next = Math.min(end, Math.max(end * 1e-6, span * factor));
         moveTo(view.t0 + at * span - at * next, next);
       },
-      reset: () => moveTo(0, end),
+      reset: () => moveTo(0, end)
     };
   }
 
@@ -84,10 +90,14 @@ HS.gantt = (() => {
       e.preventDefault();
       const box = f.plot.getBoundingClientRect();
       w.zoom(e.deltaY < 0 ? 1 / 1.25 : 1.25, (e.clientX - box.left) / box.width);
-    }, { passive: false });
+    }, {passive: false});
     let drag = null;
-    f.plot.addEventListener("mousedown", (e) => { drag = { x: e.clientX, t0: w.t0() }; });
-    window.addEventListener("mouseup", () => { drag = null; });
+    f.plot.addEventListener("mousedown", (e) => {
+      drag = {x: e.clientX, t0: w.t0()};
+    });
+    window.addEventListener("mouseup", () => {
+      drag = null;
+    });
     f.plot.addEventListener("mousemove", (e) => {
       if (drag) w.pan(drag.t0 - ((e.clientX - drag.x) * w.span()) / f.plotWidth);
       const i = e.target.dataset ? e.target.dataset.i : undefined;
@@ -97,27 +107,26 @@ HS.gantt = (() => {
   }
 
   const button = (text, title, action) => {
-    const b = el("button", { type: "button", title }, text);
+    const b = el("button", {type: "button", title}, text);
     b.addEventListener("click", action);
     return b;
   };
 
   return (spec) => {
     const f = frame(spec);
-    const range = el("span", { class: "range" });
+    const range = el("span", {class: "range"});
     const w = timeWindow(spec, f, range);
     listen(spec, f, w);
-    const tools = el("div", { class: "toolbar" }, [
-      button("+", "zoom in", () => w.zoom(1 / 2, 0.5)),
-      button("−", "zoom out", () => w.zoom(2, 0.5)),
-      button("reset", "show the whole run", w.reset),
-      range, el("span", { class: "hint" }, "wheel to zoom, drag to pan, hover a bar for details"),
+    const tools = el("div", {class: "toolbar"}, [
+      button("+", "zoom in", () => w.zoom(1 / 2, 0.5)), button("−", "zoom out", () => w.zoom(2, 0.5)),
+      button("reset", "show the whole run", w.reset), range,
+      el("span", {class: "hint"}, "wheel to zoom, drag to pan, hover a bar for details")
     ]);
     w.place();
     return {
-      node: el("div", { class: "gantt" }, [tools, f.root]),
+      node: el("div", {class: "gantt"}, [tools, f.root]),
       show: (visible) => f.rects.forEach((r, i) => r.classList.toggle("hidden", !visible(i))),
-      highlight: (i) => f.rects.forEach((r, k) => r.classList.toggle("current", k === i)),
+      highlight: (i) => f.rects.forEach((r, k) => r.classList.toggle("current", k === i))
     };
   };
 })();

@@ -11,5 +11,6 @@
   headers[column].click();
   const down = values();
   const ok = sortedBy(up, 1) && sortedBy(down, -1) && up[0] < up[up.length - 1];
-  document.body.dataset.sorted = `${ok ? "ok" : "wrong"}: ascending ${up.join(" ")}; descending ${down.join(" ")}`;
+  document.body.dataset.sorted =
+      `${ok ? "ok" : "wrong"}: ascending ${up.join(" ")}; descending ${down.join(" ")}`;
 })();
