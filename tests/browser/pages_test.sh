@@ -13,7 +13,7 @@ if [[ -z $browser ]]; then
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/heterosim-browser.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-check() { python3 "$here/check_pages.py" "$@"; }
+check() { python3 -B "$here/check_pages.py" "$@"; } # -B: no __pycache__ in the source tree
 
 # Headless Chromium as root needs --no-sandbox; its own profile keeps runs apart. The virtual time budget
 # lets the page's script finish before the DOM is printed, without waiting on the wall clock.
@@ -25,7 +25,7 @@ dom() { chrome --dump-dom "file://$1" >"$2"; }
 
 # Appends a probe script to a copy of a page, so that it runs once the page has drawn.
 with_probe() {
-  python3 - "$1" "$2" "$3" <<'PY'
+  python3 -B - "$1" "$2" "$3" <<'PY'
 import sys
 page, probe, out = (open(p, encoding="utf-8").read() if i < 2 else p for i, p in enumerate(sys.argv[1:]))
 assert page.count("</body>") == 1
