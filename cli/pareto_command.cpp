@@ -2,6 +2,7 @@
 // placements and graph rewrites, found by the archive search (or NSGA-II as a baseline), replayed in
 // SimGrid, written as JSON, CSV and SVG, and printed as a table.
 #include "cli/commands.hpp"
+#include "cli/html_report.hpp"
 #include "policies/pareto/archive_search.hpp"
 #include "policies/pareto/front_report.hpp"
 #include "policies/pareto/hypervolume.hpp"
@@ -71,7 +72,8 @@ int run_pareto(const ParetoOptions& o) {
   po.encoding.fusion = po.encoding.splitting = !o.no_rewrites;
   const pareto::ParetoProblem problem(cost, po);
 
-  std::vector<std::string> outputs = {o.out + "/front.json", o.out + "/front.csv", o.out + "/history.csv"};
+  std::vector<std::string> outputs = {o.out + "/front.json", o.out + "/front.csv", o.out + "/history.csv",
+                                      o.out + "/front.html"};
   std::vector<std::string> stems;
   for (std::size_t a = 0; a < objectives.size(); ++a)
     for (std::size_t b = a + 1; b < objectives.size(); ++b)
@@ -117,10 +119,12 @@ int run_pareto(const ParetoOptions& o) {
   std::error_code made;
   fs::create_directories(o.out, made);
   if (made) throw InputError(o.out, "", "cannot create the output directory: " + made.message());
-  write_file_atomically(outputs[0], pareto::front_json(problem, report).dump(1) + "\n", o.force);
+  const nlohmann::ordered_json front = pareto::front_json(problem, report);
+  write_file_atomically(outputs[0], front.dump(1) + "\n", o.force);
   write_file_atomically(outputs[1], pareto::front_csv(problem, report), o.force);
   write_file_atomically(outputs[2], pareto::history_csv(report), o.force);
-  std::size_t k = 3;
+  write_file_atomically(outputs[3], front_page(front), o.force);
+  std::size_t k = 4;
   for (const auto& [stem, svg] : pareto::front_plots(problem, report))
     write_file_atomically(outputs[k++], svg, o.force);
   if (!o.quiet) {
@@ -165,7 +169,8 @@ Action pareto_command(CLI::App& app) {
       ->check(CLI::IsMember({"archive", "nsga2"}))
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed of the search (and of random workloads)")->capture_default_str();
-  cmd->add_option("--out", o->out, "Directory for front.json, front.csv, history.csv and the SVG plots")
+  cmd->add_option("--out", o->out,
+                  "Directory for front.json, front.csv, history.csv, front.html and the SVG plots")
       ->capture_default_str();
   cmd->add_option("--error-budget", o->error_budget,
                   "Precision penalty allowed (with the precision objective)")

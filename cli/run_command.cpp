@@ -1,5 +1,6 @@
 // `heterosim run`: plan a workload on a platform with a policy, replay it, report.
 #include "cli/commands.hpp"
+#include "cli/html_report.hpp"
 #include "cli/policy_runner.hpp"
 #include "cli/svg_to_png.hpp"
 #include "policies/pareto/stored_plan.hpp"
@@ -72,8 +73,8 @@ int run(const RunOptions& o) {
   namespace fs = std::filesystem;
   std::vector<std::string> outputs = {o.out + "/report.json"};
   if (!o.report_only)
-    outputs.insert(outputs.end(),
-                   {o.out + "/timeline.csv", o.out + "/trace.json", o.out + "/gantt.svg", o.out + "/gantt.png"});
+    for (const char* f : {"timeline.csv", "trace.json", "gantt.svg", "gantt.png", "report.html"})
+      outputs.push_back(o.out + "/" + f);
   if (!o.force)
     for (const auto& f : outputs)
       if (path_exists(f))
@@ -97,7 +98,8 @@ int run(const RunOptions& o) {
                  "--allow-over-capacity to keep it anyway\n";
     return 3;
   }
-  write_file_atomically(outputs[0], report_json(report).dump(1) + "\n", o.force);
+  const nlohmann::ordered_json json = report_json(report);
+  write_file_atomically(outputs[0], json.dump(1) + "\n", o.force);
   if (o.report_only) {
     if (!o.quiet) std::cout << summary_text(report) << "\nwrote " << outputs[0] << "\n";
     return 0;
@@ -106,10 +108,12 @@ int run(const RunOptions& o) {
   write_file_atomically(outputs[2], chrome_trace(report), o.force);
   write_file_atomically(outputs[3], gantt_svg(report), o.force);
   const std::string png_note = write_png(outputs[3], outputs[4], o.force);
+  write_file_atomically(outputs[5], run_page(json, nullptr), o.force);
   if (!o.quiet) {
-    std::cout << summary_text(report);
-    std::cout << "\nwrote " << outputs[0] << ", " << outputs[1] << ", " << outputs[2] << ", " << outputs[3]
-              << (png_note.empty() ? ", " + outputs[4] : "") << " (open the trace in ui.perfetto.dev)\n";
+    std::cout << summary_text(report) << "\nwrote";
+    for (std::size_t i = 0; i < outputs.size(); ++i)
+      if (i != 4 || png_note.empty()) std::cout << (i ? ", " : " ") << outputs[i];
+    std::cout << "\n(open trace.json in ui.perfetto.dev, report.html in a browser)\n";
     if (!png_note.empty()) std::cout << "note: " << png_note << "\n";
   }
   return 0;
@@ -132,7 +136,7 @@ Action run_command(CLI::App& app) {
       ->check(CLI::IsMember({"simgrid", "evaluator", "analytic"}))
       ->capture_default_str();
   cmd->add_option("--out", o->out,
-                  "Directory for report.json, timeline.csv, trace.json and gantt.svg (and gantt.png)")
+                  "Directory for report.json, timeline.csv, trace.json, gantt.svg (and gantt.png) and report.html")
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed for random workloads and randomised policies")
       ->capture_default_str();

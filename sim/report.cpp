@@ -139,6 +139,7 @@ OJson report_json(const Report& r) {
   OJson ops = OJson::array();
   for (std::size_t o = 0; o < e.ops.size(); ++o)
     ops.push_back({{"op", g.ops[o].name},
+                   {"kind", g.ops[o].kind},
                    {"device", p.devices[static_cast<std::size_t>(r.plan->device[o])].name},
                    {"stream", r.plan->stream[o]},
                    {"pstate", r.plan->pstate[o]},

@@ -59,7 +59,7 @@ TEST_CASE("same inputs and seed give byte-identical results; another seed does n
   REQUIRE(heterosim(common + (dir / "a").string() + " --seed 5").exit_code == 0);
   REQUIRE(heterosim(common + (dir / "b").string() + " --seed 5").exit_code == 0);
   REQUIRE(heterosim(common + (dir / "c").string() + " --seed 6").exit_code == 0);
-  for (const char* f : {"report.json", "timeline.csv", "trace.json", "gantt.svg"})
+  for (const char* f : {"report.json", "timeline.csv", "trace.json", "gantt.svg", "report.html"})
     CHECK(slurp(dir / "a" / f) == slurp(dir / "b" / f));
   CHECK(slurp(dir / "a" / "report.json") != slurp(dir / "c" / "report.json"));
 }

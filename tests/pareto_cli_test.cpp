@@ -36,8 +36,8 @@ TEST_CASE("pareto writes the front, its plots and history, the same bytes for th
   const fs::path a = scratch("a"), b = scratch("b");
   REQUIRE(heterosim(kRun + " --out " + a.string()).exit_code == 0);
   REQUIRE(heterosim(kRun + " --out " + b.string()).exit_code == 0);
-  for (const char* f : {"front.json", "front.csv", "history.csv", "latency-energy.svg", "latency-memory.svg",
-                        "energy-memory.svg"}) {
+  for (const char* f : {"front.json", "front.csv", "history.csv", "front.html", "latency-energy.svg",
+                        "latency-memory.svg", "energy-memory.svg"}) {
     CHECK_MESSAGE(fs::exists(a / f), f);
     CHECK_MESSAGE(slurp(a / f) == slurp(b / f), f, " differs between two runs with the same seed");
   }
