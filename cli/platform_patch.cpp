@@ -71,20 +71,6 @@ template <class J> J& walk(J& platform, const std::string& path, const JsonNode&
   return *node;
 }
 
-// The unit family of a quantity written with its unit ("31.5GBps"), if the text is one.
-std::optional<units::Quantity> unit_family(const std::string& text) {
-  using Q = units::Quantity;
-  if (std::none_of(text.begin(), text.end(), ::isalpha)) return std::nullopt;
-  for (Q q : {Q::Time, Q::Bandwidth, Q::Flops, Q::Power, Q::Bytes, Q::Energy}) {
-    try {
-      units::parse(text, q);
-      return q;
-    } catch (const std::invalid_argument&) {
-    }
-  }
-  return std::nullopt;
-}
-
 void check_replacement(const Json& old_value, const JsonNode& value) {
   const Json& v = value.raw();
   if (old_value.is_string()) {
@@ -155,6 +141,19 @@ void add_entry(Json& platform, const std::string& list, const JsonNode& entry) {
 }
 
 } // namespace
+
+std::optional<units::Quantity> unit_family(const std::string& text) {
+  using Q = units::Quantity;
+  if (std::none_of(text.begin(), text.end(), ::isalpha)) return std::nullopt;
+  for (Q q : {Q::Time, Q::Bandwidth, Q::Flops, Q::Power, Q::Bytes, Q::Energy}) {
+    try {
+      units::parse(text, q);
+      return q;
+    } catch (const std::invalid_argument&) {
+    }
+  }
+  return std::nullopt;
+}
 
 const Json& platform_field(const Json& platform, const std::string& path, const JsonNode& where) {
   return walk(platform, path, where);

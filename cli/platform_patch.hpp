@@ -8,9 +8,13 @@
 // replacing "31.5GBps" must be a bandwidth with its unit, so "63" is refused rather than read as 63 B/s.
 #include "sim/json_input.hpp"
 
+#include <optional>
 #include <string>
 
 namespace hs::cli {
+
+// The unit family of a quantity written with its unit ("31.5GBps"), if the text is one.
+std::optional<units::Quantity> unit_family(const std::string& text);
 
 // Checks that `path` names a scalar field of `platform` and returns it; `where` is the path's place in the
 // sweep file.

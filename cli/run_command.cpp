@@ -1,4 +1,5 @@
 // `heterosim run`: plan a workload on a platform with a policy, replay it, report.
+#include "cli/child_process.hpp"
 #include "cli/commands.hpp"
 #include "cli/html_report.hpp"
 #include "cli/policy_runner.hpp"
@@ -135,8 +136,9 @@ Action run_command(CLI::App& app) {
          "analytic: contention-free O(V+E) lower bound")
       ->check(CLI::IsMember({"simgrid", "evaluator", "analytic"}))
       ->capture_default_str();
-  cmd->add_option("--out", o->out,
-                  "Directory for report.json, timeline.csv, trace.json, gantt.svg (and gantt.png) and report.html")
+  cmd->add_option(
+         "--out", o->out,
+         "Directory for report.json, timeline.csv, trace.json, gantt.svg (and gantt.png) and report.html")
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed for random workloads and randomised policies")
       ->capture_default_str();

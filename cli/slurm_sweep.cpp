@@ -1,18 +1,12 @@
 #include "cli/slurm_sweep.hpp"
 
+#include "cli/child_process.hpp"
 #include "sim/error.hpp"
 #include "sim/json_input.hpp"
 
-#include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <iostream>
-#include <spawn.h>
 #include <stdexcept>
-#include <sys/wait.h>
-#include <unistd.h>
-
-extern char** environ;
 
 namespace hs::cli {
 namespace {
@@ -24,42 +18,6 @@ std::string single_quoted(const std::string& s) {
   for (char c : s)
     q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
-}
-
-struct Captured {
-  int status;
-  std::string output;
-};
-
-// Runs a program and returns its exit status and standard output.
-Captured run_captured(const std::vector<std::string>& args) {
-  int pipe_fd[2];
-  if (pipe(pipe_fd) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fd[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&actions, pipe_fd[0]);
-  std::vector<char*> argv;
-  for (const auto& a : args)
-    argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0].c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(pipe_fd[1]);
-  if (rc != 0) {
-    close(pipe_fd[0]);
-    throw std::runtime_error("cannot start " + args[0] + ": " + std::strerror(rc));
-  }
-  std::string output;
-  char buf[4096];
-  for (ssize_t n; (n = read(pipe_fd[0], buf, sizeof buf)) > 0;)
-    output.append(buf, static_cast<std::size_t>(n));
-  close(pipe_fd[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), output};
 }
 
 std::string script(const std::vector<std::string>& directives, const std::string& command) {
@@ -81,24 +39,13 @@ std::string submit(const std::string& sbatch, std::vector<std::string> options, 
 
 } // namespace
 
-std::string find_on_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "";
-  for (std::size_t begin = 0; begin <= dirs.size();) {
-    const auto end = std::min(dirs.find(':', begin), dirs.size());
-    const fs::path candidate = fs::path(dirs.substr(begin, end - begin)) / program;
-    if (end > begin && access(candidate.c_str(), X_OK) == 0) return candidate.string();
-    begin = end + 1;
-  }
-  return "";
-}
-
 int submit_sweep_to_slurm(const std::string& executable, const std::string& out, const SlurmOptions& o) {
-  const std::string sbatch = find_on_path("sbatch");
-  if (sbatch.empty())
+  const auto found = find_on_path("sbatch");
+  if (!found)
     throw InputError("--slurm", "",
                      "no 'sbatch' on PATH: install Slurm's client tools (Debian: slurm-client) where the "
                      "cluster's sbatch is, or run the sweep here without --slurm");
+  const std::string& sbatch = *found;
   const fs::path dir = fs::absolute(out) / "slurm";
   fs::create_directories(dir);
   const std::string self = single_quoted(executable),

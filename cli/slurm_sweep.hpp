@@ -15,9 +15,6 @@ struct SlurmOptions {
   bool quiet = false;
 };
 
-// The full path of `program` on PATH, or empty.
-std::string find_on_path(const std::string& program);
-
 // Writes the two scripts and submits them; returns 0, or with `wait` the merge job's exit status. The sweep
 // file must already be in OUT/sweep.json. Throws InputError when sbatch is not on PATH.
 int submit_sweep_to_slurm(const std::string& executable, const std::string& out, const SlurmOptions& options);

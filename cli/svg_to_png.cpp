@@ -1,69 +1,15 @@
 #include "cli/svg_to_png.hpp"
 
-#include <cerrno>
-#include <cstdlib>
-#include <spawn.h>
-#include <stdexcept>
-#include <sys/wait.h>
-#include <unistd.h>
-#include <vector>
+#include "cli/child_process.hpp"
 
-extern char** environ;
+#include <stdexcept>
 
 namespace hs::cli {
 
-std::optional<std::string> find_on_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return std::nullopt;
-  const std::string dirs = path;
-  std::size_t from = 0;
-  while (from <= dirs.size()) {
-    const std::size_t colon = std::min(dirs.find(':', from), dirs.size());
-    const std::string dir = dirs.substr(from, colon - from);
-    // An empty PATH entry means the current directory, which a tool should not pick a program from.
-    if (!dir.empty()) {
-      const std::string candidate = dir + "/" + program;
-      if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    }
-    from = colon + 1;
-  }
-  return std::nullopt;
-}
-
 std::string svg_file_to_png(const std::string& converter, const std::string& svg_path) {
-  int out[2];
-  if (::pipe(out) != 0) throw std::runtime_error("cannot make a pipe for " + converter);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&actions, out[0]);
-  posix_spawn_file_actions_addclose(&actions, out[1]);
-  std::vector<std::string> args = {converter, "--format=png", svg_path};
-  std::vector<char*> argv;
-  for (auto& a : args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, converter.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(out[1]);
-  if (spawned != 0) {
-    ::close(out[0]);
-    throw std::runtime_error("cannot run " + converter + " on " + svg_path);
-  }
-  std::string png;
-  char buf[65536];
-  for (ssize_t n; (n = ::read(out[0], buf, sizeof buf)) != 0;) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    png.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(out[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || png.empty())
-    throw std::runtime_error(converter + " failed on " + svg_path);
-  return png;
+  const Captured c = run_captured({converter, "--format=png", svg_path});
+  if (c.status != 0 || c.output.empty()) throw std::runtime_error(converter + " failed on " + svg_path);
+  return c.output;
 }
 
 } // namespace hs::cli

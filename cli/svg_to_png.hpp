@@ -1,13 +1,9 @@
 #pragma once
 // PNG copies of the SVG charts, made by rsvg-convert (Debian: librsvg2-bin) when it is installed; the
 // SVG is the product, the PNG a convenience for viewers that show no SVG.
-#include <optional>
 #include <string>
 
 namespace hs::cli {
-
-// The full path of `program` in a PATH directory, if one holds it executable.
-std::optional<std::string> find_on_path(const std::string& program);
 
 // Runs `converter` (rsvg-convert) on the SVG file and returns the PNG bytes it printed; throws
 // std::runtime_error naming the file when it cannot run or fails.

@@ -1,5 +1,6 @@
 // `heterosim sweep`: a grid of runs from one sweep file, run here in parallel processes or on Slurm,
 // joined into one CSV with plots.
+#include "cli/child_process.hpp"
 #include "cli/commands.hpp"
 #include "cli/slurm_sweep.hpp"
 #include "cli/sweep_metrics.hpp"

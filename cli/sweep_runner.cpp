@@ -1,5 +1,7 @@
 #include "cli/sweep_runner.hpp"
 
+#include "cli/child_process.hpp"
+
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -123,13 +125,6 @@ std::string point_title(const SweepSpec& spec, const SweepPoint& p) {
 }
 
 } // namespace
-
-std::string own_executable() {
-  std::error_code ec;
-  const auto self = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) throw std::runtime_error("cannot find this program's path (/proc/self/exe): " + ec.message());
-  return self.string();
-}
 
 std::string point_directory(const std::string& out, const SweepSpec& spec, std::size_t index) {
   const std::size_t digits = std::max<std::size_t>(4, std::to_string(spec.point_count() - 1).size());

@@ -32,7 +32,4 @@ std::vector<std::string> point_command(const SweepPoint& p, const std::string& e
 std::size_t run_sweep_points(const SweepSpec& spec, const std::vector<SweepPoint>& points,
                              const SweepRunOptions& options);
 
-// This program's own path (children and Slurm jobs run the same binary).
-std::string own_executable();
-
 } // namespace hs::cli

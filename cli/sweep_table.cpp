@@ -61,18 +61,23 @@ SweepTable collect_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& p
 }
 
 std::string sweep_csv(const SweepTable& t) {
+  // Appends rather than concatenating temporaries: GCC 12 warns (-Wrestrict) on "," + std::string.
   std::string s;
+  const auto cell = [&s](const std::string& text, bool first) {
+    if (!first) s.push_back(',');
+    s.append(text);
+  };
   for (std::size_t c = 0; c < t.columns.size(); ++c)
-    s += (c ? "," : "") + csv_field(t.columns[c]);
-  s += "\n";
+    cell(csv_field(t.columns[c]), c == 0);
+  s.push_back('\n');
   for (const auto& r : t.rows) {
-    s += std::to_string(r.index);
+    cell(std::to_string(r.index), true);
     for (const auto& l : r.labels)
-      s += "," + csv_field(l);
-    s += "," + csv_field(r.outcome);
+      cell(csv_field(l), false);
+    cell(csv_field(r.outcome), false);
     for (const auto& m : r.metrics)
-      s += "," + (m ? number_cell(*m) : std::string());
-    s += "\n";
+      cell(m ? number_cell(*m) : std::string(), false);
+    s.push_back('\n');
   }
   return s;
 }
