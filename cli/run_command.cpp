@@ -1,6 +1,7 @@
 // `heterosim run`: plan a workload on a platform with a policy, replay it, report.
 #include "cli/commands.hpp"
 #include "cli/policy_runner.hpp"
+#include "policies/explain.hpp"
 #include "policies/pareto/stored_plan.hpp"
 #include "policies/policy_config.hpp"
 #include "sim/json_input.hpp"
@@ -30,7 +31,27 @@ struct RunOptions {
   bool force = false;
   bool allow_over_capacity = false;
   bool quiet = false;
+  bool explain = false;
 };
+
+// Plans (unless a stored plan is given) and executes; with --explain, records the list scheduler's
+// decisions into `explained` from the same planning call, or says why there are none.
+PolicyOutcome plan_and_execute(const RunOptions& o, const PolicyContext& ctx, const Scenario& scenario,
+                               const std::optional<pareto::StoredPlan>& stored,
+                               std::optional<Explanation>& explained) {
+  if (stored) {
+    if (o.explain) std::cerr << "heterosim: note: --explain: a stored plan carries no decisions to explain\n";
+    return execute_plan(stored->plan, *stored->cost, scenario, o.engine);
+  }
+  if (!o.explain) return execute_policy(o.policy, ctx, scenario, o.engine);
+  if (auto e = plan_with_explanation(o.policy, ctx)) {
+    explained = std::move(e->explanation);
+    return execute_plan(std::move(e->plan), ctx.cost, scenario, o.engine);
+  }
+  std::cerr << "heterosim: note: --explain: " << nothing_to_explain(o.policy)
+            << "; no explain.json written\n";
+  return execute_policy(o.policy, ctx, scenario, o.engine);
+}
 
 int run(const RunOptions& o) {
   const Platform platform = load_platform(o.platform);
@@ -46,8 +67,8 @@ int run(const RunOptions& o) {
 
   // Refuse to overwrite before spending time on the replay.
   namespace fs = std::filesystem;
-  const std::vector<std::string> outputs = {o.out + "/report.json", o.out + "/timeline.csv",
-                                            o.out + "/trace.json"};
+  std::vector<std::string> outputs = {o.out + "/report.json", o.out + "/timeline.csv", o.out + "/trace.json"};
+  if (o.explain) outputs.push_back(o.out + "/explain.json");
   if (!o.force)
     for (const auto& f : outputs)
       if (path_exists(f))
@@ -55,8 +76,8 @@ int run(const RunOptions& o) {
 
   std::optional<pareto::StoredPlan> stored;
   if (!o.plan.empty()) stored = pareto::load_stored_plan(o.plan, o.plan_id, cost);
-  PolicyOutcome outcome = stored ? execute_plan(stored->plan, *stored->cost, scenario, o.engine)
-                                 : execute_policy(o.policy, ctx, scenario, o.engine);
+  std::optional<Explanation> explained;
+  PolicyOutcome outcome = plan_and_execute(o, ctx, scenario, stored, explained);
   const CostModel& plan_cost = stored ? *stored->cost : cost;
   const Report report =
       make_report({platform.name, graph.name, stored ? stored->label : o.policy, o.seed}, outcome.plan,
@@ -74,10 +95,20 @@ int run(const RunOptions& o) {
   write_file_atomically(outputs[0], report_json(report).dump(1) + "\n", o.force);
   write_file_atomically(outputs[1], timeline_csv(report), o.force);
   write_file_atomically(outputs[2], chrome_trace(report), o.force);
+  if (o.explain && !explained && path_exists(outputs[3])) {
+    // --force was given (or the file would have been refused above): leave no explanation of another plan.
+    std::error_code ignored;
+    fs::remove(outputs[3], ignored);
+    std::cerr << "heterosim: note: removed " << outputs[3] << ", which explained an earlier plan\n";
+  }
+  if (explained)
+    write_file_atomically(
+        outputs[3], explain_json(*explained, cost, {o.policy, platform.name, graph.name}).dump(1) + "\n",
+        o.force);
   if (!o.quiet) {
     std::cout << summary_text(report);
     std::cout << "\nwrote " << outputs[0] << ", " << outputs[1] << ", " << outputs[2]
-              << " (open the trace in ui.perfetto.dev)\n";
+              << (explained ? ", " + outputs[3] : std::string()) << " (open the trace in ui.perfetto.dev)\n";
   }
   return 0;
 }
@@ -116,6 +147,9 @@ Action run_command(CLI::App& app) {
   cmd->add_flag("--force", o->force, "Overwrite existing output files");
   cmd->add_flag("--allow-over-capacity", o->allow_over_capacity,
                 "Keep a plan whose peak memory exceeds a device's capacity (exit 0, with a warning)");
+  cmd->add_flag(
+      "--explain", o->explain,
+      "Also write explain.json: the list scheduler's ranks and decisions (see `heterosim explain`)");
   cmd->add_flag("-q,--quiet", o->quiet, "Print nothing but errors");
   return [o] { return run(*o); };
 }

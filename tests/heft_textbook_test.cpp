@@ -27,7 +27,9 @@ TEST_CASE("HEFT reproduces the published example: ranks, order, schedule length 
   for (OpId o : order_by_decreasing(g, rank))
     order.push_back(g.op(o).name);
   const std::vector<std::string> expected{"n1", "n3", "n4", "n2", "n5", "n6", "n9", "n7", "n8", "n10"};
-  CHECK(doctest::toString(order) == doctest::toString(expected));
+  // Compared as vectors: doctest prints both as "{?}", so comparing their printed forms could never fail.
+  // n3 and n4 both rank 80; n3 goes first only because ranks equal up to rounding count as a tie.
+  CHECK(order == expected);
 
   // Textbook edges carry explicit costs and bypass links and copy engines, so the contention-aware form
   // gives the published schedule too.
