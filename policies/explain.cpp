@@ -31,7 +31,15 @@ void ExplainRecorder::list_schedule(bool contention, const std::string& tie_rule
 void ExplainRecorder::candidate(OpId op, DeviceId device, double ready, double start, double finish,
                                 double score) {
   pending_.op = op;
-  pending_.candidates.push_back({device, ready, start, finish, score});
+  pending_.candidates.push_back({device, ready, start, finish, score, ""});
+}
+
+void ExplainRecorder::excluded(OpId op, DeviceId device, const std::string& why) {
+  pending_.op = op;
+  ExplainedCandidate c;
+  c.device = device;
+  c.excluded = why.empty() ? "not a candidate" : why;
+  pending_.candidates.push_back(std::move(c));
 }
 
 void ExplainRecorder::chosen(OpId op, DeviceId device, double start, double finish) {
@@ -54,7 +62,8 @@ void ExplainRecorder::note(const std::string& text) {
 }
 
 const std::vector<std::string>& explainable_policies() {
-  static const std::vector<std::string> names = {"heft", "heft-classic", "peft", "peft-classic"};
+  static const std::vector<std::string> names = {
+      "heft", "heft-classic", "memory-aware", "memory-aware-classic", "peft", "peft-classic"};
   return names;
 }
 
@@ -128,9 +137,7 @@ nlohmann::ordered_json candidate_json(const Explanation& e, OpId op, const Expla
   j["o_eft"] = peft ? time_or_null(c.score) : nlohmann::ordered_json(nullptr);
   j["ready"] = time_or_null(c.ready);
   if (peft) j["oct"] = oct_of(e, op, c.device, cost.platform().device_count());
-  if (c.finish == kInfeasible)
-    j["excluded"] = cost.op_time(op, c.device) == kInfeasible ? "the op cannot run on this device"
-                                                              : "an input cannot reach this device";
+  if (!c.excluded.empty()) j["excluded"] = c.excluded;
   return j;
 }
 

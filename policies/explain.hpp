@@ -17,11 +17,12 @@ namespace hs {
 struct ExplainedCandidate {
   DeviceId device = -1;
   double ready = kInfeasible, start = kInfeasible, finish = kInfeasible, score = kInfeasible;
+  std::string excluded; // why the device was not a candidate; empty for a candidate
 };
 
 struct ExplainedDecision {
   OpId op = -1;
-  std::vector<ExplainedCandidate> candidates; // in platform order
+  std::vector<ExplainedCandidate> candidates; // every device, in platform order
   DeviceId chosen = -1;
   double start = 0, finish = 0;
   std::vector<DeviceId> tied; // devices scoring exactly the chosen one's score, when more than one does
@@ -47,6 +48,7 @@ public:
              const std::vector<double>& oct) override;
   void list_schedule(bool contention, const std::string& tie_rule) override;
   void candidate(OpId op, DeviceId device, double ready, double start, double finish, double score) override;
+  void excluded(OpId op, DeviceId device, const std::string& why) override;
   void chosen(OpId op, DeviceId device, double start, double finish) override;
   void note(const std::string& text) override;
 

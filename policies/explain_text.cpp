@@ -94,7 +94,9 @@ std::string decision_table(const Explanation& e, const CostModel& cost, const Ti
       if (peft)
         r.insert(r.end(),
                  {fixed(c.score == kInfeasible ? kInfeasible : c.score - c.finish, u), fixed(c.score, u)});
-      r.push_back(c.device == d.chosen ? (d.tied.empty() ? "<- chosen" : "<- chosen (tie)") : "");
+      r.push_back(c.device == d.chosen ? (d.tied.empty() ? "<- chosen" : "<- chosen (tie)")
+                  : c.excluded.empty() ? ""
+                                       : "excluded: " + c.excluded);
       rows.push_back(std::move(r));
     }
     const std::string tie = tie_text(e, d, p);

@@ -81,7 +81,10 @@ ListSchedule schedule_in_order(const std::vector<OpId>& order, const CostModel& 
       const double w = cost.op_time(o, d);
       const double ready = w == kInfeasible ? kInfeasible : inputs.ready_time(o, d, s.device, s.finish);
       if (ready == kInfeasible) {
-        if (observer) observer->candidate(o, d, ready, kInfeasible, kInfeasible, kInfeasible);
+        if (observer)
+          observer->excluded(o, d,
+                             w == kInfeasible ? cost.infeasibility_reason(o, d)
+                                              : "an input cannot reach this device (no route)");
         continue;
       }
       const double start = table.earliest_start(d, ready, w);
@@ -106,36 +109,41 @@ ListSchedule schedule_in_order(const std::vector<OpId>& order, const CostModel& 
   return s;
 }
 
-Plan refine_list_plan(Plan plan, const CostModel& cost, ScheduleObserver* observer) {
-  if (!observer) return no_worse_than_single_device(spread_over_streams(std::move(plan), cost), cost);
+Plan refine_list_plan(Plan plan, const CostModel& cost, ScheduleObserver* observer, bool respect_capacity) {
+  if (!observer)
+    return no_worse_than_single_device(spread_over_streams(std::move(plan), cost, respect_capacity), cost,
+                                       respect_capacity);
   const auto listed_device = plan.device;
   const auto listed_stream = plan.stream;
-  Plan spread = spread_over_streams(std::move(plan), cost);
+  Plan spread = spread_over_streams(std::move(plan), cost, respect_capacity);
   const bool dealt = spread.stream != listed_stream;
   observer->note(dealt ? "each device's queue was dealt over its streams: the contention-aware evaluator "
                          "says that finishes sooner (devices unchanged, start times move)"
                        : "each device runs its queue in list order on one stream (dealing it over several "
                          "streams would not finish sooner, or the devices have one stream)");
-  Plan final_plan = no_worse_than_single_device(std::move(spread), cost);
+  Plan final_plan = no_worse_than_single_device(std::move(spread), cost, respect_capacity);
   if (final_plan.device != listed_device)
     observer->note("the list schedule was replaced by the whole graph on its fastest single device: the "
                    "contention-aware evaluator says that finishes sooner; the decisions shown are the list "
                    "schedule's, not the plan's");
   else
-    observer->note("the plan is kept over the fastest single device: the contention-aware evaluator says it "
-                   "finishes no later");
+    observer->note(respect_capacity ? "the plan is kept over the fastest single device: the contention-aware "
+                                      "evaluator says that finishes no sooner, or it would not fit in memory"
+                                    : "the plan is kept over the fastest single device: the contention-aware "
+                                      "evaluator says that finishes no sooner");
   return final_plan;
+}
+
+ListRules upward_rank_rules(std::string choice_rule) {
+  return {"upward rank", "rank_u(i) = w-bar(i) + max over successors j of (c-bar(i, j) + rank_u(j))",
+          "decreasing upward rank; ranks equal to 1e-12 relative in topological order",
+          std::move(choice_rule), "EFT"};
 }
 
 Plan heft_plan(const CostModel& cost, bool contention, std::string policy, ScheduleObserver* observer) {
   const auto rank = upward_ranks(cost);
   const auto order = order_by_decreasing(cost.graph(), rank);
-  if (observer)
-    observer->ranks({"upward rank",
-                     "rank_u(i) = w-bar(i) + max over successors j of (c-bar(i, j) + rank_u(j))",
-                     "decreasing upward rank; ranks equal to 1e-12 relative in topological order",
-                     "earliest finish time", "EFT"},
-                    rank, order, {});
+  if (observer) observer->ranks(upward_rank_rules("earliest finish time"), rank, order, {});
   const auto s = schedule_in_order(
       order, cost, contention, [](OpId, DeviceId, double eft) { return eft; }, observer);
   Plan plan = plan_from_assignment(cost.graph(), cost.platform(), s.device, s.start, std::move(policy));

@@ -56,6 +56,9 @@ template <class G> std::vector<OpId> order_by_decreasing(const G& g, const std::
   return order;
 }
 
+// How HEFT and the schedulers built on its order rank and choose, for a ScheduleObserver.
+ListRules upward_rank_rules(std::string choice_rule);
+
 // HEFT's plan: contention-aware (links and copy engines booked, streams dealt, never worse than the best
 // single device in the evaluator) or classic (Topcuoglu 2002 as published). `heft` and `heft-classic` are
 // this; policies built on HEFT call it, not the registry by name. `observer`, when given, is told the ranks
@@ -65,8 +68,10 @@ Plan heft_plan(const CostModel& cost, bool contention, std::string policy,
 
 // What contention-aware list schedulers do to their list schedule: deal each device's queue over its
 // streams, then fall back to the fastest single device if the evaluator says that is faster; `observer`
-// is told which of the two changed the plan.
-Plan refine_list_plan(Plan plan, const CostModel& cost, ScheduleObserver* observer);
+// is told which of the two changed the plan. With `respect_capacity`, neither is taken unless it fits in
+// memory.
+Plan refine_list_plan(Plan plan, const CostModel& cost, ScheduleObserver* observer,
+                      bool respect_capacity = false);
 
 struct ListSchedule {
   std::vector<DeviceId> device;

@@ -29,12 +29,12 @@ public:
   // Once per list schedule: whether data-ready times book links and copy engines, and the rule that breaks
   // a tie between devices of equal score, as the loop applies it.
   virtual void list_schedule(bool contention, const std::string& tie_rule) = 0;
-  // Every device considered for `op`, in platform order: when its inputs can be there (`ready`), the
-  // earliest start in a gap from then (EST) and its finish (EFT), and the score the choice minimises. Times
-  // are kInfeasible where the op cannot run or an input cannot arrive; `score` is kInfeasible too where the
-  // policy's rule excludes the device.
+  // Every device considered for `op`, in platform order, either as a candidate (when its inputs can be there,
+  // `ready`; the earliest start in a gap from then, EST; its finish, EFT; and the score the choice minimises)
+  // or as excluded, with the reason.
   virtual void candidate(OpId op, DeviceId device, double ready, double start, double finish,
                          double score) = 0;
+  virtual void excluded(OpId op, DeviceId device, const std::string& why) = 0;
   virtual void chosen(OpId op, DeviceId device, double start, double finish) = 0;
   // What happened to the list schedule afterwards (streams, the single-device floor), in words.
   virtual void note(const std::string& text) = 0;

@@ -1,6 +1,7 @@
 // Explain mode: the recorded ranks and decisions reproduce the published HEFT example, a hand-computed
 // PEFT example, and the plan the policy returns; the observer changes no plan.
 #include "policies/explain.hpp"
+#include "policy_test_support.hpp"
 #include "sim/analytic_engine.hpp"
 #include "sim/contention_engine.hpp"
 #include "sim/graph_builder.hpp"
@@ -204,4 +205,38 @@ TEST_CASE("explain: exactly the listed static policies explain themselves") {
   CHECK_FALSE(plan_with_explanation("eager", {cost, 0}).has_value()); // run-time
   CHECK(nothing_to_explain("eager").find("decides at run time") != std::string::npos);
   CHECK(nothing_to_explain("greedy").find("is not a list scheduler") != std::string::npos);
+}
+
+TEST_CASE("explain: memory-aware names the devices whose memory would not hold an op") {
+  // A chain of 8 layers of 600 MB of parameters each: a 2 GB gpu holds three, so later layers find the gpus
+  // full and the explanation must say so for each, with the amount.
+  GraphBuilder b("big-chain");
+  OpHandle prev = b.op("l0").kind("gemm").flops(1e10).reads(1e6).writes(1e6).params(6e8);
+  for (int k = 1; k < 8; ++k) {
+    std::string name = "l"; // appended, not "l" + to_string(k): GCC 12 warns (-Wrestrict) on the latter
+    name += std::to_string(k);
+    auto op = b.op(name).kind("gemm").flops(1e10).reads(1e6).writes(1e6).params(6e8);
+    prev.feeds(op, 1e7);
+    prev = op;
+  }
+  const Graph g = std::move(b).build();
+  const Platform p = test::cpu_two_gpus("2GB");
+  const CostModel cost(g, p);
+  for (const char* policy : {"memory-aware-classic", "memory-aware"}) {
+    CAPTURE(policy);
+    const auto x = plan_with_explanation(policy, {cost, 0});
+    REQUIRE(x);
+    int full = 0;
+    for (const auto& d : x->explanation.decisions)
+      for (const auto& c : d.candidates)
+        if (c.excluded.find(" would need ") != std::string::npos) {
+          ++full;
+          CHECK(c.excluded.find(" of its 2 GB") != std::string::npos);
+          CHECK(c.device != d.chosen);
+        }
+    CHECK(full > 0);
+    if (std::string(policy) == "memory-aware-classic") check_explanation_matches_plan(*x, cost);
+    for (const auto& d : x->explanation.decisions)
+      CHECK(d.chosen == x->plan.device[static_cast<std::size_t>(d.op)]);
+  }
 }
