@@ -53,6 +53,19 @@ PolicyOutcome plan_and_execute(const RunOptions& o, const PolicyContext& ctx, co
   return execute_policy(o.policy, ctx, scenario, o.engine);
 }
 
+// explain.json when there is an explanation; otherwise one left by an earlier run (there only with --force)
+// is removed, so that the directory never explains a plan other than its report's.
+void write_explanation(const std::string& path, const std::optional<Explanation>& explained,
+                       const CostModel& cost, const ExplainLabels& labels, bool force) {
+  if (explained) {
+    write_file_atomically(path, explain_json(*explained, cost, labels).dump(1) + "\n", force);
+  } else if (path_exists(path)) {
+    std::error_code ignored;
+    std::filesystem::remove(path, ignored);
+    std::cerr << "heterosim: note: removed " << path << ", which explained an earlier plan\n";
+  }
+}
+
 int run(const RunOptions& o) {
   const Platform platform = load_platform(o.platform);
   const Graph graph = load_workload(o.workload, o.seed);
@@ -95,16 +108,8 @@ int run(const RunOptions& o) {
   write_file_atomically(outputs[0], report_json(report).dump(1) + "\n", o.force);
   write_file_atomically(outputs[1], timeline_csv(report), o.force);
   write_file_atomically(outputs[2], chrome_trace(report), o.force);
-  if (o.explain && !explained && path_exists(outputs[3])) {
-    // --force was given (or the file would have been refused above): leave no explanation of another plan.
-    std::error_code ignored;
-    fs::remove(outputs[3], ignored);
-    std::cerr << "heterosim: note: removed " << outputs[3] << ", which explained an earlier plan\n";
-  }
-  if (explained)
-    write_file_atomically(
-        outputs[3], explain_json(*explained, cost, {o.policy, platform.name, graph.name}).dump(1) + "\n",
-        o.force);
+  if (o.explain)
+    write_explanation(outputs[3], explained, cost, {o.policy, platform.name, graph.name}, o.force);
   if (!o.quiet) {
     std::cout << summary_text(report);
     std::cout << "\nwrote " << outputs[0] << ", " << outputs[1] << ", " << outputs[2]
