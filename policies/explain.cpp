@@ -103,11 +103,6 @@ nlohmann::ordered_json time_or_null(double x) {
   return x == kInfeasible ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(x);
 }
 
-double oct_of(const Explanation& e, OpId op, DeviceId d, int devices) {
-  return e
-      .oct[static_cast<std::size_t>(op) * static_cast<std::size_t>(devices) + static_cast<std::size_t>(d)];
-}
-
 nlohmann::ordered_json rank_rows(const Explanation& e, const CostModel& cost) {
   const Platform& p = cost.platform();
   auto rows = nlohmann::ordered_json::array();
@@ -119,7 +114,7 @@ nlohmann::ordered_json rank_rows(const Explanation& e, const CostModel& cost) {
     if (!e.oct.empty()) {
       nlohmann::ordered_json oct = nlohmann::ordered_json::object();
       for (DeviceId d = 0; d < p.device_count(); ++d)
-        oct[device_name(p, d)] = oct_of(e, o, d, p.device_count());
+        oct[device_name(p, d)] = e.oct_of(o, d, p.device_count());
       row["oct"] = std::move(oct);
     }
     rows.push_back(std::move(row));
@@ -136,7 +131,7 @@ nlohmann::ordered_json candidate_json(const Explanation& e, OpId op, const Expla
   j["finish"] = time_or_null(c.finish);
   j["o_eft"] = peft ? time_or_null(c.score) : nlohmann::ordered_json(nullptr);
   j["ready"] = time_or_null(c.ready);
-  if (peft) j["oct"] = oct_of(e, op, c.device, cost.platform().device_count());
+  if (peft) j["oct"] = e.oct_of(op, c.device, cost.platform().device_count());
   if (!c.excluded.empty()) j["excluded"] = c.excluded;
   return j;
 }

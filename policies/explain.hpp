@@ -39,6 +39,10 @@ struct Explanation {
   std::vector<std::string> notes;
 
   bool empty() const { return order.empty(); }
+  double oct_of(OpId op, DeviceId d, int devices) const {
+    return oct[static_cast<std::size_t>(op) * static_cast<std::size_t>(devices) +
+               static_cast<std::size_t>(d)];
+  }
   double makespan() const; // of the list schedule
 };
 

@@ -49,6 +49,23 @@ std::string aligned(const std::vector<std::vector<std::string>>& rows, const std
   return out;
 }
 
+// Prose folded at spaces to lines of at most 100 characters, each starting with `indent`.
+std::string wrapped(const std::string& text, const std::string& indent) {
+  constexpr std::size_t kWidth = 100;
+  std::string out, line = indent;
+  std::istringstream words(text);
+  for (std::string w; words >> w;) {
+    if (line.size() > indent.size() && line.size() + 1 + w.size() > kWidth) {
+      out += line + "\n";
+      line = indent + "  "; // continuation lines indented a little more
+    } else if (line.size() > indent.size() && line.back() != ' ') {
+      line += ' ';
+    }
+    line += w;
+  }
+  return out + line + "\n";
+}
+
 std::string rank_table(const Explanation& e, const CostModel& cost, const TimeUnit& u) {
   const Platform& p = cost.platform();
   const int devices = p.device_count();
@@ -64,9 +81,7 @@ std::string rank_table(const Explanation& e, const CostModel& cost, const TimeUn
                                   fixed(cost.mean_op_time(o), u)};
     if (!e.oct.empty())
       for (DeviceId d = 0; d < devices; ++d)
-        r.push_back(fixed(e.oct[static_cast<std::size_t>(o) * static_cast<std::size_t>(devices) +
-                                static_cast<std::size_t>(d)],
-                          u));
+        r.push_back(fixed(e.oct_of(o, d, devices), u));
     r.push_back(fixed(e.rank[static_cast<std::size_t>(o)], u));
     rows.push_back(std::move(r));
   }
@@ -91,9 +106,7 @@ std::string decision_table(const Explanation& e, const CostModel& cost, const Ti
                                     fixed(c.ready, u),
                                     fixed(c.start, u),
                                     fixed(c.finish, u)};
-      if (peft)
-        r.insert(r.end(),
-                 {fixed(c.score == kInfeasible ? kInfeasible : c.score - c.finish, u), fixed(c.score, u)});
+      if (peft) r.insert(r.end(), {fixed(e.oct_of(d.op, c.device, p.device_count()), u), fixed(c.score, u)});
       r.push_back(c.device == d.chosen ? (d.tied.empty() ? "<- chosen" : "<- chosen (tie)")
                   : c.excluded.empty() ? ""
                                        : "excluded: " + c.excluded);
@@ -101,14 +114,14 @@ std::string decision_table(const Explanation& e, const CostModel& cost, const Ti
     }
     const std::string tie = tie_text(e, d, p);
     if (!tie.empty())
-      ties.push_back("  step " + std::to_string(i + 1) + " (" + cost.graph().op(d.op).name + "): " + tie);
+      ties.push_back("step " + std::to_string(i + 1) + " (" + cost.graph().op(d.op).name + "): " + tie);
   }
   std::vector<bool> left = {false, true, true};
   left.resize(head.size(), false);
   left.back() = true; // the chosen mark
   std::string out = aligned(rows, left);
   for (const auto& t : ties)
-    out += t + "\n";
+    out += wrapped(t, "  ");
   return out;
 }
 
@@ -119,16 +132,17 @@ std::string explain_text(const Explanation& e, const CostModel& cost, const Expl
   std::ostringstream out;
   out << labels.policy << " (" << (e.contention ? "contention-aware" : "classic") << ") on workload '"
       << labels.workload << "', platform '" << labels.platform << "'; times in " << u.name << "\n\n";
-  out << "Ranks, in priority order (" << e.rules.order_rule << "):\n  " << e.rules.rank_formula << "\n"
-      << rank_table(e, cost, u) << "\n";
-  out << "Decisions, each op to the device with the " << e.rules.choice_rule << ":\n"
-      << "  ready: when its inputs can be there"
-      << (e.contention ? " (transfers booked on links and copy engines)" : "")
-      << "; EST: earliest start in a gap from then; EFT = EST + the op's time there\n"
+  out << wrapped("Ranks, in priority order (" + e.rules.order_rule + "):", "")
+      << wrapped(e.rules.rank_formula, "  ") << rank_table(e, cost, u) << "\n";
+  out << wrapped("Decisions, each op to the device with the " + e.rules.choice_rule + ":", "")
+      << wrapped(std::string("ready: when its inputs can be there") +
+                     (e.contention ? " (transfers booked on links and copy engines)" : "") +
+                     "; EST: earliest start in a gap from then; EFT = EST + the op's time there",
+                 "  ")
       << decision_table(e, cost, u) << "\n";
   out << "Schedule length of the list schedule: " << fixed(e.makespan(), u) << " " << u.name << "\n";
   for (const auto& n : e.notes)
-    out << "Then: " << n << "\n";
+    out << wrapped("Then: " + n, "");
   return out.str();
 }
 

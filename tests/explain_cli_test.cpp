@@ -72,6 +72,21 @@ TEST_CASE("explain --format json writes the documented document, the same bytes 
   CHECK(nlohmann::json::parse(hs::test::slurp(dir / "a.json"))["form"] == "contention-aware");
 }
 
+TEST_CASE("explain prints HEFT's rank table and decisions as aligned columns") {
+  const Outcome out = heterosim("explain" + kTextbook + " --policy heft-classic");
+  REQUIRE(out.exit_code == 0);
+  // Columns: position, op, w-bar, upward rank; the paper's n3/n4 tie in topological order.
+  CHECK(out.output.find("\n    #  op    w-bar  upward rank\n"
+                        "    1  n1   13.000      108.000\n"
+                        "    2  n3   14.333       80.000\n"
+                        "    3  n4   12.667       80.000\n") != std::string::npos);
+  CHECK(out.output.find("\n   step  op   device   ready     EST      EFT\n"
+                        "      1  n1   P1       0.000   0.000   14.000\n"
+                        "              P2       0.000   0.000   16.000\n"
+                        "              P3       0.000   0.000    9.000  <- chosen\n") != std::string::npos);
+  CHECK(out.output.find("Schedule length of the list schedule: 80.000 s\n") != std::string::npos);
+}
+
 TEST_CASE("explain prints PEFT's OCT table and the O_EFT of every candidate as aligned text") {
   const Outcome out = heterosim("explain" + kTextbook + " --policy peft-classic");
   REQUIRE(out.exit_code == 0);
