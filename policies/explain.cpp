@@ -31,7 +31,9 @@ void ExplainRecorder::list_schedule(bool contention, const std::string& tie_rule
 void ExplainRecorder::candidate(OpId op, DeviceId device, double ready, double start, double finish,
                                 double score) {
   pending_.op = op;
-  pending_.candidates.push_back({device, ready, start, finish, score, ""});
+  const bool ruled_out = score == kInfeasible && finish != kInfeasible;
+  pending_.candidates.push_back(
+      {device, ready, start, finish, score, ruled_out ? e_.rules.excluded_by_rule : ""});
 }
 
 void ExplainRecorder::excluded(OpId op, DeviceId device, const std::string& why) {
@@ -63,7 +65,8 @@ void ExplainRecorder::note(const std::string& text) {
 
 const std::vector<std::string>& explainable_policies() {
   static const std::vector<std::string> names = {
-      "heft", "heft-classic", "memory-aware", "memory-aware-classic", "peft", "peft-classic"};
+      "expert-grouping",      "heft", "heft-classic", "memory-aware",
+      "memory-aware-classic", "peft", "peft-classic"};
   return names;
 }
 

@@ -17,6 +17,7 @@ struct ListRules {
   std::string order_rule;   // how the rank gives the priority order, ties included
   std::string choice_rule;  // "earliest finish time", ...
   std::string score_name;   // what the choice minimises: "EFT", "O_EFT"
+  std::string excluded_by_rule = "excluded by the policy's rule"; // a candidate whose score is kInfeasible
 };
 
 class ScheduleObserver {

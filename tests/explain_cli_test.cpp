@@ -109,9 +109,8 @@ TEST_CASE("explain refuses policies with nothing to explain and names those that
   const Outcome dynamic = heterosim("explain" + kTextbook + " --policy eager");
   CHECK(dynamic.exit_code == 1);
   CHECK(dynamic.output.find("--policy: eager: policy 'eager' decides at run time") != std::string::npos);
-  CHECK(dynamic.output.find(
-            "explainable: heft, heft-classic, memory-aware, memory-aware-classic, peft, peft-classic") !=
-        std::string::npos);
+  CHECK(dynamic.output.find("explainable: expert-grouping, heft, heft-classic, memory-aware, "
+                            "memory-aware-classic, peft, peft-classic") != std::string::npos);
   const Outcome not_list = heterosim("explain" + kTextbook + " --policy fastest-device");
   CHECK(not_list.exit_code == 1);
   CHECK(not_list.output.find("is not a list scheduler") != std::string::npos);

@@ -240,3 +240,29 @@ TEST_CASE("explain: memory-aware names the devices whose memory would not hold a
       CHECK(d.chosen == x->plan.device[static_cast<std::size_t>(d.op)]);
   }
 }
+
+TEST_CASE("explain: expert-grouping marks the devices outside an op's preferred kind") {
+  // The default table sends gemm to the gpus and embedding to the cpu: each op's other devices are
+  // candidates the rule rules out, shown with the finish they would have had.
+  GraphBuilder b("grouped");
+  auto lookup = b.op("lookup").kind("embedding").flops(1e6).reads(1e6).writes(1e6);
+  auto fc = b.op("fc").kind("gemm").flops(1e10).reads(1e6).writes(1e6);
+  lookup.feeds(fc, 1e6);
+  const Graph g = std::move(b).build();
+  const Platform p = test::cpu_two_gpus();
+  const CostModel cost(g, p);
+  const auto x = plan_with_explanation("expert-grouping", {cost, 0});
+  REQUIRE(x);
+  REQUIRE(x->explanation.decisions.size() == 2);
+  for (const auto& d : x->explanation.decisions) {
+    const bool gemm = g.op(d.op).kind == "gemm";
+    CHECK(p.devices[static_cast<std::size_t>(d.chosen)].kind == (gemm ? "gpu" : "cpu"));
+    CHECK(d.chosen == x->plan.device[static_cast<std::size_t>(d.op)]);
+    for (const auto& c : d.candidates) {
+      const bool preferred = p.devices[static_cast<std::size_t>(c.device)].kind == (gemm ? "gpu" : "cpu");
+      CHECK(c.finish < kInfeasible); // every device could run it
+      CHECK(c.excluded.empty() == preferred);
+      if (!preferred) CHECK(c.excluded.find("preferred device kind") != std::string::npos);
+    }
+  }
+}
