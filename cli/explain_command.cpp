@@ -53,7 +53,8 @@ int explain(const ExplainOptions& o) {
 Action explain_command(CLI::App& app) {
   auto o = std::make_shared<ExplainOptions>();
   auto* cmd = app.add_subcommand(
-      "explain", "Show how a list scheduler (HEFT, PEFT) decided: ranks, each candidate's start and finish, "
+      "explain", "Show how a list scheduler (HEFT, PEFT, memory-aware, expert-grouping) decided: ranks, each "
+                 "candidate's start and finish, "
                  "the choices");
   cmd->add_option("--platform", o->platform, "Platform file or preset name (see `heterosim platforms`)")
       ->required();
