@@ -3,7 +3,7 @@
 #include "cli/commands.hpp"
 #include "cli/html_report.hpp"
 #include "cli/policy_runner.hpp"
-#include "cli/svg_to_png.hpp"
+#include "cli/run_outputs.hpp"
 #include "policies/pareto/stored_plan.hpp"
 #include "policies/policy_config.hpp"
 #include "sim/gantt_chart.hpp"
@@ -35,27 +35,26 @@ struct RunOptions {
   bool allow_over_capacity = false;
   bool quiet = false;
   bool report_only = false; // a sweep's point: report.json alone
+  bool explain = false;
 };
 
-// The Gantt chart as PNG too, when rsvg-convert is installed; otherwise (or if it fails) a note saying
-// why there is none, since the SVG already holds the chart.
-std::string write_png(const std::string& svg, const std::string& png, bool force) {
-  const auto converter = find_on_path("rsvg-convert");
-  if (!converter) {
-    // An old PNG beside a new SVG would show another run; --force has already allowed replacing it.
-    std::error_code ec;
-    const bool removed = force && std::filesystem::remove(png, ec);
-    return png + " not written: rsvg-convert is not on PATH (Debian package librsvg2-bin); " + svg +
-           " has the same chart" + (removed ? " (the old PNG was removed)" : "");
+// Plans (unless a stored plan is given) and executes; with --explain, records the list scheduler's
+// decisions into `explained` from the same planning call, or says why there are none.
+PolicyOutcome plan_and_execute(const RunOptions& o, const PolicyContext& ctx, const Scenario& scenario,
+                               const std::optional<pareto::StoredPlan>& stored,
+                               std::optional<Explanation>& explained) {
+  if (stored) {
+    if (o.explain) std::cerr << "heterosim: note: --explain: a stored plan carries no decisions to explain\n";
+    return execute_plan(stored->plan, *stored->cost, scenario, o.engine);
   }
-  std::string bytes;
-  try {
-    bytes = svg_file_to_png(*converter, svg);
-  } catch (const std::runtime_error& e) {
-    return png + " not written: " + e.what();
+  if (!o.explain) return execute_policy(o.policy, ctx, scenario, o.engine);
+  if (auto e = plan_with_explanation(o.policy, ctx)) {
+    explained = std::move(e->explanation);
+    return execute_plan(std::move(e->plan), ctx.cost, scenario, o.engine);
   }
-  write_file_atomically(png, bytes, force);
-  return "";
+  std::cerr << "heterosim: note: --explain: " << nothing_to_explain(o.policy)
+            << "; no explain.json written\n";
+  return execute_policy(o.policy, ctx, scenario, o.engine);
 }
 
 int run(const RunOptions& o) {
@@ -72,10 +71,13 @@ int run(const RunOptions& o) {
 
   // Refuse to overwrite before spending time on the replay.
   namespace fs = std::filesystem;
-  std::vector<std::string> outputs = {o.out + "/report.json"};
+  const std::string report_file = o.out + "/report.json", explain_file = o.out + "/explain.json";
+  const std::string gantt_file = o.out + "/gantt.svg", png_file = o.out + "/gantt.png";
+  std::vector<std::string> outputs = {report_file};
   if (!o.report_only)
     for (const char* f : {"timeline.csv", "trace.json", "gantt.svg", "gantt.png", "report.html"})
       outputs.push_back(o.out + "/" + f);
+  if (o.explain) outputs.push_back(explain_file);
   if (!o.force)
     for (const auto& f : outputs)
       if (path_exists(f))
@@ -83,8 +85,8 @@ int run(const RunOptions& o) {
 
   std::optional<pareto::StoredPlan> stored;
   if (!o.plan.empty()) stored = pareto::load_stored_plan(o.plan, o.plan_id, cost);
-  PolicyOutcome outcome = stored ? execute_plan(stored->plan, *stored->cost, scenario, o.engine)
-                                 : execute_policy(o.policy, ctx, scenario, o.engine);
+  std::optional<Explanation> explained;
+  PolicyOutcome outcome = plan_and_execute(o, ctx, scenario, stored, explained);
   const CostModel& plan_cost = stored ? *stored->cost : cost;
   const Report report =
       make_report({platform.name, graph.name, stored ? stored->label : o.policy, o.seed}, outcome.plan,
@@ -107,13 +109,18 @@ int run(const RunOptions& o) {
   }
   write_file_atomically(outputs[1], timeline_csv(report), o.force);
   write_file_atomically(outputs[2], chrome_trace(report), o.force);
-  write_file_atomically(outputs[3], gantt_svg(report), o.force);
-  const std::string png_note = write_png(outputs[3], outputs[4], o.force);
-  write_file_atomically(outputs[5], run_page(json, nullptr), o.force);
+  const auto explain_doc = o.explain ? write_explanation(explain_file, explained, cost,
+                                                         {o.policy, platform.name, graph.name}, o.force)
+                                     : std::nullopt;
+  write_file_atomically(gantt_file, gantt_svg(report), o.force);
+  const std::string png_note = write_gantt_png(gantt_file, png_file, o.force);
+  write_file_atomically(o.out + "/report.html", run_page(json, explain_doc ? &*explain_doc : nullptr),
+                        o.force);
   if (!o.quiet) {
     std::cout << summary_text(report) << "\nwrote";
     for (std::size_t i = 0; i < outputs.size(); ++i)
-      if (i != 4 || png_note.empty()) std::cout << (i ? ", " : " ") << outputs[i];
+      if ((outputs[i] != png_file || png_note.empty()) && (outputs[i] != explain_file || explain_doc))
+        std::cout << (i ? ", " : " ") << outputs[i];
     std::cout << "\n(open trace.json in ui.perfetto.dev, report.html in a browser)\n";
     if (!png_note.empty()) std::cout << "note: " << png_note << "\n";
   }
@@ -136,9 +143,9 @@ Action run_command(CLI::App& app) {
          "analytic: contention-free O(V+E) lower bound")
       ->check(CLI::IsMember({"simgrid", "evaluator", "analytic"}))
       ->capture_default_str();
-  cmd->add_option(
-         "--out", o->out,
-         "Directory for report.json, timeline.csv, trace.json, gantt.svg (and gantt.png) and report.html")
+  cmd->add_option("--out", o->out,
+                  "Directory for report.json, timeline.csv, trace.json, gantt.svg (and gantt.png), "
+                  "report.html (and explain.json)")
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed for random workloads and randomised policies")
       ->capture_default_str();
@@ -157,6 +164,9 @@ Action run_command(CLI::App& app) {
   cmd->add_flag("--allow-over-capacity", o->allow_over_capacity,
                 "Keep a plan whose peak memory exceeds a device's capacity (exit 0, with a warning)");
   cmd->add_flag("--report-only", o->report_only, "Write report.json alone (what a sweep's points keep)");
+  cmd->add_flag(
+      "--explain", o->explain,
+      "Also write explain.json: the list scheduler's ranks and decisions (see `heterosim explain`)");
   cmd->add_flag("-q,--quiet", o->quiet, "Print nothing but errors");
   return [o] { return run(*o); };
 }

@@ -55,11 +55,21 @@ struct ExpertGrouping {
     std::vector<std::string> group(static_cast<std::size_t>(ctx.graph().op_count()));
     for (OpId o = 0; o < ctx.graph().op_count(); ++o)
       group[static_cast<std::size_t>(o)] = preferred(o);
-    const auto order = order_by_decreasing(ctx.graph(), upward_ranks(cost));
-    const auto s = schedule_in_order(order, cost, true, [&](OpId o, DeviceId d, double eft) {
-      const auto& want = group[static_cast<std::size_t>(o)];
-      return want.empty() || p.devices[static_cast<std::size_t>(d)].kind == want ? eft : kInfeasible;
-    });
+    const auto rank = upward_ranks(cost);
+    const auto order = order_by_decreasing(ctx.graph(), rank);
+    if (ctx.observer) {
+      ListRules rules =
+          upward_rank_rules("earliest finish time among the devices of the op's preferred kind");
+      rules.excluded_by_rule = "not of the op's preferred device kind";
+      ctx.observer->ranks(rules, rank, order, {});
+    }
+    const auto s = schedule_in_order(
+        order, cost, true,
+        [&](OpId o, DeviceId d, double eft) {
+          const auto& want = group[static_cast<std::size_t>(o)];
+          return want.empty() || p.devices[static_cast<std::size_t>(d)].kind == want ? eft : kInfeasible;
+        },
+        ctx.observer);
     return plan_from_assignment(ctx.graph(), p, s.device, s.start, name());
   }
 

@@ -8,8 +8,6 @@
 #include "policies/heft.hpp"
 #include "policies/input_arrival.hpp"
 #include "policies/policy.hpp"
-#include "policies/single_device.hpp"
-#include "policies/stream_spread.hpp"
 #include "sim/units.hpp"
 
 #include <algorithm>
@@ -26,70 +24,101 @@ template <bool Contention> struct MemoryAware {
            (Contention ? ", transfers booked on links and copy engines" : ", contention-free transfers");
   }
 
+  // The list schedule so far and what each device is charged with.
+  struct State {
+    State(const CostModel& cost, std::size_t n, std::size_t devices)
+        : device(n, -1), start(n, 0.0), finish(n, 0.0), resident(devices, 0.0), workspace(devices, 0.0),
+          held(devices), table(static_cast<int>(devices)), inputs(cost, Contention) {}
+    std::vector<DeviceId> device;
+    std::vector<double> start, finish;
+    std::vector<double> resident, workspace;
+    std::vector<std::set<TensorId>> held; // tensors already charged to each device
+    Timetable table;
+    InputArrival inputs;
+  };
+
+  struct Choice {
+    DeviceId device = -1;
+    double start = 0, finish = kInfeasible, added = 0;
+  };
+
   Plan plan(const PolicyContext& ctx) const {
     const CostModel& cost = ctx.cost;
     const Graph& g = ctx.graph();
     const Platform& p = ctx.platform();
-    const auto n = static_cast<std::size_t>(g.op_count());
-    const auto devices = static_cast<std::size_t>(p.device_count());
-    std::vector<DeviceId> device(n, -1);
-    std::vector<double> start(n, 0.0), finish(n, 0.0);
-    std::vector<double> resident(devices, 0.0), workspace(devices, 0.0);
-    std::vector<std::set<TensorId>> held(devices); // tensors already charged to each device
-    Timetable table(p.device_count());
-    InputArrival inputs(cost, Contention);
-    for (OpId o : order_by_decreasing(g, upward_ranks(cost))) {
-      const Op& op = g.op(o);
-      DeviceId best = -1;
-      double best_start = 0, best_finish = kInfeasible, best_added = 0;
-      std::string fullest;
-      for (DeviceId d = 0; d < p.device_count(); ++d) {
-        const auto di = static_cast<std::size_t>(d);
-        const double w = cost.op_time(o, d);
-        if (w == kInfeasible) continue;
-        double added = op.param_bytes;
-        for (TensorId t : op.outputs)
-          added += g.tensor(t).bytes;
-        for (TensorId t : op.inputs)
-          if (!held[di].count(t)) added += g.tensor(t).bytes;
-        const double need =
-            resident[di] + added + std::max(workspace[di], op.workspace_bytes) * p.devices[di].streams;
-        if (need > p.devices[di].memory_capacity) {
-          fullest +=
-              (fullest.empty() ? "" : ", ") + p.devices[di].name + " would need " + units::format_bytes(need);
-          continue;
-        }
-        const double ready = inputs.ready_time(o, d, device, finish);
-        if (ready == kInfeasible) continue;
-        const double s = table.earliest_start(d, ready, w);
-        if (s + w < best_finish) {
-          best = d;
-          best_start = s;
-          best_finish = s + w;
-          best_added = added;
-        }
-      }
-      if (best < 0)
-        throw PlanError("memory-aware: op '" + op.name + "' fits on no device (" +
-                        (fullest.empty() ? std::string("no device can run it") : fullest) + ")");
-      const auto bi = static_cast<std::size_t>(best);
-      const auto oi = static_cast<std::size_t>(o);
-      inputs.commit(o, best, device, finish);
-      device[oi] = best;
-      start[oi] = best_start;
-      finish[oi] = best_finish;
-      table.reserve(best, best_start, best_finish);
-      resident[bi] += best_added;
-      workspace[bi] = std::max(workspace[bi], op.workspace_bytes);
-      for (TensorId t : op.outputs)
-        held[bi].insert(t);
-      for (TensorId t : op.inputs)
-        held[bi].insert(t);
+    State st(cost, static_cast<std::size_t>(g.op_count()), static_cast<std::size_t>(p.device_count()));
+    const auto rank = upward_ranks(cost);
+    const auto order = order_by_decreasing(g, rank);
+    if (ctx.observer) {
+      ctx.observer->ranks(
+          upward_rank_rules("earliest finish time among the devices whose memory still holds it"), rank,
+          order, {});
+      ctx.observer->list_schedule(Contention, "a device must finish strictly earlier to displace one found "
+                                              "earlier, so the first tied device in platform order wins");
     }
-    Plan plan = plan_from_assignment(g, p, device, start, name());
-    return Contention
-               ? no_worse_than_single_device(spread_over_streams(std::move(plan), cost, true), cost, true)
-               : plan;
+    for (OpId o : order) {
+      const Op& op = g.op(o);
+      const Choice best = choose(o, cost, st, ctx.observer);
+      const auto bi = static_cast<std::size_t>(best.device);
+      const auto oi = static_cast<std::size_t>(o);
+      st.inputs.commit(o, best.device, st.device, st.finish);
+      st.device[oi] = best.device;
+      st.start[oi] = best.start;
+      st.finish[oi] = best.finish;
+      st.table.reserve(best.device, best.start, best.finish);
+      st.resident[bi] += best.added;
+      st.workspace[bi] = std::max(st.workspace[bi], op.workspace_bytes);
+      for (TensorId t : op.outputs)
+        st.held[bi].insert(t);
+      for (TensorId t : op.inputs)
+        st.held[bi].insert(t);
+      if (ctx.observer) ctx.observer->chosen(o, best.device, best.start, best.finish);
+    }
+    Plan plan = plan_from_assignment(g, p, st.device, st.start, name());
+    return Contention ? refine_list_plan(std::move(plan), cost, ctx.observer, true) : plan;
+  }
+
+  // The device where `o` finishes first among those whose memory still holds it.
+  static Choice choose(OpId o, const CostModel& cost, State& st, ScheduleObserver* observer) {
+    const Graph& g = cost.graph();
+    const Platform& p = cost.platform();
+    const Op& op = g.op(o);
+    Choice best;
+    std::string fullest;
+    for (DeviceId d = 0; d < p.device_count(); ++d) {
+      const auto di = static_cast<std::size_t>(d);
+      const double w = cost.op_time(o, d);
+      if (w == kInfeasible) {
+        if (observer) observer->excluded(o, d, cost.infeasibility_reason(o, d));
+        continue;
+      }
+      double added = op.param_bytes;
+      for (TensorId t : op.outputs)
+        added += g.tensor(t).bytes;
+      for (TensorId t : op.inputs)
+        if (!st.held[di].count(t)) added += g.tensor(t).bytes;
+      const double need =
+          st.resident[di] + added + std::max(st.workspace[di], op.workspace_bytes) * p.devices[di].streams;
+      if (need > p.devices[di].memory_capacity) {
+        const std::string why = p.devices[di].name + " would need " + units::format_bytes(need);
+        fullest += (fullest.empty() ? "" : ", ") + why;
+        if (observer)
+          observer->excluded(o, d, why + " of its " + units::format_bytes(p.devices[di].memory_capacity));
+        continue;
+      }
+      const double ready = st.inputs.ready_time(o, d, st.device, st.finish);
+      if (ready == kInfeasible) {
+        if (observer) observer->excluded(o, d, "an input cannot reach this device (no route)");
+        continue;
+      }
+      const double s = st.table.earliest_start(d, ready, w);
+      if (observer) observer->candidate(o, d, ready, s, s + w, s + w);
+      if (s + w < best.finish) best = {d, s, s + w, added};
+    }
+    if (best.device < 0)
+      throw PlanError("memory-aware: op '" + op.name + "' fits on no device (" +
+                      (fullest.empty() ? std::string("no device can run it") : fullest) + ")");
+    return best;
   }
 };
 

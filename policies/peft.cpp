@@ -7,8 +7,6 @@
 // finishes first if that device makes its descendants slower.
 #include "policies/heft.hpp"
 #include "policies/policy.hpp"
-#include "policies/single_device.hpp"
-#include "policies/stream_spread.hpp"
 
 #include <algorithm>
 #include <map>
@@ -45,11 +43,19 @@ template <bool Contention> struct Peft {
       rank[static_cast<std::size_t>(o)] = n ? sum / n : 0.0;
     }
     const auto order = ready_list_order(g, rank);
-    const auto s = schedule_in_order(order, cost, Contention, [&](OpId o, DeviceId d, double eft) {
-      return eft + oct[idx(o, d, devices)];
-    });
+    if (ctx.observer)
+      ctx.observer->ranks(
+          {"rank_oct",
+           "OCT(i, p) = max over successors j of min over devices q of (OCT(j, q) + w(j, q) + "
+           "(c-bar(i, j) if q != p)); rank_oct(i) = mean of OCT(i, p) over the devices that run i",
+           "ready list: the ready op of highest rank_oct first; equal ranks in topological order",
+           "lowest O_EFT = EFT + OCT", "O_EFT"},
+          rank, order, oct);
+    const auto s = schedule_in_order(
+        order, cost, Contention,
+        [&](OpId o, DeviceId d, double eft) { return eft + oct[idx(o, d, devices)]; }, ctx.observer);
     Plan plan = plan_from_assignment(g, ctx.platform(), s.device, s.start, name());
-    return Contention ? no_worse_than_single_device(spread_over_streams(std::move(plan), cost), cost) : plan;
+    return Contention ? refine_list_plan(std::move(plan), cost, ctx.observer) : plan;
   }
 
   static std::size_t idx(OpId o, DeviceId d, int devices) {

@@ -18,12 +18,16 @@
 
 namespace hs {
 
-struct PolicyConfig; // policies/policy_config.hpp
+struct PolicyConfig;    // policies/policy_config.hpp
+class ScheduleObserver; // policies/schedule_observer.hpp
 
 struct PolicyContext {
   const CostModel& cost;
   std::uint64_t seed = 0;
   std::shared_ptr<const PolicyConfig> config = nullptr; // user parameters per policy (--policy-config)
+  // Told the ranks and decisions by list schedulers that can explain themselves (`heterosim explain`);
+  // null for everyone else, and the policies then do no extra work.
+  ScheduleObserver* observer = nullptr;
 
   const Graph& graph() const { return cost.graph(); }
   const Platform& platform() const { return cost.platform(); }

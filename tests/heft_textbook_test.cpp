@@ -8,6 +8,7 @@
 #include "sim/simgrid_engine.hpp"
 #include "test_support.hpp"
 
+#include <cmath>
 #include <doctest/doctest.h>
 
 using namespace hs;
@@ -27,7 +28,9 @@ TEST_CASE("HEFT reproduces the published example: ranks, order, schedule length 
   for (OpId o : order_by_decreasing(g, rank))
     order.push_back(g.op(o).name);
   const std::vector<std::string> expected{"n1", "n3", "n4", "n2", "n5", "n6", "n9", "n7", "n8", "n10"};
-  CHECK(doctest::toString(order) == doctest::toString(expected));
+  // Compared as vectors: doctest prints both as "{?}", so comparing their printed forms could never fail.
+  // n3 and n4 both rank 80; n3 goes first only because ranks equal up to rounding count as a tie.
+  CHECK(order == expected);
 
   // Textbook edges carry explicit costs and bypass links and copy engines, so the contention-aware form
   // gives the published schedule too.
@@ -43,4 +46,16 @@ TEST_CASE("HEFT reproduces the published example: ranks, order, schedule length 
     CHECK(p.devices[plan.device[0]].name == "P3");
     CHECK(p.devices[plan.device[9]].name == "P2");
   }
+}
+
+TEST_CASE("ranks equal up to rounding tie, and ties go in topological order") {
+  struct Chainless { // four independent ops in topological order 0, 1, 2, 3
+    std::vector<OpId> topo{0, 1, 2, 3};
+    const std::vector<OpId>& topological_order() const { return topo; }
+  } g;
+  const double eighty = 80.0, below = std::nextafter(80.0, 0.0); // Topcuoglu's n3/n4: one rounding apart
+  // Op 2 is one ulp above op 1: a tie, so topological order (1 before 2) decides, not the ulp.
+  CHECK(order_by_decreasing(g, {10.0, below, eighty, 5.0}) == std::vector<OpId>{1, 2, 0, 3});
+  // A real difference, however small against the ranks, is not a tie.
+  CHECK(order_by_decreasing(g, {10.0, 80.0 - 1e-9, eighty, 5.0}) == std::vector<OpId>{2, 1, 0, 3});
 }
