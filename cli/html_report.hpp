@@ -17,8 +17,9 @@ std::string run_page(const nlohmann::ordered_json& report, const nlohmann::order
 std::string front_page(const nlohmann::ordered_json& front);
 
 // A sweep: {"title", "parameters": [...], "metrics": [...], "rows": [{...}], "plots": [{"x", "y",
-// "series"}]} as a table sortable by any column and one line plot per entry of "plots" (a line per value of
-// "series", or one line when it is null). Throws InputError naming the place of anything malformed.
+// "series", "where": {parameter: value} (optional: only those rows)}]} as a table sortable by any column and
+// one line plot per entry of "plots" (a line per value of "series", or one line when it is null). Throws
+// InputError naming the place of anything malformed.
 std::string sweep_page(const nlohmann::json& sweep);
 
 } // namespace hs::cli

@@ -39,7 +39,12 @@ void check_row(const JsonNode& row, const std::vector<std::string>& parameters,
 
 void check_plot(const JsonNode& plot, const std::set<std::string>& parameters,
                 const std::set<std::string>& metrics) {
-  plot.expect_only({"x", "y", "series"});
+  plot.expect_only({"x", "y", "series", "where"});
+  if (auto where = plot.find("where"))
+    for (const auto& [name, value] : where->members()) {
+      if (!parameters.count(name)) value.fail("names no parameter");
+      if (!value.raw().is_string() && !value.raw().is_number()) value.fail("must be a string or a number");
+    }
   const auto x = plot.at("x");
   if (!parameters.count(x.as_string()) && !metrics.count(x.as_string()))
     x.fail("names neither a parameter nor a metric");

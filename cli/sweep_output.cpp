@@ -86,18 +86,31 @@ void write_plots(const SweepSpec& spec, const SweepTable& table, const std::stri
     LineChartOptions options;
     options.x_unit = x.unit;
     options.y_unit = unit_of(plot.y);
-    const std::string title =
-        spec.name + ": " + plot.y + " against " + plot.x +
-        (plot.series.empty() ? "" : ", by " + plot.series) +
-        (spec.axes.size() > (plot.series.empty() ? 1U : 2U) ? " (mean over the other axes)" : "");
-    const std::string file = (fs::path(out) / "plots" /
-                              (file_stem(plot.y) + "-vs-" + file_stem(plot.x) +
-                               (plot.series.empty() ? "" : "-by-" + file_stem(plot.series)) + ".svg"))
-                                 .string();
+    // Appended piece by piece: GCC 12 warns (-Wrestrict) on "-" + std::string temporaries.
+    std::string title = spec.name;
+    title.append(": ").append(plot.y).append(" against ").append(plot.x);
+    std::string stem = file_stem(plot.y);
+    stem.append("-vs-").append(file_stem(plot.x));
+    if (!plot.series.empty()) {
+      title.append(", by ").append(plot.series);
+      stem.append("-by-").append(file_stem(plot.series));
+    }
+    for (const auto& w : plot.where) {
+      title.append(", ").append(w.first).append(" = ").append(w.second);
+      stem.append("-").append(file_stem(w.first)).append("-").append(file_stem(w.second));
+    }
+    if (spec.axes.size() > 1 + (plot.series.empty() ? 0U : 1U) + plot.where.size())
+      title.append(" (mean over the other axes)");
+    const std::string file = (fs::path(out) / "plots" / (stem + ".svg")).string();
     fs::create_directories(fs::path(file).parent_path());
     write_file_atomically(file, line_chart_svg(title, plot.x + x.suffix, plot.y, series, options), true);
     written.push_back(file);
   }
+}
+
+Json page_value(const SweepAxis& axis, const std::string& label) {
+  const auto at = std::find(axis.labels.begin(), axis.labels.end(), label) - axis.labels.begin();
+  return axis.numeric() ? Json(axis.numbers[static_cast<std::size_t>(at)]) : Json(label);
 }
 
 // The page's data: numeric axes as numbers (so they plot), the others as their labels.
@@ -112,18 +125,19 @@ Json page_data(const SweepSpec& spec, const SweepTable& table) {
   for (const auto& r : table.rows) {
     Json row;
     for (std::size_t a = 0; a < spec.axes.size(); ++a) {
-      const auto& axis = spec.axes[a];
-      const auto at = std::find(axis.labels.begin(), axis.labels.end(), r.labels[a]) - axis.labels.begin();
-      row[axis.name] = axis.numeric() ? Json(axis.numbers[static_cast<std::size_t>(at)]) : Json(r.labels[a]);
+      row[spec.axes[a].name] = page_value(spec.axes[a], r.labels[a]);
     }
     row["outcome"] = r.outcome;
     for (std::size_t m = 0; m < spec.metrics.size(); ++m)
       row[spec.metrics[m]] = r.metrics[m] ? Json(*r.metrics[m]) : Json(nullptr);
     page["rows"].push_back(row);
   }
-  for (const auto& p : spec.plots)
-    page["plots"].push_back(
-        {{"x", p.x}, {"y", p.y}, {"series", p.series.empty() ? Json(nullptr) : Json(p.series)}});
+  for (const auto& p : spec.plots) {
+    Json plot{{"x", p.x}, {"y", p.y}, {"series", p.series.empty() ? Json(nullptr) : Json(p.series)}};
+    for (const auto& w : p.where)
+      plot["where"][w.first] = page_value(*axis_named(spec, w.first), w.second);
+    page["plots"].push_back(plot);
+  }
   return page;
 }
 

@@ -141,8 +141,19 @@ void parse_plots(const JsonNode& root, SweepSpec& spec) {
     return std::find(spec.metrics.begin(), spec.metrics.end(), m) != spec.metrics.end();
   };
   for (const auto& p : plots->items()) {
-    p.expect_only({"x", "y", "series"});
-    SweepPlot plot{p.at("x").as_string(), p.at("y").as_string(), p.string_or("series", "")};
+    p.expect_only({"x", "y", "series", "where"});
+    SweepPlot plot{p.at("x").as_string(), p.at("y").as_string(), p.string_or("series", ""), {}};
+    if (auto where = p.find("where"))
+      for (const auto& [name, value] : where->members()) {
+        const SweepAxis* a = axis(name);
+        const std::string label = value.raw().is_string() ? value.as_string() : value.raw().dump();
+        if (!a || name == plot.x || name == plot.series)
+          value.fail("'" + name + "' is not an axis of the sweep (other than x and the series)");
+        if (std::find(a->labels.begin(), a->labels.end(), label) == a->labels.end())
+          value.fail("'" + label + "' is not a value of axis '" + name + "'" +
+                     did_you_mean(label, a->labels));
+        plot.where.emplace_back(name, label);
+      }
     const SweepAxis* x = axis(plot.x);
     if (x && !x->numeric())
       p.at("x").fail("axis '" + plot.x +

@@ -39,7 +39,8 @@ struct SweepAxis {
 };
 
 struct SweepPlot {
-  std::string x, y, series; // series: an axis name, or empty for one line
+  std::string x, y, series;                               // series: an axis name, or empty for one line
+  std::vector<std::pair<std::string, std::string>> where; // only the rows with these axis labels
 };
 
 struct SweepSpec {

@@ -92,7 +92,13 @@ std::vector<PlotLine> plot_lines(const SweepSpec& spec, const SweepTable& t, con
       plot.series.empty() ? std::vector<std::string>{plot.y} : spec.axes[series_axis].labels;
   // Per series and x: the sum and count of y, for the mean over the other axes.
   std::vector<std::map<double, std::pair<double, int>>> sums(series_names.size());
+  const auto selected = [&](const SweepTable::Row& r) {
+    for (const auto& w : plot.where)
+      if (r.labels[column_of(axis_names, w.first)] != w.second) return false;
+    return true;
+  };
   for (const auto& r : t.rows) {
+    if (!selected(r)) continue;
     std::optional<double> x;
     if (x_axis < spec.axes.size()) {
       const auto& a = spec.axes[x_axis];

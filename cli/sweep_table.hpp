@@ -27,7 +27,7 @@ SweepTable collect_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& p
 std::string sweep_csv(const SweepTable& table);
 
 // The series of one plot: per value of the series axis (in axis order), the mean y at each x over the
-// other axes' values.
+// values of the other axes (those the plot's `where` does not fix).
 struct PlotLine {
   std::string name;
   std::vector<std::pair<double, double>> points; // x ascending

@@ -129,6 +129,8 @@ TEST_CASE("run writes report.html beside report.json, never over one without --f
   fs::remove(dir / "o" / "report.json");
   fs::remove(dir / "o" / "timeline.csv");
   fs::remove(dir / "o" / "trace.json");
+  fs::remove(dir / "o" / "gantt.svg");
+  fs::remove(dir / "o" / "gantt.png");
   const auto again = hs::test::heterosim(cmd + " --seed 4");
   CHECK(again.exit_code != 0);
   CHECK(again.output.find("report.html: already exists") != std::string::npos);

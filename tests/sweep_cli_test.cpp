@@ -48,7 +48,9 @@ TEST_CASE("sweep: the first axis varies slowest, workload parameters change the 
   const auto file = write_sweep(dir, std::string(kBase) + R"("axes": [
       {"name": "ops", "workload_parameter": "ops", "values": [20, 30]},
       {"name": "policy", "values": ["heft", "fastest-device", "peft"]}],
-      "metrics": ["latency_s", "/ops"])");
+      "metrics": ["latency_s", "/ops"],
+      "plots": [{"x": "ops", "y": "latency_s", "series": "policy"},
+                {"x": "ops", "y": "latency_s", "where": {"policy": "peft"}}])");
   const auto r = heterosim("sweep " + file.string() + " --out " + (dir / "out").string() + " --quiet");
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   const auto rows = read_csv(dir / "out/sweep.csv");
@@ -157,6 +159,9 @@ TEST_CASE("sweep: bad sweep files are refused, naming the file and the place") {
        "metrics[0]: unknown metric 'latency' (did you mean 'latency_s'?)"},
       {R"("axes": [{"name": "policy", "values": ["heft"]}], "plots": [{"x": "policy", "y": "latency_s"}])",
        "plots[0].x: axis 'policy' is not numeric"},
+      {R"("axes": [{"name": "policy", "values": ["heft"]}, {"name": "seed", "values": [1, 2]}],
+          "plots": [{"x": "seed", "y": "latency_s", "where": {"policy": "hefft"}}])",
+       "plots[0].where.policy: 'hefft' is not a value of axis 'policy' (did you mean 'heft'?)"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.body);

@@ -26,7 +26,9 @@
   // Rows with a value for both axes, grouped by series value in order of first appearance.
   function seriesOf(plot) {
     const groups = new Map();
+    const where = plot.where || {};
     for (const r of sweep.rows) {
+      if (Object.keys(where).some(k => String(r[k]) !== String(where[k]))) continue;
       if (r[plot.x] === null || r[plot.x] === undefined || typeof r[plot.y] !== "number") continue;
       const key = plot.series ? String(r[plot.series]) : plot.y;
       if (!groups.has(key)) groups.set(key, []);
@@ -88,6 +90,7 @@
       axes.node,
       el("figcaption", {},
          `${plot.y} against ${plot.x}${plot.series ? `, a line per ${plot.series}` : ""}` +
+             Object.entries(plot.where || {}).map(([k, v]) => `, ${k} = ${v}`).join("") +
              (shared ? "; where runs share an x, the line joins their mean" : "")),
       el("div", {class: "legend"}, legend)
     ]);

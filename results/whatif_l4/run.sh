@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The what-if study of docs/sweeps.md as one sweep: BERT-base on the L4 server, as is, with a second L4,
+# with PCIe 5.0 links, and with the NPU swapped for an L4, at batch 1, 8 and 32, under heft and
+# fastest-device. Writes sweep.csv, plots/*.svg and sweep.html here (the points go to a scratch directory).
+# Usage: results/whatif_l4/run.sh [build-dir]   (from the repository root)
+set -euo pipefail
+build=${1:-build}
+here=$(dirname "$0")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$build/heterosim" sweep "$here/sweep.json" --out "$work/out" --quiet
+cp "$work/out/sweep.csv" "$work/out/sweep.html" "$here/"
+rm -rf "$here/plots"
+mkdir -p "$here/plots"
+cp "$work/out/plots/"*.svg "$here/plots/"
+column -s, -t < "$here/sweep.csv"
