@@ -1,6 +1,7 @@
 #include "cli/html_page.hpp"
 
 #include "cli/html_resources.hpp"
+#include "sim/svg_chart.hpp"
 
 namespace hs::cli {
 
@@ -15,44 +16,17 @@ std::string script_safe_json(const std::string& json) {
   return out;
 }
 
-std::string html_escape(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-    case '&':
-      out += "&amp;";
-      break;
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '"':
-      out += "&quot;";
-      break;
-    case '\'':
-      out += "&#39;";
-      break;
-    default:
-      out += c;
-    }
-  }
-  return out;
-}
-
 std::string html_document(const std::string& title, const std::string& page_kind,
                           const std::vector<PageData>& data, const std::string& script) {
   std::string page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>";
-  page += html_escape(title);
+  page += xml_escape(title);
   page += "</title>\n<style>\n";
   page += web::page_css;
-  page += "</style>\n</head>\n<body data-page=\"" + html_escape(page_kind) + "\">\n";
+  page += "</style>\n</head>\n<body data-page=\"" + xml_escape(page_kind) + "\">\n";
   page += "<noscript>This page draws itself with JavaScript; enable it to see the report.</noscript>\n";
-  page += "<main id=\"app\"><h1>" + html_escape(title) + "</h1></main>\n";
+  page += "<main id=\"app\"><h1>" + xml_escape(title) + "</h1></main>\n";
   for (const auto& d : data)
-    page += "<script type=\"application/json\" id=\"" + html_escape(d.id) + "\">" + script_safe_json(d.json) +
+    page += "<script type=\"application/json\" id=\"" + xml_escape(d.id) + "\">" + script_safe_json(d.json) +
             "</script>\n";
   page += "<script>\n\"use strict\";\n";
   page += web::common_js;

@@ -18,9 +18,6 @@ struct PageData {
 // "</script>" or "<!--" in a name can end or disturb the element.
 std::string script_safe_json(const std::string& json);
 
-// &, <, >, " and ' as character references.
-std::string html_escape(const std::string& text);
-
 // The whole page: the stylesheet, the data elements, then `script` (run after the data is in the DOM).
 std::string html_document(const std::string& title, const std::string& page_kind,
                           const std::vector<PageData>& data, const std::string& script);

@@ -9,7 +9,7 @@ packages=(
   libonnx-dev libprotobuf-dev
   clang libclang-rt-14-dev
   slurm-wlm munge          # the sweep test runs a real single-node Slurm (scripts/start-slurm.sh)
-  chromium                 # the report page's test loads it in headless Chromium
+  chromium python3         # the report page's test loads it in headless Chromium and reads the DOM in Python
   librsvg2-bin             # rsvg-convert: run writes gantt.png beside gantt.svg
 )
 

@@ -6,6 +6,7 @@
 #include "cli/html_report.hpp"
 #include "cli_support.hpp"
 #include "sim/error.hpp"
+#include "sim/svg_chart.hpp"
 #include "test_support.hpp"
 
 #include <doctest/doctest.h>
@@ -65,7 +66,7 @@ TEST_CASE("embedded JSON survives names that would end or disturb a script eleme
   CHECK(OJson::parse(data) == report);
   CHECK(page.find("document.body.dataset.ready") != std::string::npos);
   CHECK(hs::cli::script_safe_json(R"({"a": "</script>"})") == R"({"a": "\u003c/script>"})");
-  CHECK(hs::cli::html_escape("a<b & \"c\"") == "a&lt;b &amp; &quot;c&quot;");
+  CHECK(hs::xml_escape("a<b & \"c\"") == "a&lt;b &amp; &quot;c&quot;");
 }
 
 TEST_CASE("the same documents give byte-identical pages") {

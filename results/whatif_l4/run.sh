@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The what-if study of docs/sweeps.md as one sweep: BERT-base on the L4 server, as is, with a second L4,
 # with PCIe 5.0 links, and with the NPU swapped for an L4, at batch 1, 8 and 32, under heft and
-# fastest-device. Writes sweep.csv, plots/*.svg and sweep.html here (the points go to a scratch directory).
+# fastest-device. Writes sweep.csv and plots/*.svg here (the points and sweep.html go to a scratch directory;
+# run the sweep with --out to keep them).
 # Usage: results/whatif_l4/run.sh [build-dir]   (from the repository root)
 set -euo pipefail
 build=${1:-build}
@@ -9,7 +10,7 @@ here=$(dirname "$0")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$build/heterosim" sweep "$here/sweep.json" --out "$work/out" --quiet
-cp "$work/out/sweep.csv" "$work/out/sweep.html" "$here/"
+cp "$work/out/sweep.csv" "$here/"
 rm -rf "$here/plots"
 mkdir -p "$here/plots"
 cp "$work/out/plots/"*.svg "$here/plots/"
