@@ -52,8 +52,12 @@ const std::vector<Metric>& metrics() {
        [](const Json& r) { return number_at(r, Json::json_pointer("/energy/total_j")); }},
       {"peak_memory_bytes", "largest peak memory of any device",
        [](const Json& r) { return over_members(r, "devices", "peak_memory_bytes", true); }},
-      {"bytes_moved", "bytes moved over all links (a byte crossing two links counts twice)",
+      {"bytes_moved", "bytes of all transfers (each tensor copy once, whatever links it crosses)",
+       [](const Json& r) { return number_at(r, Json::json_pointer("/transfers/bytes")); }},
+      {"link_bytes", "bytes over all links (a copy crossing two links counts twice)",
        [](const Json& r) { return over_members(r, "links", "bytes", false); }},
+      {"transfers", "number of transfers",
+       [](const Json& r) { return number_at(r, Json::json_pointer("/transfers/count")); }},
   };
   return list;
 }

@@ -27,7 +27,7 @@ bool ends_with(const std::string& s, const std::string& tail) {
 // Seconds and bytes get their units on the axis; other figures are plain numbers.
 AxisUnit unit_of(const std::string& metric) {
   if (ends_with(metric, "_s")) return AxisUnit::Seconds;
-  if (ends_with(metric, "_bytes") || metric == "bytes_moved") return AxisUnit::Bytes;
+  if (ends_with(metric, "_bytes") || metric == "bytes_moved") return AxisUnit::Bytes; // link_bytes too
   return AxisUnit::Plain;
 }
 
@@ -128,8 +128,8 @@ Json page_data(const SweepSpec& spec, const SweepTable& table) {
       row[spec.axes[a].name] = page_value(spec.axes[a], r.labels[a]);
     }
     row["outcome"] = r.outcome;
-    for (std::size_t m = 0; m < spec.metrics.size(); ++m)
-      row[spec.metrics[m]] = r.metrics[m] ? Json(*r.metrics[m]) : Json(nullptr);
+    for (std::size_t m = 0; m < r.metrics.size(); ++m)
+      row[table.columns[spec.axes.size() + 2 + m]] = r.metrics[m] ? Json(*r.metrics[m]) : Json(nullptr);
     page["rows"].push_back(row);
   }
   for (const auto& p : spec.plots) {

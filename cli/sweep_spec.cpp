@@ -184,8 +184,8 @@ SweepSpec parse_sweep(const std::string& text, const std::string& file, const st
   spec.canonical = parse_json_text(text, file);
   const JsonNode root(spec.canonical, file, "");
   root.expect_format("heterosim-sweep", true);
-  root.expect_only(
-      {"format", "version", "name", "description", "base", "axes", "metrics", "plots", "base_directory"});
+  root.expect_only({"format", "version", "name", "description", "base", "axes", "metrics", "plots",
+                    "baseline", "base_directory"});
   spec.base_directory = root.string_or("base_directory", base_directory);
   spec.canonical["base_directory"] = spec.base_directory;
   spec.name = root.string_or("name", fs::path(file).stem().string());
@@ -222,6 +222,18 @@ SweepSpec parse_sweep(const std::string& text, const std::string& file, const st
     spec.metrics = {"latency_s", "energy_j", "peak_memory_bytes"};
   }
   parse_plots(root, spec);
+  if (auto b = root.find("baseline")) {
+    b->expect_only({"axis", "value"});
+    spec.baseline_axis = b->at("axis").as_string();
+    const JsonNode value = b->at("value");
+    spec.baseline_value = value.raw().is_string() ? value.as_string() : value.raw().dump();
+    const auto a = std::find_if(spec.axes.begin(), spec.axes.end(),
+                                [&](const SweepAxis& x) { return x.name == spec.baseline_axis; });
+    if (a == spec.axes.end()) b->at("axis").fail("'" + spec.baseline_axis + "' is not an axis of the sweep");
+    if (std::find(a->labels.begin(), a->labels.end(), spec.baseline_value) == a->labels.end())
+      value.fail("'" + spec.baseline_value + "' is not a value of axis '" + spec.baseline_axis + "'" +
+                 did_you_mean(spec.baseline_value, a->labels));
+  }
   return spec;
 }
 

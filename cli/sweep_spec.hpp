@@ -8,7 +8,8 @@
 //    "32GBps"]},
 //             {"name": "policy", "values": ["heft", "fastest-device"]}],
 //    "metrics": ["latency_s", "energy_j"],
-//    "plots": [{"x": "uplink", "y": "latency_s", "series": "policy"}]}
+//    "plots": [{"x": "uplink", "y": "latency_s", "series": "policy"}],
+//    "baseline": {"axis": "policy", "value": "fastest-device"}}
 #include "sim/json_input.hpp"
 
 #include <cstdint>
@@ -52,6 +53,9 @@ struct SweepSpec {
   std::vector<SweepAxis> axes;
   std::vector<std::string> metrics;
   std::vector<SweepPlot> plots;
+  // With a baseline ("baseline": {"axis": "policy", "value": "fastest-device"}), every metric also gets a
+  // ratio column: the point's value over the value of the point that differs only in that axis.
+  std::string baseline_axis, baseline_value;
   Json canonical; // the file as read, with base_directory: stored beside the results, compared on resume
   std::size_t point_count() const;
 };

@@ -25,6 +25,29 @@ std::size_t column_of(const std::vector<std::string>& names, const std::string& 
   return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
 }
 
+// Each metric over the baseline point's: the point with the same labels but the baseline axis's value.
+void add_ratios(const SweepSpec& spec, SweepTable& t) {
+  if (spec.baseline_axis.empty()) return;
+  std::size_t axis = 0;
+  while (spec.axes[axis].name != spec.baseline_axis)
+    ++axis;
+  std::map<std::vector<std::string>, std::size_t> row_of;
+  for (std::size_t r = 0; r < t.rows.size(); ++r)
+    row_of[t.rows[r].labels] = r;
+  const std::size_t metrics = spec.metrics.size();
+  for (const auto& m : spec.metrics)
+    t.columns.push_back(m + "_ratio");
+  for (auto& row : t.rows) {
+    auto key = row.labels;
+    key[axis] = spec.baseline_value;
+    const auto& base = t.rows[row_of.at(key)].metrics;
+    for (std::size_t m = 0; m < metrics; ++m) {
+      const auto v = row.metrics[m], b = base[m];
+      row.metrics.push_back(v && b && *b != 0 ? std::optional<double>(*v / *b) : std::nullopt);
+    }
+  }
+}
+
 } // namespace
 
 SweepTable collect_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points,
@@ -57,6 +80,7 @@ SweepTable collect_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& p
                              " points of " + out + " are not finished (" + list +
                              (missing.size() > 10 ? ", ..." : "") + "); run the sweep (or its shards) first");
   }
+  add_ratios(spec, t);
   return t;
 }
 

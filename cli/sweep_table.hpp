@@ -9,12 +9,12 @@
 namespace hs::cli {
 
 struct SweepTable {
-  std::vector<std::string> columns; // "point", the axes, "outcome", the metrics
+  std::vector<std::string> columns; // "point", the axes, "outcome", the metrics (then their ratios)
   struct Row {
     std::size_t index;
-    std::vector<std::string> labels; // per axis
-    std::string outcome;             // "ok", or what stopped the run ("over capacity", ...)
-    std::vector<std::optional<double>> metrics;
+    std::vector<std::string> labels;            // per axis
+    std::string outcome;                        // "ok", or what stopped the run ("over capacity", ...)
+    std::vector<std::optional<double>> metrics; // the spec's metrics, then their ratios to the baseline
   };
   std::vector<Row> rows;
 };

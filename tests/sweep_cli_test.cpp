@@ -48,14 +48,15 @@ TEST_CASE("sweep: the first axis varies slowest, workload parameters change the 
   const auto file = write_sweep(dir, std::string(kBase) + R"("axes": [
       {"name": "ops", "workload_parameter": "ops", "values": [20, 30]},
       {"name": "policy", "values": ["heft", "fastest-device", "peft"]}],
-      "metrics": ["latency_s", "/ops"],
+      "metrics": ["latency_s", "/ops"], "baseline": {"axis": "policy", "value": "fastest-device"},
       "plots": [{"x": "ops", "y": "latency_s", "series": "policy"},
                 {"x": "ops", "y": "latency_s", "where": {"policy": "peft"}}])");
   const auto r = heterosim("sweep " + file.string() + " --out " + (dir / "out").string() + " --quiet");
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   const auto rows = read_csv(dir / "out/sweep.csv");
   REQUIRE(rows.size() == 7);
-  CHECK(rows[0] == std::vector<std::string>{"point", "ops", "policy", "outcome", "latency_s", "/ops"});
+  CHECK(rows[0] == std::vector<std::string>{"point", "ops", "policy", "outcome", "latency_s", "/ops",
+                                            "latency_s_ratio", "/ops_ratio"});
   const char* policies[] = {"heft", "fastest-device", "peft"};
   for (std::size_t i = 0; i < 6; ++i) {
     CHECK(rows[i + 1][0] == std::to_string(i));
@@ -63,7 +64,12 @@ TEST_CASE("sweep: the first axis varies slowest, workload parameters change the 
     CHECK(rows[i + 1][2] == policies[i % 3]);
     CHECK(rows[i + 1][3] == "ok");
     CHECK(rows[i + 1][5] == (i < 3 ? "20" : "30")); // the graph really has that many ops
+    // Ratios to the fastest-device point of the same ops: 1 there, value over its value elsewhere.
+    const double base = std::stod(rows[i - i % 3 + 2][4]);
+    CHECK(std::stod(rows[i + 1][6]) == doctest::Approx(std::stod(rows[i + 1][4]) / base).epsilon(1e-8));
+    CHECK(rows[i + 1][7] == "1");
   }
+  CHECK(rows[2][6] == "1");
   CHECK(slurp(dir / "out/points/p0004/command.txt").find("random:ops=30,precision=fp16") !=
         std::string::npos);
 }
@@ -162,6 +168,8 @@ TEST_CASE("sweep: bad sweep files are refused, naming the file and the place") {
       {R"("axes": [{"name": "policy", "values": ["heft"]}, {"name": "seed", "values": [1, 2]}],
           "plots": [{"x": "seed", "y": "latency_s", "where": {"policy": "hefft"}}])",
        "plots[0].where.policy: 'hefft' is not a value of axis 'policy' (did you mean 'heft'?)"},
+      {R"("axes": [{"name": "policy", "values": ["heft"]}], "baseline": {"axis": "policy", "value": "fastest"})",
+       "baseline.value: 'fastest' is not a value of axis 'policy'"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.body);
