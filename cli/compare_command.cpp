@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "cli/policy_runner.hpp"
 #include "policies/policy_config.hpp"
+#include "sim/csv.hpp"
 #include "sim/json_input.hpp"
 #include "sim/report.hpp"
 #include "sim/units.hpp"
@@ -126,7 +127,7 @@ int compare(const CompareOptions& o) {
   std::vector<std::vector<std::string>> table = {header};
   std::string csv = "policy,kind,latency_s,latency_ratio,energy_j,energy_ratio,bytes_moved,max_peak_ratio";
   for (const auto& d : platform.devices)
-    csv += ",peak_bytes_" + d.name;
+    csv += "," + csv_field("peak_bytes_" + d.name);
   csv += ",error\n";
   int failures = 0;
   for (const auto& row : rows) {
@@ -136,9 +137,7 @@ int compare(const CompareOptions& o) {
       csv += row.policy + "," + row.kind + ",,,,,,";
       for (std::size_t d = 0; d < platform.devices.size(); ++d)
         csv += ",";
-      std::string quoted = row.error;
-      std::replace(quoted.begin(), quoted.end(), '"', '\'');
-      csv += ",\"" + quoted + "\"\n";
+      csv += "," + csv_field(row.error) + "\n";
       continue;
     }
     const double max_peak = *std::max_element(row.peak.begin(), row.peak.end());

@@ -1,6 +1,7 @@
 // `heterosim validate`: calibrate the cost model on measured kernels, predict held-out kernels, whole-graph
 // executions and DeepBench's published GPU timings, and report the errors.
 #include "cli/commands.hpp"
+#include "sim/data_directory.hpp"
 #include "sim/json_input.hpp"
 #include "validation/cpu_measure.hpp"
 #include "validation/report.hpp"
@@ -12,10 +13,6 @@
 #include <memory>
 #include <sstream>
 
-#ifndef HS_VALIDATION_DIR
-#define HS_VALIDATION_DIR "validation"
-#endif
-
 namespace hs::cli {
 namespace {
 
@@ -25,10 +22,8 @@ using namespace hs::validation;
 struct ValidateOptions {
   bool measure = false;
   bool quick = false;
-  std::string cpu = HS_VALIDATION_DIR "/measurements/cpu-kernels.json";
-  std::string executions = HS_VALIDATION_DIR "/measurements/cpu-executions.json";
-  std::string deepbench = HS_VALIDATION_DIR "/measurements/deepbench";
-  std::string datasheets = HS_VALIDATION_DIR "/gpu_datasheets.csv";
+  // Empty: the committed sets in the data directory (sim/data_directory.hpp), found when validate runs.
+  std::string cpu, executions, deepbench, datasheets;
   std::string out = "validation-out";
   std::string note;
   std::vector<int> threads = {1, 2};
@@ -36,7 +31,18 @@ struct ValidateOptions {
   bool quiet = false;
 };
 
+void use_committed_sets(ValidateOptions& o) {
+  const auto committed = [](std::string& option, const char* file) {
+    if (option.empty()) option = data_directory() + "/validation/" + file;
+  };
+  committed(o.cpu, "measurements/cpu-kernels.json");
+  committed(o.executions, "measurements/cpu-executions.json");
+  committed(o.deepbench, "measurements/deepbench");
+  committed(o.datasheets, "gpu_datasheets.csv");
+}
+
 int validate(ValidateOptions o) {
+  use_committed_sets(o);
   const auto say = [&](const std::string& line) {
     if (!o.quiet) std::cerr << line << "\n";
   };
@@ -144,14 +150,18 @@ Action validate_command(CLI::App& app) {
       "--measure", o->measure,
       "Measure this CPU now (kernels, then whole graphs on threads) instead of reading the committed sets");
   cmd->add_flag("--quick", o->quick, "With --measure: a reduced grid and fewer graphs (well under a minute)");
-  cmd->add_option("--cpu", o->cpu, "CPU kernel measurement set (heterosim-measurements)")
-      ->capture_default_str();
-  cmd->add_option("--executions", o->executions, "Whole-graph executions (heterosim-executions), or none")
-      ->capture_default_str();
-  cmd->add_option("--deepbench", o->deepbench, "Folder with DeepBench gemm.csv and conv.csv, or none")
-      ->capture_default_str();
-  cmd->add_option("--datasheets", o->datasheets, "GPU datasheet figures for DeepBench")
-      ->capture_default_str();
+  cmd->add_option("--cpu", o->cpu,
+                  "CPU kernel measurement set (heterosim-measurements); default: the committed "
+                  "validation/measurements/cpu-kernels.json");
+  cmd->add_option("--executions", o->executions,
+                  "Whole-graph executions (heterosim-executions), or none; default: the committed "
+                  "validation/measurements/cpu-executions.json");
+  cmd->add_option("--deepbench", o->deepbench,
+                  "Folder with DeepBench gemm.csv and conv.csv, or none; default: the committed "
+                  "validation/measurements/deepbench");
+  cmd->add_option(
+      "--datasheets", o->datasheets,
+      "GPU datasheet figures for DeepBench; default: the committed validation/gpu_datasheets.csv");
   cmd->add_option("--threads", o->threads, "Thread counts (devices) for whole-graph executions")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();

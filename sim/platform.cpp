@@ -1,5 +1,6 @@
 #include "sim/platform.hpp"
 
+#include "sim/data_directory.hpp"
 #include "sim/error.hpp"
 #include "sim/json_input.hpp"
 #include "sim/nearest_name.hpp"
@@ -10,10 +11,6 @@
 #include <filesystem>
 #include <limits>
 #include <set>
-
-#ifndef HS_PLATFORMS_DIR
-#define HS_PLATFORMS_DIR "platforms"
-#endif
 
 namespace hs {
 
@@ -208,7 +205,7 @@ Platform parse_platform(const std::string& json_text, const std::string& file_la
 
 std::string platforms_directory() {
   if (const char* env = std::getenv("HETEROSIM_PLATFORMS"); env && *env) return env;
-  return HS_PLATFORMS_DIR;
+  return data_directory() + "/platforms";
 }
 
 std::vector<std::string> preset_platform_names() {

@@ -120,7 +120,8 @@ std::string platform_file(const std::string& name_or_path);
 std::vector<std::string> preset_platform_names();
 Platform parse_platform(const std::string& json_text, const std::string& file_label);
 
-// Directory holding the preset platform files (HETEROSIM_PLATFORMS overrides the built-in path).
+// Directory holding the preset platform files: data_directory()/platforms (sim/data_directory.hpp), or
+// $HETEROSIM_PLATFORMS.
 std::string platforms_directory();
 
 } // namespace hs
