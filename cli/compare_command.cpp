@@ -3,12 +3,11 @@
 // the largest peak relative to a baseline policy (--baseline; by default fastest-device, the whole graph on
 // the single best device).
 #include "cli/commands.hpp"
+#include "cli/compare_table.hpp"
 #include "cli/policy_runner.hpp"
 #include "policies/policy_config.hpp"
-#include "sim/csv.hpp"
 #include "sim/json_input.hpp"
 #include "sim/report.hpp"
-#include "sim/units.hpp"
 #include "workloads/workload_registry.hpp"
 
 #include <algorithm>
@@ -34,15 +33,6 @@ struct CompareOptions {
   bool force = false;
 };
 
-struct Row {
-  std::string policy;
-  std::string kind;
-  std::string error;
-  double latency = 0, energy = 0, bytes = 0;
-  std::vector<double> peak;
-  bool over_capacity = false;
-};
-
 std::vector<std::string> split_names(const std::string& list) {
   std::vector<std::string> out;
   std::stringstream ss(list);
@@ -51,25 +41,10 @@ std::vector<std::string> split_names(const std::string& list) {
   return out;
 }
 
-std::string ratio(double v, double base) {
-  if (!(base > 0)) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", v / base);
-  return buf;
-}
-
-std::string pad(const std::string& s, std::size_t width) {
-  return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
-}
-
-int compare(const CompareOptions& o) {
-  const Platform platform = load_platform(o.platform);
-  const Graph graph = load_workload(o.workload, o.seed);
-  const CostModel cost(graph, platform,
-                       o.calibration.empty() ? Calibration{} : load_calibration(o.calibration, platform));
+// The policies to run: the listed ones (all by default, less the run-time ones an in-process engine cannot
+// run), the baseline first when it is not listed, so every ratio has its denominator.
+std::vector<std::string> chosen_policies(const CompareOptions& o, std::string& skipped) {
   std::vector<std::string> names = o.policies.empty() ? all_policy_names() : split_names(o.policies);
-  std::string
-      skipped; // run-time policies left out by default on the in-process engines, which cannot run them
   if (o.policies.empty() && o.engine != "simgrid")
     names.erase(std::remove_if(names.begin(), names.end(),
                                [&](const std::string& n) {
@@ -81,101 +56,65 @@ int compare(const CompareOptions& o) {
   for (const auto& n : names)
     require_known_policy(n);
   require_known_policy(o.baseline);
-  // The baseline first, so every ratio has its denominator even when it is not listed.
   if (std::find(names.begin(), names.end(), o.baseline) == names.end())
     names.insert(names.begin(), o.baseline);
-  if (!o.csv.empty() && !o.force && path_exists(o.csv))
-    throw InputError(o.csv, "", "already exists; pass --force to overwrite");
-  const Scenario scenario = o.scenario.empty() ? Scenario{} : load_scenario(o.scenario, platform);
-  const PolicyContext ctx{cost, o.seed,
-                          o.policy_config.empty() ? nullptr : load_policy_config(o.policy_config)};
+  return names;
+}
 
-  std::vector<Row> rows;
+// One row per policy; a policy that fails on this input gets its error instead of figures.
+std::vector<CompareRow> collect_rows(const std::vector<std::string>& names, const PolicyContext& ctx,
+                                     const Scenario& scenario, const CompareOptions& o) {
+  const CostModel& cost = ctx.cost;
+  std::vector<CompareRow> rows;
   for (const auto& name : names) {
-    Row row;
+    CompareRow row;
     row.policy = name;
     row.kind = DynamicPolicyRegistry::instance().find(name) ? "run-time" : "static";
     try {
       PolicyOutcome out = execute_policy(name, ctx, scenario, o.engine);
-      const Report r =
-          make_report({platform.name, graph.name, name, o.seed}, out.plan, cost, std::move(out.execution));
+      const Report r = make_report({cost.platform().name, cost.graph().name, name, o.seed}, out.plan, cost,
+                                   std::move(out.execution));
       row.latency = r.execution.makespan;
       row.energy = r.total_energy();
       for (const auto& t : r.execution.transfers)
         row.bytes += t.bytes;
       row.peak = r.memory.peak;
-      row.over_capacity = !capacity_violations(r.memory, platform).empty();
     } catch (const std::exception& e) {
       row.error = e.what();
     }
     rows.push_back(std::move(row));
   }
-  const Row& base =
-      *std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.policy == o.baseline; });
-  const double base_peak = base.peak.empty() ? 0.0 : *std::max_element(base.peak.begin(), base.peak.end());
+  return rows;
+}
+
+int compare(const CompareOptions& o) {
+  const Platform platform = load_platform(o.platform);
+  const Graph graph = load_workload(o.workload, o.seed);
+  const CostModel cost(graph, platform,
+                       o.calibration.empty() ? Calibration{} : load_calibration(o.calibration, platform));
+  std::string skipped; // run-time policies left out by default on the in-process engines
+  const std::vector<std::string> names = chosen_policies(o, skipped);
+  if (!o.csv.empty() && !o.force && path_exists(o.csv))
+    throw InputError(o.csv, "", "already exists; pass --force to overwrite");
+  const Scenario scenario = o.scenario.empty() ? Scenario{} : load_scenario(o.scenario, platform);
+  const PolicyContext ctx{cost, o.seed,
+                          o.policy_config.empty() ? nullptr : load_policy_config(o.policy_config)};
+  const std::vector<CompareRow> rows = collect_rows(names, ctx, scenario, o);
+  const CompareRow& base =
+      *std::find_if(rows.begin(), rows.end(), [&](const CompareRow& r) { return r.policy == o.baseline; });
 
   std::cout << "platform " << platform.name << ", workload " << graph.name << " (" << graph.op_count()
             << " ops), engine " << o.engine << ", seed " << o.seed
             << (scenario.empty() ? "" : ", scenario " + scenario.file) << "\n";
   std::cout << "ratios are relative to " << o.baseline << "; peak memory per device (* = over capacity)\n";
   if (!skipped.empty()) std::cout << "run-time policies need --engine simgrid; left out: " << skipped << "\n";
-  std::cout << "\n";
-  std::vector<std::string> header = {"policy", "kind", "latency",     "x",
-                                     "energy", "x",    "bytes moved", "max peak x"};
-  for (const auto& d : platform.devices)
-    header.push_back("peak " + d.name);
-  std::vector<std::vector<std::string>> table = {header};
-  std::string csv = "policy,kind,latency_s,latency_ratio,energy_j,energy_ratio,bytes_moved,max_peak_ratio";
-  for (const auto& d : platform.devices)
-    csv += "," + csv_field("peak_bytes_" + d.name);
-  csv += ",error\n";
-  int failures = 0;
-  for (const auto& row : rows) {
-    if (!row.error.empty()) {
-      ++failures;
-      table.push_back({row.policy, row.kind, "failed: " + row.error});
-      csv += row.policy + "," + row.kind + ",,,,,,";
-      for (std::size_t d = 0; d < platform.devices.size(); ++d)
-        csv += ",";
-      csv += "," + csv_field(row.error) + "\n";
-      continue;
-    }
-    const double max_peak = *std::max_element(row.peak.begin(), row.peak.end());
-    std::vector<std::string> cells = {row.policy,
-                                      row.kind,
-                                      units::format_time(row.latency),
-                                      ratio(row.latency, base.latency),
-                                      units::format_energy(row.energy),
-                                      ratio(row.energy, base.energy),
-                                      units::format_bytes(row.bytes),
-                                      ratio(max_peak, base_peak)};
-    for (std::size_t d = 0; d < row.peak.size(); ++d)
-      cells.push_back(units::format_bytes(row.peak[d]) +
-                      (row.peak[d] > platform.devices[d].memory_capacity ? "*" : ""));
-    table.push_back(cells);
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "%s,%s,%.9g,%s,%.9g,%s,%.17g,%s", row.policy.c_str(), row.kind.c_str(),
-                  row.latency, ratio(row.latency, base.latency).c_str(), row.energy,
-                  ratio(row.energy, base.energy).c_str(), row.bytes, ratio(max_peak, base_peak).c_str());
-    csv += buf;
-    for (double pk : row.peak)
-      csv += "," + std::to_string(static_cast<long long>(pk));
-    csv += ",\n";
-  }
-  std::vector<std::size_t> width(header.size(), 0);
-  for (const auto& r : table)
-    for (std::size_t c = 0; c < r.size() && c < width.size(); ++c)
-      if (r.size() == header.size() || c < 2) width[c] = std::max(width[c], r[c].size());
-  for (const auto& r : table) {
-    std::string line;
-    for (std::size_t c = 0; c < r.size(); ++c)
-      line += (c + 1 < r.size() ? pad(r[c], width[c] + 2) : r[c]);
-    std::cout << line << "\n";
-  }
+  std::cout << "\n" << compare_text(rows, base, platform);
   if (!o.csv.empty()) {
-    write_file_atomically(o.csv, csv, o.force);
+    write_file_atomically(o.csv, compare_csv(rows, base, platform), o.force);
     std::cout << "\nwrote " << o.csv << "\n";
   }
+  const auto failures =
+      std::count_if(rows.begin(), rows.end(), [](const CompareRow& r) { return !r.error.empty(); });
   if (failures > 0)
     std::cerr << "heterosim: " << failures << " of " << rows.size() << " policies failed on this input\n";
   return failures > 0 ? 4 : 0;

@@ -53,8 +53,87 @@ pareto::ProgressFn progress_bar(bool enabled) {
   };
 }
 
+// Every file the run writes, checked against overwriting before the search spends its budget.
+std::vector<std::string> output_files(const ParetoOptions& o,
+                                      const std::vector<pareto::Objective>& objectives) {
+  std::vector<std::string> outputs = {o.out + "/front.json", o.out + "/front.csv", o.out + "/history.csv",
+                                      o.out + "/front.html"};
+  for (std::size_t a = 0; a < objectives.size(); ++a)
+    for (std::size_t b = a + 1; b < objectives.size(); ++b)
+      outputs.push_back(o.out + "/" + pareto::objective_name(objectives[a]) + "-" +
+                        pareto::objective_name(objectives[b]) + ".svg");
+  if (!o.force)
+    for (const auto& f : outputs)
+      if (path_exists(f))
+        throw InputError(f, "", "already exists; pass --force to overwrite or choose another --out");
+  return outputs;
+}
+
+// The search, then (unless --no-replay) the replay of its front, labelled for the report.
+pareto::FrontReport search_front(const pareto::ParetoProblem& problem, const ParetoOptions& o) {
+  std::vector<std::string> skipped;
+  const auto baselines = problem.baselines(o.seed, &skipped);
+  pareto::SearchState state(problem, o.budget, progress_bar(!o.quiet && isatty(STDERR_FILENO)));
+  if (o.algorithm == "nsga2")
+    pareto::run_nsga2_search(state, baselines, o.seed);
+  else
+    pareto::run_archive_search(state, baselines, o.seed);
+  pareto::FrontReport report = pareto::make_front_report(state);
+  report.platform = problem.cost().platform().name;
+  report.workload = problem.cost().graph().name;
+  report.algorithm = o.algorithm == "nsga2" ? "nsga2 (pagmo)" : "archive search";
+  report.seed = o.seed;
+  report.baselines = baselines;
+  report.skipped_baselines = skipped;
+  if (!o.no_replay) pareto::replay_in_simgrid(problem, report);
+  return report;
+}
+
+// The front's points on the values it is defined on: replayed unless --no-replay.
+std::vector<std::vector<double>> final_points(const pareto::FrontReport& report) {
+  std::vector<std::vector<double>> pts;
+  for (std::size_t i = 0; i < report.plans.size(); ++i)
+    pts.push_back(pareto::final_value(report, i).point);
+  return pts;
+}
+
+void write_front(const pareto::ParetoProblem& problem, const pareto::FrontReport& report,
+                 const std::vector<std::string>& outputs, const ParetoOptions& o) {
+  std::error_code made;
+  std::filesystem::create_directories(o.out, made);
+  if (made) throw InputError(o.out, "", "cannot create the output directory: " + made.message());
+  const nlohmann::ordered_json front = pareto::front_json(problem, report);
+  write_file_atomically(outputs[0], front.dump(1) + "\n", o.force);
+  write_file_atomically(outputs[1], pareto::front_csv(problem, report), o.force);
+  write_file_atomically(outputs[2], pareto::history_csv(report), o.force);
+  write_file_atomically(outputs[3], front_page(front), o.force);
+  std::size_t k = 4;
+  for (const auto& plot : pareto::front_plots(problem, report))
+    write_file_atomically(outputs[k++], plot.second, o.force);
+}
+
+void print_summary(const pareto::ParetoProblem& problem, const pareto::FrontReport& report,
+                   const std::vector<std::string>& outputs) {
+  std::cout << report.algorithm << " on " << report.workload << " / " << report.platform << ": "
+            << report.plans.size() << " plans on the front after " << report.evaluations
+            << " evaluations; hypervolume "
+            << pareto::hypervolume(final_points(report), problem.reference_point()) << " ("
+            << pareto::final_engine(report) << ")"
+            << " (reference point";
+  for (double v : problem.reference_point())
+    std::cout << ' ' << v;
+  std::cout << "; latency and energy relative to " << problem.reference_policy() << ")\n";
+  std::cout << pareto::front_table(problem, report);
+  for (const auto& s : report.skipped_baselines)
+    std::cout << "baseline skipped: " << s << "\n";
+  if (report.weighted) std::cout << "weighted-sum choice: plan " << *report.weighted << "\n";
+  std::cout << "wrote";
+  for (const auto& f : outputs)
+    std::cout << ' ' << f;
+  std::cout << "\n";
+}
+
 int run_pareto(const ParetoOptions& o) {
-  namespace fs = std::filesystem;
   const auto objectives = pareto::parse_objective_list(o.objectives, "--objectives");
   if (o.budget < 1) throw InputError("--budget", std::to_string(o.budget), "must be at least 1");
   if (!(o.error_budget >= 0) || !std::isfinite(o.error_budget))
@@ -71,36 +150,9 @@ int run_pareto(const ParetoOptions& o) {
   po.error_budget = o.error_budget;
   po.encoding.fusion = po.encoding.splitting = !o.no_rewrites;
   const pareto::ParetoProblem problem(cost, po);
+  const std::vector<std::string> outputs = output_files(o, objectives);
 
-  std::vector<std::string> outputs = {o.out + "/front.json", o.out + "/front.csv", o.out + "/history.csv",
-                                      o.out + "/front.html"};
-  std::vector<std::string> stems;
-  for (std::size_t a = 0; a < objectives.size(); ++a)
-    for (std::size_t b = a + 1; b < objectives.size(); ++b)
-      outputs.push_back(o.out + "/" + pareto::objective_name(objectives[a]) + "-" +
-                        pareto::objective_name(objectives[b]) + ".svg");
-  if (!o.force)
-    for (const auto& f : outputs)
-      if (path_exists(f))
-        throw InputError(f, "", "already exists; pass --force to overwrite or choose another --out");
-
-  pareto::FrontReport report;
-  std::vector<std::string> skipped;
-  const auto baselines = problem.baselines(o.seed, &skipped);
-  pareto::SearchState state(problem, o.budget, progress_bar(!o.quiet && isatty(STDERR_FILENO)));
-  if (o.algorithm == "nsga2")
-    pareto::run_nsga2_search(state, baselines, o.seed);
-  else
-    pareto::run_archive_search(state, baselines, o.seed);
-
-  report = pareto::make_front_report(state);
-  report.platform = platform.name;
-  report.workload = graph.name;
-  report.algorithm = o.algorithm == "nsga2" ? "nsga2 (pagmo)" : "archive search";
-  report.seed = o.seed;
-  report.baselines = baselines;
-  report.skipped_baselines = skipped;
-  if (!o.no_replay) pareto::replay_in_simgrid(problem, report);
+  pareto::FrontReport report = search_front(problem, o);
   if (report.plans.empty()) {
     std::cerr
         << "heterosim: no feasible plan was found (every candidate exceeded a device's capacity or the error "
@@ -108,49 +160,11 @@ int run_pareto(const ParetoOptions& o) {
     return 3;
   }
   if (!weights.empty()) {
-    // On the values the front is defined on: replayed unless --no-replay.
-    std::vector<std::vector<double>> pts;
-    for (std::size_t i = 0; i < report.plans.size(); ++i)
-      pts.push_back(pareto::final_value(report, i).point);
     report.weights = weights;
-    report.weighted = pareto::weighted_choice(pts, weights);
+    report.weighted = pareto::weighted_choice(final_points(report), weights);
   }
-
-  std::error_code made;
-  fs::create_directories(o.out, made);
-  if (made) throw InputError(o.out, "", "cannot create the output directory: " + made.message());
-  const nlohmann::ordered_json front = pareto::front_json(problem, report);
-  write_file_atomically(outputs[0], front.dump(1) + "\n", o.force);
-  write_file_atomically(outputs[1], pareto::front_csv(problem, report), o.force);
-  write_file_atomically(outputs[2], pareto::history_csv(report), o.force);
-  write_file_atomically(outputs[3], front_page(front), o.force);
-  std::size_t k = 4;
-  for (const auto& [stem, svg] : pareto::front_plots(problem, report))
-    write_file_atomically(outputs[k++], svg, o.force);
-  if (!o.quiet) {
-    std::cout << report.algorithm << " on " << graph.name << " / " << platform.name << ": "
-              << report.plans.size() << " plans on the front after " << report.evaluations
-              << " evaluations; hypervolume " <<
-        [&] {
-          std::vector<std::vector<double>> pts;
-          for (std::size_t i = 0; i < report.plans.size(); ++i)
-            pts.push_back(pareto::final_value(report, i).point);
-          return pareto::hypervolume(pts, problem.reference_point());
-        }() << " ("
-              << pareto::final_engine(report) << ")"
-              << " (reference point";
-    for (double v : problem.reference_point())
-      std::cout << ' ' << v;
-    std::cout << "; latency and energy relative to " << problem.reference_policy() << ")\n";
-    std::cout << pareto::front_table(problem, report);
-    for (const auto& s : skipped)
-      std::cout << "baseline skipped: " << s << "\n";
-    if (report.weighted) std::cout << "weighted-sum choice: plan " << *report.weighted << "\n";
-    std::cout << "wrote";
-    for (const auto& f : outputs)
-      std::cout << ' ' << f;
-    std::cout << "\n";
-  }
+  write_front(problem, report, outputs, o);
+  if (!o.quiet) print_summary(problem, report, outputs);
   return 0;
 }
 

@@ -57,6 +57,18 @@ PolicyOutcome plan_and_execute(const RunOptions& o, const PolicyContext& ctx, co
   return execute_policy(o.policy, ctx, scenario, o.engine);
 }
 
+// A plan that does not fit is refused before anything is written, unless asked to keep it.
+bool fits_or_kept(const Report& report, const Platform& platform, bool allow_over_capacity) {
+  const auto violations = capacity_violations(report.memory, platform);
+  for (const auto& v : violations)
+    std::cerr << "heterosim: " << (allow_over_capacity ? "warning" : "error")
+              << ": memory over capacity: " << v << "\n";
+  if (violations.empty() || allow_over_capacity) return true;
+  std::cerr << "heterosim: the plan does not fit, so no report was written; choose another policy or pass "
+               "--allow-over-capacity to keep it anyway\n";
+  return false;
+}
+
 int run(const RunOptions& o) {
   const Platform platform = load_platform(o.platform);
   const Graph graph = load_workload(o.workload, o.seed);
@@ -91,16 +103,7 @@ int run(const RunOptions& o) {
   const Report report =
       make_report({platform.name, graph.name, stored ? stored->label : o.policy, o.seed}, outcome.plan,
                   plan_cost, std::move(outcome.execution), std::move(outcome.cross_check));
-  // A plan that does not fit is refused before anything is written, unless asked to keep it.
-  const auto violations = capacity_violations(report.memory, platform);
-  for (const auto& v : violations)
-    std::cerr << "heterosim: " << (o.allow_over_capacity ? "warning" : "error")
-              << ": memory over capacity: " << v << "\n";
-  if (!violations.empty() && !o.allow_over_capacity) {
-    std::cerr << "heterosim: the plan does not fit, so no report was written; choose another policy or pass "
-                 "--allow-over-capacity to keep it anyway\n";
-    return 3;
-  }
+  if (!fits_or_kept(report, platform, o.allow_over_capacity)) return 3;
   const nlohmann::ordered_json json = report_json(report);
   write_file_atomically(outputs[0], json.dump(1) + "\n", o.force);
   if (o.report_only) {

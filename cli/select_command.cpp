@@ -31,43 +31,37 @@ const std::map<std::string, std::string>& value_keys() {
   return k;
 }
 
-int run_select(const SelectOptions& o) {
-  const Json j = read_json_file(o.front);
-  const JsonNode root(j, o.front, "");
-  root.expect_format("heterosim-pareto-front", true);
+std::vector<std::string> objective_names() {
   std::vector<std::string> names;
-  for (const auto& [name, key] : value_keys())
-    names.push_back(name);
-  auto index_of = [&](const std::string& name, const std::string& option) {
-    for (std::size_t i = 0; i < names.size(); ++i)
-      if (names[i] == name) return i;
-    throw InputError(option, name, "unknown objective (known: energy, latency, memory, precision)");
-  };
-  const std::size_t minimise = index_of(o.minimise, "--min");
-  std::vector<pareto::Limit> limits;
-  for (const auto& [name, text] : o.limits) {
-    try {
-      limits.push_back(pareto::parse_limit(index_of(name, "--max-" + name), text));
-    } catch (const std::invalid_argument& e) {
-      throw InputError("--max-" + name, text, e.what());
-    }
-  }
-  // The front's own objectives must be ones this build knows, or its normalised values mean nothing.
+  for (const auto& entry : value_keys())
+    names.push_back(entry.first);
+  return names;
+}
+
+std::size_t objective_index(const std::string& name, const std::string& option) {
+  const auto names = objective_names();
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return i;
+  throw InputError(option, name, "unknown objective (known: energy, latency, memory, precision)");
+}
+
+// Each plan's values on the chosen engine, in objective_names() order; the front's own objectives must be
+// ones this build knows, or its normalised values mean nothing.
+std::vector<std::vector<double>> plan_values(const JsonNode& root, const std::string& engine) {
   for (const auto& objective : root.at("objectives").items())
     if (!pareto::parse_objective(objective.at("name").as_string()))
       objective.at("name").fail("unknown objective '" + objective.at("name").as_string() +
                                 "' (known: latency, energy, memory, precision)");
-  const auto plans = root.at("plans").items();
   std::vector<std::vector<double>> values;
-  for (const auto& p : plans) {
-    const auto scores = p.find(o.engine);
+  for (const auto& p : root.at("plans").items()) {
+    const auto scores = p.find(engine);
     if (!scores)
-      p.fail("has no " + o.engine + " values (" +
-             (o.engine == "simgrid" ? "the front was searched with --no-replay; use --engine evaluator"
-                                    : "a front written by an older HeteroSim; search it again") +
+      p.fail("has no " + engine + " values (" +
+             (engine == "simgrid" ? "the front was searched with --no-replay; use --engine evaluator"
+                                  : "a front written by an older HeteroSim; search it again") +
              ")");
     std::vector<double> v;
-    for (const auto& name : names) {
+    for (const auto& name : objective_names()) {
       const JsonNode value = scores->at(value_keys().at(name));
       const double x = value.as_number(); // finite: as_number refuses anything else
       if (x < 0) value.fail("an objective value cannot be negative (got " + value.raw().dump() + ")");
@@ -76,54 +70,78 @@ int run_select(const SelectOptions& o) {
     values.push_back(std::move(v));
   }
   if (values.empty()) root.at("plans").fail("the front has no plans");
-  std::optional<std::size_t> chosen = pareto::select_plan(values, minimise, limits);
-  if (!o.weights.empty()) {
-    // Weighted sum of the normalised objectives (in the front's objective order), among plans within the
-    // limits.
-    const auto objectives = root.at("objectives").items();
-    const std::vector<double> w = pareto::parse_weights(o.weights, objectives.size());
-    std::vector<std::vector<double>> normalised;
-    std::vector<std::size_t> index;
-    const JsonNode norm = root.at("normalisation");
-    const double by_latency = norm.at("latency_s").as_number(), by_energy = norm.at("energy_j").as_number();
-    if (!(by_latency > 0)) norm.at("latency_s").fail("must be positive");
-    if (!(by_energy > 0)) norm.at("energy_j").fail("must be positive");
-    for (std::size_t i = 0; i < plans.size(); ++i) {
-      if (!pareto::select_plan({values[i]}, minimise, limits)) continue; // outside the limits
-      // The chosen engine's values, normalised as the front normalises them.
-      std::vector<double> v;
-      for (const auto& objective : objectives) {
-        const std::string name = objective.at("name").as_string();
-        const double raw = values[i][index_of(name, "objectives")];
-        v.push_back(name == "latency" ? raw / by_latency : name == "energy" ? raw / by_energy : raw);
-      }
-      normalised.push_back(std::move(v));
-      index.push_back(i);
+  return values;
+}
+
+// The weighted sum of the normalised objectives (in the front's objective order), among plans within the
+// limits, on the chosen engine's values normalised as the front normalises them.
+std::optional<std::size_t> weighted_pick(const JsonNode& root, const std::vector<std::vector<double>>& values,
+                                         std::size_t minimise, const std::vector<pareto::Limit>& limits,
+                                         const std::string& weights) {
+  const auto objectives = root.at("objectives").items();
+  const std::vector<double> w = pareto::parse_weights(weights, objectives.size());
+  const JsonNode norm = root.at("normalisation");
+  const double by_latency = norm.at("latency_s").as_number(), by_energy = norm.at("energy_j").as_number();
+  if (!(by_latency > 0)) norm.at("latency_s").fail("must be positive");
+  if (!(by_energy > 0)) norm.at("energy_j").fail("must be positive");
+  std::vector<std::vector<double>> normalised;
+  std::vector<std::size_t> index;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (!pareto::select_plan({values[i]}, minimise, limits)) continue; // outside the limits
+    std::vector<double> v;
+    for (const auto& objective : objectives) {
+      const std::string name = objective.at("name").as_string();
+      const double raw = values[i][objective_index(name, "objectives")];
+      v.push_back(name == "latency" ? raw / by_latency : name == "energy" ? raw / by_energy : raw);
     }
-    const auto pick = pareto::weighted_choice(normalised, w);
-    chosen = pick ? std::optional<std::size_t>(index[*pick]) : std::nullopt;
+    normalised.push_back(std::move(v));
+    index.push_back(i);
   }
+  const auto pick = pareto::weighted_choice(normalised, w);
+  return pick ? std::optional<std::size_t>(index[*pick]) : std::nullopt;
+}
+
+// A plan file `heterosim run --plan` replays: the front's platform and workload, and the plan.
+void write_stored_plan(const JsonNode& root, const Json& plan, const SelectOptions& o) {
+  nlohmann::ordered_json stored;
+  stored["format"] = "heterosim-plan";
+  stored["version"] = 1;
+  stored["platform"] = root.at("platform").as_string();
+  stored["workload"] = root.at("workload").as_string();
+  stored["front"] = o.front;
+  stored["plan"] = plan;
+  write_file_atomically(o.out, stored.dump(1) + "\n", o.force);
+  std::cout << "wrote " << o.out << "\n";
+}
+
+int run_select(const SelectOptions& o) {
+  const Json j = read_json_file(o.front);
+  const JsonNode root(j, o.front, "");
+  root.expect_format("heterosim-pareto-front", true);
+  const std::size_t minimise = objective_index(o.minimise, "--min");
+  std::vector<pareto::Limit> limits;
+  for (const auto& [name, text] : o.limits) {
+    try {
+      limits.push_back(pareto::parse_limit(objective_index(name, "--max-" + name), text));
+    } catch (const std::invalid_argument& e) {
+      throw InputError("--max-" + name, text, e.what());
+    }
+  }
+  const auto values = plan_values(root, o.engine);
+  const std::optional<std::size_t> chosen = o.weights.empty()
+                                                ? pareto::select_plan(values, minimise, limits)
+                                                : weighted_pick(root, values, minimise, limits, o.weights);
   if (!chosen) {
     std::cerr << "heterosim: no plan in " << o.front << " meets the limits\n";
     return 4;
   }
-  const Json& plan = plans[*chosen].raw();
+  const Json& plan = root.at("plans").items()[*chosen].raw();
+  const auto names = objective_names();
   std::cout << "plan " << plan.at("id") << " (" << plan.at("origin").get<std::string>() << "): ";
   for (std::size_t i = 0; i < names.size(); ++i)
     std::cout << (i ? ", " : "") << names[i] << " " << values[*chosen][i];
   std::cout << " (" << o.engine << " engine)\n";
-  if (!o.out.empty()) {
-    // A plan file `heterosim run --plan` replays: the front's platform and workload, and the plan.
-    nlohmann::ordered_json stored;
-    stored["format"] = "heterosim-plan";
-    stored["version"] = 1;
-    stored["platform"] = root.at("platform").as_string();
-    stored["workload"] = root.at("workload").as_string();
-    stored["front"] = o.front;
-    stored["plan"] = plan;
-    write_file_atomically(o.out, stored.dump(1) + "\n", o.force);
-    std::cout << "wrote " << o.out << "\n";
-  }
+  if (!o.out.empty()) write_stored_plan(root, plan, o);
   return 0;
 }
 

@@ -41,13 +41,54 @@ void use_committed_sets(ValidateOptions& o) {
   committed(o.datasheets, "gpu_datasheets.csv");
 }
 
-int validate(ValidateOptions o) {
-  use_committed_sets(o);
-  const auto say = [&](const std::string& line) {
-    if (!o.quiet) std::cerr << line << "\n";
-  };
-  std::vector<std::pair<std::string, std::string>> outputs; // path, text
-  const auto out_path = [&](const std::string& name) { return (fs::path(o.out) / name).string(); };
+using Outputs = std::vector<std::pair<std::string, std::string>>; // path, text
+
+std::string out_path(const ValidateOptions& o, const std::string& name) {
+  return (fs::path(o.out) / name).string();
+}
+
+// One calibration per count of co-running threads the kernel set was measured at.
+FitsByThreads fit_cpu_kernels(const MeasurementSet& kernels, const ValidateOptions& o, ValidationReport& r,
+                              Outputs& outputs) {
+  FitsByThreads fits;
+  for (int threads : co_running_counts(kernels)) {
+    r.cpu[threads] = validate_cpu_kernels(kernels, threads);
+    fits[threads] = r.cpu[threads].fit;
+    const std::string suffix = threads == 1 ? "" : "-" + std::to_string(threads) + "threads";
+    outputs.emplace_back(
+        out_path(o, "calibration-cpu" + suffix + ".json"),
+        calibration_json({{"cpu", fits[threads]}},
+                         "heterosim validate: least-squares fit on " + std::to_string(r.cpu[threads].train) +
+                             " kernel measurements (" + std::to_string(threads) +
+                             " co-running thread(s)) of " + o.cpu,
+                         "Applies to devices of kind cpu (one thread each) of a platform built from the same "
+                         "measurement set (see this-cpu-*.json in the same folder)" +
+                             std::string(threads == 1 ? "." : ", when all its threads are busy at once.")));
+  }
+  return fits;
+}
+
+// The GPU model against DeepBench, with a calibration per GPU fitted on its training part.
+void compare_with_deepbench(const ValidateOptions& o, ValidationReport& r, Outputs& outputs) {
+  const auto sheets = load_gpu_datasheets(o.datasheets);
+  r.deepbench_dir = o.deepbench;
+  r.deepbench_gemm = evaluate_deepbench(load_deepbench(o.deepbench, "gemm", sheets), "gemm");
+  r.deepbench_conv = evaluate_deepbench(load_deepbench(o.deepbench, "conv", sheets), "conv");
+  std::map<std::string, RooflineFit> gpu_fits;
+  for (const auto& b : r.deepbench_gemm->blocks)
+    if (b.precision == "fp32") gpu_fits[b.gpu] = b.fit;
+  outputs.emplace_back(
+      out_path(o, "calibration-deepbench-gemm.json"),
+      calibration_json(
+          gpu_fits,
+          "heterosim validate: fit per GPU on two thirds of DeepBench's fp32 GEMM problems (" + o.deepbench +
+              ")",
+          "Keys are DeepBench GPU labels; efficiencies are relative to the fp32 peaks and bandwidths in " +
+              o.datasheets + "."));
+}
+
+// Every file validate may write, checked before any measurement runs.
+void refuse_overwriting(const ValidateOptions& o) {
   std::vector<std::string> names = {"report.json",          "report.txt",
                                     "calibration-cpu.json", "calibration-deepbench-gemm.json",
                                     "cpu-kernels.json",     "cpu-executions.json"};
@@ -57,9 +98,18 @@ int validate(ValidateOptions o) {
   }
   if (!o.force)
     for (const auto& n : names)
-      if (path_exists(out_path(n)))
-        throw InputError(out_path(n), "",
+      if (path_exists(out_path(o, n)))
+        throw InputError(out_path(o, n), "",
                          "already exists; pass --force to overwrite or choose another --out");
+}
+
+int validate(ValidateOptions o) {
+  use_committed_sets(o);
+  const auto say = [&](const std::string& line) {
+    if (!o.quiet) std::cerr << line << "\n";
+  };
+  Outputs outputs;
+  refuse_overwriting(o);
 
   ValidationReport r;
   MeasurementSet kernels;
@@ -71,31 +121,17 @@ int validate(ValidateOptions o) {
     mo.co_running = *std::max_element(o.threads.begin(), o.threads.end());
     mo.progress = [&](const std::string& s) { say("  " + s); };
     kernels = measure_cpu(mo);
-    o.cpu = out_path("cpu-kernels.json");
+    o.cpu = out_path(o, "cpu-kernels.json");
     write_file_atomically(o.cpu, measurement_set_json(kernels), o.force);
   } else {
     kernels = load_measurement_set(o.cpu);
   }
   r.cpu_measurements = o.cpu;
   r.cpu_environment = kernels.environment;
-  FitsByThreads fits;
-  for (int threads : co_running_counts(kernels)) {
-    r.cpu[threads] = validate_cpu_kernels(kernels, threads);
-    fits[threads] = r.cpu[threads].fit;
-    const std::string suffix = threads == 1 ? "" : "-" + std::to_string(threads) + "threads";
-    outputs.emplace_back(
-        out_path("calibration-cpu" + suffix + ".json"),
-        calibration_json({{"cpu", fits[threads]}},
-                         "heterosim validate: least-squares fit on " + std::to_string(r.cpu[threads].train) +
-                             " kernel measurements (" + std::to_string(threads) +
-                             " co-running thread(s)) of " + o.cpu,
-                         "Applies to devices of kind cpu (one thread each) of a platform built from the same "
-                         "measurement set (see this-cpu-*.json in the same folder)" +
-                             std::string(threads == 1 ? "." : ", when all its threads are busy at once.")));
-  }
+  const FitsByThreads fits = fit_cpu_kernels(kernels, o, r, outputs);
   if (!fits.count(1)) throw InputError(o.cpu, "points", "no kernel measured alone (co_running_threads 1)");
   for (int t : o.threads)
-    outputs.emplace_back(out_path("this-cpu-" + std::to_string(t) + "t.json"),
+    outputs.emplace_back(out_path(o, "this-cpu-" + std::to_string(t) + "t.json"),
                          thread_platform_json(kernels, t));
 
   if (o.measure) {
@@ -109,33 +145,17 @@ int validate(ValidateOptions o) {
     }
     eo.progress = [&](const std::string& s) { say("  " + s); };
     const ExecutionSet set = measure_executions(kernels, fits, eo);
-    o.executions = out_path("cpu-executions.json");
+    o.executions = out_path(o, "cpu-executions.json");
     write_file_atomically(o.executions, execution_set_json(set), o.force);
   }
   if (o.executions != "none") {
     r.executions_file = o.executions;
     r.end_to_end = predict_executions(load_execution_set(o.executions), kernels, fits);
   }
-  if (o.deepbench != "none") {
-    const auto sheets = load_gpu_datasheets(o.datasheets);
-    r.deepbench_dir = o.deepbench;
-    r.deepbench_gemm = evaluate_deepbench(load_deepbench(o.deepbench, "gemm", sheets), "gemm");
-    r.deepbench_conv = evaluate_deepbench(load_deepbench(o.deepbench, "conv", sheets), "conv");
-    std::map<std::string, RooflineFit> gpu_fits;
-    for (const auto& b : r.deepbench_gemm->blocks)
-      if (b.precision == "fp32") gpu_fits[b.gpu] = b.fit;
-    outputs.emplace_back(
-        out_path("calibration-deepbench-gemm.json"),
-        calibration_json(
-            gpu_fits,
-            "heterosim validate: fit per GPU on two thirds of DeepBench's fp32 GEMM problems (" +
-                o.deepbench + ")",
-            "Keys are DeepBench GPU labels; efficiencies are relative to the fp32 peaks and bandwidths in " +
-                o.datasheets + "."));
-  }
+  if (o.deepbench != "none") compare_with_deepbench(o, r, outputs);
   const std::string text = validation_report_text(r);
-  outputs.emplace_back(out_path("report.json"), validation_report_json(r));
-  outputs.emplace_back(out_path("report.txt"), text);
+  outputs.emplace_back(out_path(o, "report.json"), validation_report_json(r));
+  outputs.emplace_back(out_path(o, "report.txt"), text);
   for (const auto& [path, body] : outputs)
     write_file_atomically(path, body, o.force);
   if (!o.quiet) std::cout << text << "\nwrote the report, calibrations and platforms to " << o.out << "/\n";
