@@ -10,10 +10,17 @@ conf=$dir/slurm.conf
 export SLURM_CONF=$conf
 
 if [[ ${1:-} == --stop ]]; then
-  [[ -f $dir/slurmd.pid ]] && kill "$(cat "$dir/slurmd.pid")" 2>/dev/null || true
-  [[ -f $dir/slurmctld.pid ]] && kill "$(cat "$dir/slurmctld.pid")" 2>/dev/null || true
+  # Waits for each daemon to exit, so the next test's cluster never meets this one still shutting down.
+  stop() {
+    local pid
+    pid=$(cat "$1" 2>/dev/null) || return 0
+    kill "$pid" 2>/dev/null || return 0
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+  }
+  stop "$dir/slurmd.pid"
+  stop "$dir/slurmctld.pid"
   if [[ -f $dir/started-munged ]]; then
-    kill "$(cat /run/munge/munged.pid)" 2>/dev/null || true
+    stop /run/munge/munged.pid
     rm -f "$dir/started-munged"
   fi
   exit 0
