@@ -5,42 +5,18 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <spawn.h>
-#include <sstream>
 #include <stdexcept>
 #include <sys/wait.h>
-#include <unistd.h>
-
-extern char** environ;
 
 namespace hs::cli {
 namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-std::string shell_quoted(const std::vector<std::string>& args) {
-  std::string s;
-  for (const auto& a : args) {
-    if (!s.empty()) s += ' ';
-    if (a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,+") ==
-        std::string::npos) {
-      s += a;
-      continue;
-    }
-    s += '\'';
-    for (char c : a)
-      s += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    s += '\'';
-  }
-  return s;
-}
 
 void write_text(const fs::path& file, const std::string& text) {
   std::ofstream out(file);
@@ -88,22 +64,12 @@ pid_t spawn_point(const SweepSpec& spec, const SweepPoint& p, const std::string&
     write_text(platform, p.platform_json.dump(1) + "\n");
   }
   const auto args = point_command(p, own_executable(), platform, dir.string());
-  write_text(dir / "command.txt", shell_quoted(args) + "\n");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, (dir / "run.log").c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  std::vector<char*> argv;
-  for (const auto& a : args)
-    argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) throw std::runtime_error("cannot start " + args[0] + ": " + std::strerror(rc));
-  return pid;
+  // Recorded with the paths the point has once renamed into place, so it can be run again as written.
+  const std::string final_platform = platform.empty() ? "" : (final_dir / "platform.json").string();
+  write_text(dir / "command.txt",
+             shell_command(point_command(p, own_executable(), final_platform, final_dir.string())) +
+                 " --force\n");
+  return spawn_logged(args, (dir / "run.log").string());
 }
 
 // The outcome goes in before the rename, so a finished point always has one.

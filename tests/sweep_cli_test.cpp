@@ -2,6 +2,7 @@
 // equal to the same `heterosim run`, resuming, and every bad-input error naming the file and the place.
 #include "cli_support.hpp"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -117,6 +118,10 @@ TEST_CASE("sweep: variants add a device like an existing one and remove one with
   for (const auto& d : patched["devices"])
     CHECK(d["name"] != "fpga0");
   CHECK(patched.dump().find("fpga0") == std::string::npos); // its routes went with it
+  // A point's command.txt runs it again as written, to the same report.
+  const std::string before = slurp(dir / "out/points/p0001/report.json");
+  CHECK(std::system(("sh " + (dir / "out/points/p0001/command.txt").string()).c_str()) == 0);
+  CHECK(slurp(dir / "out/points/p0001/report.json") == before);
 }
 
 TEST_CASE("sweep: resumes the same sweep and refuses another in the same directory") {
