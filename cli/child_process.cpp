@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <spawn.h>
 #include <stdexcept>
@@ -38,6 +39,34 @@ std::string own_executable() {
   return self.string();
 }
 
+namespace {
+
+// posix_spawn of args[0] with `actions` (destroyed here); returns the spawn error (0 when it started).
+int start(const std::vector<std::string>& args, posix_spawn_file_actions_t& actions, pid_t& pid) {
+  std::vector<std::string> copy = args;
+  std::vector<char*> argv;
+  for (auto& a : copy)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const int spawned = posix_spawn(&pid, argv.at(0), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  return spawned;
+}
+
+} // namespace
+
+int spawn_logged(const std::vector<std::string>& args, const std::string& log) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  pid_t pid = 0;
+  if (const int spawned = start(args, actions, pid); spawned != 0)
+    throw std::runtime_error("cannot start " + args.at(0) + ": " + std::strerror(spawned));
+  return pid;
+}
+
 Captured run_captured(const std::vector<std::string>& args) {
   int out[2];
   if (::pipe(out) != 0) throw std::runtime_error("cannot make a pipe for " + args.at(0));
@@ -46,14 +75,8 @@ Captured run_captured(const std::vector<std::string>& args) {
   posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
   posix_spawn_file_actions_addclose(&actions, out[0]);
   posix_spawn_file_actions_addclose(&actions, out[1]);
-  std::vector<std::string> copy = args;
-  std::vector<char*> argv;
-  for (auto& a : copy)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
   pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
+  const int spawned = start(args, actions, pid);
   ::close(out[1]);
   if (spawned != 0) {
     ::close(out[0]);
@@ -71,6 +94,24 @@ Captured run_captured(const std::vector<std::string>& args) {
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), output};
+}
+
+std::string shell_quoted(const std::string& arg) {
+  if (!arg.empty() &&
+      arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,+") ==
+          std::string::npos)
+    return arg;
+  std::string q = "'";
+  for (char c : arg)
+    q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string shell_command(const std::vector<std::string>& args) {
+  std::string s;
+  for (const auto& a : args)
+    s.append(s.empty() ? "" : " ").append(shell_quoted(a));
+  return s;
 }
 
 } // namespace hs::cli

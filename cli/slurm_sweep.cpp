@@ -13,13 +13,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string single_quoted(const std::string& s) {
-  std::string q = "'";
-  for (char c : s)
-    q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
 std::string script(const std::vector<std::string>& directives, const std::string& command) {
   std::string s = "#!/bin/sh\n# Written by heterosim sweep --slurm.\n";
   for (const auto& d : directives)
@@ -27,14 +20,21 @@ std::string script(const std::vector<std::string>& directives, const std::string
   return s + "exec " + command + "\n";
 }
 
-std::string submit(const std::string& sbatch, std::vector<std::string> options, const std::string& file) {
+// Submits `file` with sbatch --parsable and the options; returns sbatch's exit status (with --wait, the
+// job's) and the job id it printed.
+std::pair<int, std::string> submit(const std::string& sbatch, std::vector<std::string> options,
+                                   const std::string& file) {
   options.insert(options.begin(), {sbatch, "--parsable"});
   options.push_back(file);
   const Captured c = run_captured(options);
-  const std::string id = c.output.substr(0, c.output.find_first_of(";\n"));
-  if (!c.status && id.empty()) throw std::runtime_error("sbatch printed no job id for " + file);
-  if (c.status) throw std::runtime_error("sbatch failed (exit " + std::to_string(c.status) + ") for " + file);
-  return id;
+  return {c.status, c.output.substr(0, c.output.find_first_of(";\n"))};
+}
+
+// The job id of a submission that must succeed.
+std::string submitted(const std::pair<int, std::string>& s, const std::string& file) {
+  if (s.first) throw std::runtime_error("sbatch failed (exit " + std::to_string(s.first) + ") for " + file);
+  if (s.second.empty()) throw std::runtime_error("sbatch printed no job id for " + file);
+  return s.second;
 }
 
 } // namespace
@@ -48,21 +48,23 @@ int submit_sweep_to_slurm(const std::string& executable, const std::string& out,
   const std::string& sbatch = *found;
   const fs::path dir = fs::absolute(out) / "slurm";
   fs::create_directories(dir);
-  const std::string self = single_quoted(executable),
-                    sweep = single_quoted((fs::absolute(out) / "sweep.json").string());
-  const std::string outq = single_quoted(fs::absolute(out).string()), n = std::to_string(o.shards);
-  write_file_atomically((dir / "shards.sbatch").string(),
+  const std::string shards_file = (dir / "shards.sbatch").string(),
+                    merge_file = (dir / "merge.sbatch").string();
+  const std::string self = shell_quoted(executable),
+                    sweep = shell_quoted((fs::absolute(out) / "sweep.json").string());
+  const std::string outq = shell_quoted(fs::absolute(out).string()), n = std::to_string(o.shards);
+  write_file_atomically(shards_file,
                         script({"--job-name=heterosim-sweep", "--array=0-" + std::to_string(o.shards - 1),
                                 "--ntasks=1", "--output=" + (dir / "shard-%a.log").string()},
                                self + " sweep " + sweep + " --out " + outq +
                                    " --shard \"$SLURM_ARRAY_TASK_ID/" + n + "\" --jobs 1 --quiet"),
                         true);
   write_file_atomically(
-      (dir / "merge.sbatch").string(),
+      merge_file,
       script({"--job-name=heterosim-sweep-merge", "--ntasks=1", "--output=" + (dir / "merge.log").string()},
              self + " sweep " + sweep + " --out " + outq + " --merge"),
       true);
-  const std::string array = submit(sbatch, o.sbatch_options, (dir / "shards.sbatch").string());
+  const std::string array = submitted(submit(sbatch, o.sbatch_options, shards_file), shards_file);
   auto merge_options = o.sbatch_options;
   // Without kill-on-invalid-dep a merge whose shards failed would wait forever (and --wait with it).
   merge_options.insert(merge_options.end(), {"--dependency=afterok:" + array, "--kill-on-invalid-dep=yes"});
@@ -71,18 +73,16 @@ int submit_sweep_to_slurm(const std::string& executable, const std::string& out,
               << ")\n"
               << std::flush;
   if (!o.wait) {
-    const std::string merge = submit(sbatch, merge_options, (dir / "merge.sbatch").string());
+    const std::string merge = submitted(submit(sbatch, merge_options, merge_file), merge_file);
     if (!o.quiet) std::cout << "submitted merge job " << merge << " (runs when every shard has succeeded)\n";
     return 0;
   }
   merge_options.push_back("--wait");
-  merge_options.insert(merge_options.begin(), {sbatch, "--parsable"});
-  merge_options.push_back((dir / "merge.sbatch").string());
-  const Captured c = run_captured(merge_options);
+  const auto [status, merge] = submit(sbatch, merge_options, merge_file);
   if (!o.quiet)
-    std::cout << "merge job " << c.output.substr(0, c.output.find_first_of(";\n")) << " ended with exit "
-              << c.status << " (log: " << (dir / "merge.log").string() << ")\n";
-  return c.status;
+    std::cout << "merge job " << merge << " ended with exit " << status
+              << " (log: " << (dir / "merge.log").string() << ")\n";
+  return status;
 }
 
 } // namespace hs::cli

@@ -31,12 +31,6 @@ AxisUnit unit_of(const std::string& metric) {
   return AxisUnit::Plain;
 }
 
-const SweepAxis* axis_named(const SweepSpec& spec, const std::string& name) {
-  for (const auto& a : spec.axes)
-    if (a.name == name) return &a;
-  return nullptr;
-}
-
 struct AxisScale {
   AxisUnit unit = AxisUnit::Plain;
   std::string suffix; // for the label, where the tick labels carry no unit
@@ -44,7 +38,7 @@ struct AxisScale {
 
 // A metric's unit from its name; an axis of quantities ("16GBps") in SI units of its family.
 AxisScale scale_of(const SweepSpec& spec, const std::string& x) {
-  const SweepAxis* a = axis_named(spec, x);
+  const SweepAxis* a = spec.find_axis(x);
   if (!a) return {unit_of(x), ""};
   if (a->kind != SweepAxis::Kind::PlatformField || !a->values.front().is_string()) return {};
   using Q = units::Quantity;
@@ -135,7 +129,7 @@ Json page_data(const SweepSpec& spec, const SweepTable& table) {
   for (const auto& p : spec.plots) {
     Json plot{{"x", p.x}, {"y", p.y}, {"series", p.series.empty() ? Json(nullptr) : Json(p.series)}};
     for (const auto& w : p.where)
-      plot["where"][w.first] = page_value(*axis_named(spec, w.first), w.second);
+      plot["where"][w.first] = page_value(*spec.find_axis(w.first), w.second);
     page["plots"].push_back(plot);
   }
   return page;

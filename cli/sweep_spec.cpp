@@ -56,18 +56,12 @@ std::vector<double> numbers_of(const std::vector<JsonNode>& values) {
       continue;
     }
     if (!v.raw().is_string()) return {};
-    bool parsed = false;
-    for (auto q :
-         {units::Quantity::Bandwidth, units::Quantity::Time, units::Quantity::Flops, units::Quantity::Power,
-          units::Quantity::Bytes, units::Quantity::Energy, units::Quantity::Plain}) {
-      try {
-        out.push_back(units::parse(v.raw().get<std::string>(), q));
-        parsed = true;
-        break;
-      } catch (const std::invalid_argument&) {
-      }
+    const std::string text = v.raw().get<std::string>();
+    try {
+      out.push_back(units::parse(text, unit_family(text).value_or(units::Quantity::Plain)));
+    } catch (const std::invalid_argument&) {
+      return {}; // a label such as "fp16"
     }
-    if (!parsed) return {};
   }
   return out;
 }
@@ -132,11 +126,7 @@ SweepAxis parse_axis(const JsonNode& a, const std::string& base_directory) {
 void parse_plots(const JsonNode& root, SweepSpec& spec) {
   auto plots = root.find("plots");
   if (!plots) return;
-  const auto axis = [&](const std::string& name) -> const SweepAxis* {
-    for (const auto& a : spec.axes)
-      if (a.name == name) return &a;
-    return nullptr;
-  };
+  const auto axis = [&](const std::string& name) { return spec.find_axis(name); };
   const auto is_metric = [&](const std::string& m) {
     return std::find(spec.metrics.begin(), spec.metrics.end(), m) != spec.metrics.end();
   };
@@ -170,6 +160,13 @@ void parse_plots(const JsonNode& root, SweepSpec& spec) {
 }
 
 } // namespace
+
+std::size_t SweepSpec::axis_index(const std::string& axis_name) const {
+  std::size_t i = 0;
+  while (i < axes.size() && axes[i].name != axis_name)
+    ++i;
+  return i;
+}
 
 std::size_t SweepSpec::point_count() const {
   std::size_t n = 1;
@@ -227,9 +224,8 @@ SweepSpec parse_sweep(const std::string& text, const std::string& file, const st
     spec.baseline_axis = b->at("axis").as_string();
     const JsonNode value = b->at("value");
     spec.baseline_value = value.raw().is_string() ? value.as_string() : value.raw().dump();
-    const auto a = std::find_if(spec.axes.begin(), spec.axes.end(),
-                                [&](const SweepAxis& x) { return x.name == spec.baseline_axis; });
-    if (a == spec.axes.end()) b->at("axis").fail("'" + spec.baseline_axis + "' is not an axis of the sweep");
+    const SweepAxis* a = spec.find_axis(spec.baseline_axis);
+    if (!a) b->at("axis").fail("'" + spec.baseline_axis + "' is not an axis of the sweep");
     if (std::find(a->labels.begin(), a->labels.end(), spec.baseline_value) == a->labels.end())
       value.fail("'" + spec.baseline_value + "' is not a value of axis '" + spec.baseline_axis + "'" +
                  did_you_mean(spec.baseline_value, a->labels));
@@ -307,11 +303,28 @@ Json patched_platform(const SweepSpec& spec, const SweepPoint& p, const std::vec
   return platform;
 }
 
+// A platform is patched and checked once per combination of the platform axes' values, however many points
+// (policies, seeds...) share it, and each template is read once.
+struct PatchedPlatforms {
+  std::map<std::string, Json> templates;
+  std::map<std::pair<std::string, std::vector<std::size_t>>, Json> patched;
+
+  const Json& get(const SweepSpec& spec, const SweepPoint& p, const std::vector<std::size_t>& choice) {
+    std::pair<std::string, std::vector<std::size_t>> key{p.platform, {}};
+    for (std::size_t a = 0; a < spec.axes.size(); ++a)
+      if (spec.axes[a].kind == Kind::PlatformField || spec.axes[a].kind == Kind::PlatformVariant)
+        key.second.push_back(choice[a]);
+    auto it = patched.find(key);
+    if (it == patched.end()) it = patched.emplace(key, patched_platform(spec, p, choice, templates)).first;
+    return it->second;
+  }
+};
+
 } // namespace
 
 std::vector<SweepPoint> expand_sweep(const SweepSpec& spec) {
   std::vector<SweepPoint> points;
-  std::map<std::string, Json> templates;
+  PatchedPlatforms platforms;
   const std::size_t n = spec.point_count();
   for (std::size_t index = 0; index < n; ++index) {
     SweepPoint p{index, {}, spec.platform, nullptr, spec.workload, spec.policy, spec.engine, spec.seed};
@@ -355,7 +368,7 @@ std::vector<SweepPoint> expand_sweep(const SweepSpec& spec) {
       if (spec.axes[a].kind == Kind::WorkloadParameter)
         p.workload = with_parameter(p.workload, spec.axes[a].target, spec.axes[a].labels[choice[a]],
                                     value_node(spec, spec.axes[a], choice[a]));
-    if (patched) p.platform_json = patched_platform(spec, p, choice, templates);
+    if (patched) p.platform_json = platforms.get(spec, p, choice);
     points.push_back(std::move(p));
   }
   return points;

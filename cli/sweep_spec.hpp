@@ -58,6 +58,12 @@ struct SweepSpec {
   std::string baseline_axis, baseline_value;
   Json canonical; // the file as read, with base_directory: stored beside the results, compared on resume
   std::size_t point_count() const;
+  // The index of the axis called `name` in `axes`, or axes.size() when there is none.
+  std::size_t axis_index(const std::string& axis_name) const;
+  const SweepAxis* find_axis(const std::string& axis_name) const {
+    const std::size_t i = axis_index(axis_name);
+    return i < axes.size() ? &axes[i] : nullptr;
+  }
 };
 
 // One point of the grid: the arguments of its `heterosim run`.

@@ -28,9 +28,7 @@ std::size_t column_of(const std::vector<std::string>& names, const std::string& 
 // Each metric over the baseline point's: the point with the same labels but the baseline axis's value.
 void add_ratios(const SweepSpec& spec, SweepTable& t) {
   if (spec.baseline_axis.empty()) return;
-  std::size_t axis = 0;
-  while (spec.axes[axis].name != spec.baseline_axis)
-    ++axis;
+  const std::size_t axis = spec.axis_index(spec.baseline_axis);
   std::map<std::vector<std::string>, std::size_t> row_of;
   for (std::size_t r = 0; r < t.rows.size(); ++r)
     row_of[t.rows[r].labels] = r;
@@ -107,18 +105,15 @@ std::string sweep_csv(const SweepTable& t) {
 }
 
 std::vector<PlotLine> plot_lines(const SweepSpec& spec, const SweepTable& t, const SweepPlot& plot) {
-  std::vector<std::string> axis_names;
-  for (const auto& a : spec.axes)
-    axis_names.push_back(a.name);
-  const std::size_t x_axis = column_of(axis_names, plot.x), y = column_of(spec.metrics, plot.y);
-  const std::size_t series_axis = column_of(axis_names, plot.series);
+  const std::size_t x_axis = spec.axis_index(plot.x), y = column_of(spec.metrics, plot.y);
+  const std::size_t series_axis = spec.axis_index(plot.series);
   const std::vector<std::string> series_names =
       plot.series.empty() ? std::vector<std::string>{plot.y} : spec.axes[series_axis].labels;
   // Per series and x: the sum and count of y, for the mean over the other axes.
   std::vector<std::map<double, std::pair<double, int>>> sums(series_names.size());
   const auto selected = [&](const SweepTable::Row& r) {
     for (const auto& w : plot.where)
-      if (r.labels[column_of(axis_names, w.first)] != w.second) return false;
+      if (r.labels[spec.axis_index(w.first)] != w.second) return false;
     return true;
   };
   for (const auto& r : t.rows) {
