@@ -217,9 +217,10 @@ double ContentionEvaluator::simulate(const Plan& plan) {
     }
     if (rates_dirty_) reshare_bandwidth(now);
 
-    double next = flow_next_;
+    double ops_next = kInf;
     for (const double t : device_next_)
-      next = std::min(next, t);
+      ops_next = std::min(ops_next, t);
+    double next = std::min(flow_next_, ops_next);
     if (!timed_.empty()) next = std::min(next, timed_.front().first);
     if (profile_next_ < profile_events_.size()) next = std::min(next, profile_events_[profile_next_].at);
     if (next == kInf)
@@ -233,15 +234,17 @@ double ContentionEvaluator::simulate(const Plan& plan) {
 
     // Completions, in a fixed order: transfers, then ops, then explicit-cost edges.
     if (flow_next_ <= due) complete_flows(now, due);
-    // Ops due now end in stream-slot order, whatever order they started in.
-    due_slots_.clear();
-    for (std::size_t d = 0; d < device_next_.size(); ++d) {
-      if (device_next_[d] > due) continue;
-      for (std::size_t s = stream_base_[d]; s < stream_base_[d + 1]; ++s)
-        if (slot_finish_[s] <= due) due_slots_.push_back(s);
+    // Ops due now end in stream-slot order, whatever order they started in (completing flows starts none).
+    if (ops_next <= due) {
+      due_slots_.clear();
+      for (std::size_t d = 0; d < device_next_.size(); ++d) {
+        if (device_next_[d] > due) continue;
+        for (std::size_t s = stream_base_[d]; s < stream_base_[d + 1]; ++s)
+          if (slot_finish_[s] <= due) due_slots_.push_back(s);
+      }
+      for (const std::size_t s : due_slots_)
+        op_finished(s, now);
     }
-    for (const std::size_t s : due_slots_)
-      op_finished(s, now);
     while (!timed_.empty() && timed_.front().first <= due) {
       std::pop_heap(timed_.begin(), timed_.end(), heap_later);
       const std::size_t t = timed_.back().second;
@@ -361,7 +364,8 @@ void ContentionEvaluator::reshare_bandwidth(double now) {
     route_rate_[mix[k].route] = rates[k];
   flow_next_ = kInf;
   for (Flow& f : flows_) {
-    if (f.flowing) {
+    // A flow whose rate stays keeps its predicted finish: bringing it up to date would only round it.
+    if (f.flowing && route_rate_[f.route] != f.rate) {
       f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.updated));
       f.updated = now;
       const double rate = route_rate_[f.route];

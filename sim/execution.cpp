@@ -51,10 +51,6 @@ std::vector<double> busy_seconds_per_device(const Execution& e, const Plan& plan
   return busy;
 }
 
-bool canonical_transfer_less(const TransferRun& a, const TransferRun& b) {
-  return std::tie(a.start, a.tensor, a.to) < std::tie(b.start, b.tensor, b.to);
-}
-
 void sort_transfers(std::vector<TransferRun>& transfers) {
   std::sort(transfers.begin(), transfers.end(), canonical_transfer_less);
 }

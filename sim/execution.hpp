@@ -41,7 +41,11 @@ std::vector<double> busy_seconds_per_device(const Execution& e, const Plan& plan
 
 // The canonical order of transfers (start, then tensor, then destination), so both engines print the same
 // way.
-bool canonical_transfer_less(const TransferRun& a, const TransferRun& b);
+inline bool canonical_transfer_less(const TransferRun& a, const TransferRun& b) {
+  if (a.start != b.start) return a.start < b.start;
+  if (a.tensor != b.tensor) return a.tensor < b.tensor;
+  return a.to < b.to;
+}
 void sort_transfers(std::vector<TransferRun>& transfers);
 
 // The analytic model of energy for a given timeline: idle power over the makespan plus (busy - idle)
