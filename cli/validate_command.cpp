@@ -23,7 +23,7 @@ struct ValidateOptions {
   bool measure = false;
   bool quick = false;
   // Empty: the committed sets in the data directory (sim/data_directory.hpp), found when validate runs.
-  std::string cpu, executions, deepbench, datasheets;
+  std::string cpu, executions, deepbench, datasheets, torch_kernels, torch_runs;
   std::string out = "validation-out";
   std::string note;
   std::vector<int> threads = {1, 2};
@@ -39,6 +39,8 @@ void use_committed_sets(ValidateOptions& o) {
   committed(o.executions, "measurements/cpu-executions.json");
   committed(o.deepbench, "measurements/deepbench");
   committed(o.datasheets, "gpu_datasheets.csv");
+  committed(o.torch_kernels, "measurements/torch/kernels.json");
+  committed(o.torch_runs, "measurements/torch/models.json");
 }
 
 using Outputs = std::vector<std::pair<std::string, std::string>>; // path, text
@@ -153,6 +155,9 @@ int validate(ValidateOptions o) {
     r.end_to_end = predict_executions(load_execution_set(o.executions), kernels, fits);
   }
   if (o.deepbench != "none") compare_with_deepbench(o, r, outputs);
+  if (o.torch_runs != "none")
+    r.torch = validate_torch(load_measurement_set(o.torch_kernels), o.torch_kernels,
+                             load_torch_runs(o.torch_runs), o.torch_runs);
   const std::string text = validation_report_text(r);
   outputs.emplace_back(out_path(o, "report.json"), validation_report_json(r));
   outputs.emplace_back(out_path(o, "report.txt"), text);
@@ -179,6 +184,14 @@ Action validate_command(CLI::App& app) {
   cmd->add_option("--deepbench", o->deepbench,
                   "Folder with DeepBench gemm.csv and conv.csv, or none; default: the committed "
                   "validation/measurements/deepbench");
+  cmd->add_option(
+      "--torch-kernels", o->torch_kernels,
+      "Kernel grid measured through PyTorch (validation/torch/measure_torch.py kernels); default: the "
+      "committed validation/measurements/torch/kernels.json");
+  cmd->add_option(
+      "--torch-models", o->torch_runs,
+      "Whole models run through PyTorch (measure_torch.py models), or none; default: the committed "
+      "validation/measurements/torch/models.json");
   cmd->add_option(
       "--datasheets", o->datasheets,
       "GPU datasheet figures for DeepBench; default: the committed validation/gpu_datasheets.csv");

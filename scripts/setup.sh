@@ -11,6 +11,7 @@ packages=(
   slurm-wlm munge          # the sweep test runs a real single-node Slurm (scripts/start-slurm.sh)
   chromium python3         # the report page's test loads it in headless Chromium and reads the DOM in Python
   librsvg2-bin             # rsvg-convert: run writes gantt.png beside gantt.svg
+  python3-torch python3-torchvision  # validate's PyTorch measurements (validation/torch/measure_torch.py)
 )
 
 missing=()

@@ -4,7 +4,9 @@
 #include "sim/json_input.hpp"
 #include "validation/cpu_validation.hpp"
 #include "validation/deepbench.hpp"
+#include "validation/torch_validation.hpp"
 
+#include <cmath>
 #include <doctest/doctest.h>
 #include <filesystem>
 #include <fstream>
@@ -107,4 +109,23 @@ TEST_CASE("heterosim validate on the committed sets is deterministic and refuses
             " --workload random:ops=20 --calibration " + (out / "a" / "calibration-cpu.json").string() +
             " --out " + (out / "run").string()) == 0);
   fs::remove_all(out);
+}
+
+TEST_CASE(
+    "whole PyTorch models predicted from calibrations that excluded them stay within the recorded error") {
+  const std::string dir = kDir + "/measurements/torch/";
+  const MeasurementSet kernels = load_measurement_set(dir + "kernels.json");
+  const TorchRunSet runs = load_torch_runs(dir + "models.json");
+  const TorchValidation v = validate_torch(kernels, "kernels.json", runs, "models.json");
+  REQUIRE(v.rows.size() == 8); // ResNet-18, ResNet-50 at batch 1 and 8, BERT-base; 1 and 2 threads
+  for (const auto& row : v.rows) {
+    CAPTURE(row.model);
+    CAPTURE(row.threads);
+    CHECK(std::fabs(percent_error(row.predicted, row.measured)) <= threshold("torch_end_to_end_worst"));
+    CHECK(row.unmodelled_seconds == 0.0);
+  }
+  CHECK(v.end_to_end.max <= threshold("torch_end_to_end_worst"));
+  CHECK(v.op_errors.p50 <= threshold("torch_per_op_p50"));
+  // Shapes matter: one rate per op kind is far worse on the same data.
+  CHECK(v.end_to_end_per_kind.mape > 3 * v.end_to_end.mape);
 }

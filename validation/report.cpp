@@ -70,6 +70,34 @@ std::string deepbench_text(const DeepBenchResult& d) {
   return s.str();
 }
 
+Json torch_json(const TorchValidation& v) {
+  Json j = {{"kernels", v.kernels_file},
+            {"runs", v.runs_file},
+            {"environment", v.environment},
+            {"end_to_end", stats_json(v.end_to_end)},
+            {"end_to_end_one_rate_per_kind", stats_json(v.end_to_end_per_kind)},
+            {"per_op", stats_json(v.op_errors)},
+            {"per_op_one_rate_per_kind", stats_json(v.op_errors_per_kind)}};
+  for (const auto& [kind, s] : v.op_errors_by_kind)
+    j["per_op_by_kind"][kind] = stats_json(s);
+  for (const auto& r : v.rows) {
+    j["models"].push_back({{"model", r.model},
+                           {"network", r.network},
+                           {"threads", r.threads},
+                           {"measured_s", r.measured},
+                           {"predicted_s", r.predicted},
+                           {"predicted_one_rate_per_kind_s", r.predicted_per_kind},
+                           {"op_error_p50_percent", r.op_error_p50},
+                           {"op_error_p50_one_rate_per_kind_percent", r.op_error_p50_per_kind},
+                           {"ops_compared", r.ops_compared},
+                           {"unmodelled_measured_s", r.unmodelled_seconds},
+                           {"fit_inputs", r.fit_inputs}});
+    for (const auto& [kind, mp] : r.seconds_by_kind)
+      j["models"].back()["seconds_by_kind"][kind] = {{"measured_s", mp.first}, {"predicted_s", mp.second}};
+  }
+  return j;
+}
+
 } // namespace
 
 std::string validation_report_json(const ValidationReport& r) {
@@ -129,6 +157,7 @@ std::string validation_report_json(const ValidationReport& r) {
     if (r.deepbench_gemm) j["deepbench"]["gemm"] = deepbench_json(*r.deepbench_gemm);
     if (r.deepbench_conv) j["deepbench"]["conv"] = deepbench_json(*r.deepbench_conv);
   }
+  if (r.torch) j["torch"] = torch_json(*r.torch);
   return j.dump(1) + "\n";
 }
 
@@ -182,6 +211,7 @@ std::string validation_report_text(const ValidationReport& r) {
   }
   if (r.deepbench_gemm) s << "\n" << deepbench_text(*r.deepbench_gemm);
   if (r.deepbench_conv) s << "\n" << deepbench_text(*r.deepbench_conv);
+  if (r.torch) s << "\n" << torch_validation_text(*r.torch);
   return s.str();
 }
 

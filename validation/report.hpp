@@ -2,6 +2,7 @@
 // The validation report: every figure with the data it comes from, as JSON and as text.
 #include "validation/cpu_validation.hpp"
 #include "validation/deepbench.hpp"
+#include "validation/torch_validation.hpp"
 
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@ struct ValidationReport {
   std::optional<EndToEndValidation> end_to_end;
   std::string deepbench_dir; // empty when skipped
   std::optional<DeepBenchResult> deepbench_gemm, deepbench_conv;
+  std::optional<TorchValidation> torch; // PyTorch whole models; empty when skipped
 };
 
 std::string validation_report_json(const ValidationReport& r);
