@@ -5,6 +5,7 @@
 #   policies   sim, workloads            (policies/pareto: also policies)
 #   validation sim, workloads, policies
 #   cli        everything above
+#   python     everything above (the Python module: an application beside cli)
 # tests/, bench/, fuzz/ and results/ may include any layer. Prints each include that points up; exit 1 if any.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,9 +16,10 @@ declare -A allowed=(
   [policies/pareto]="sim workloads policies policies/pareto"
   [validation]="sim workloads policies policies/pareto validation"
   [cli]="sim workloads policies policies/pareto validation cli"
+  [python]="sim workloads policies policies/pareto validation cli python"
 )
 bad=0
-for layer in sim workloads policies policies/pareto validation cli; do
+for layer in sim workloads policies policies/pareto validation cli python; do
   for file in "$layer"/*.cpp "$layer"/*.hpp; do
     [[ -e $file ]] || continue
     while IFS= read -r line; do

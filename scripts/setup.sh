@@ -12,6 +12,7 @@ packages=(
   chromium python3         # the report page's test loads it in headless Chromium and reads the DOM in Python
   librsvg2-bin             # rsvg-convert: run writes gantt.png beside gantt.svg
   python3-torch python3-torchvision  # validate's PyTorch measurements (validation/torch/measure_torch.py)
+  pybind11-dev python3-dev python3-pytest  # the Python module (python/) and its tests
 )
 
 missing=()

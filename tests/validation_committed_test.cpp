@@ -117,13 +117,23 @@ TEST_CASE(
   const MeasurementSet kernels = load_measurement_set(dir + "kernels.json");
   const TorchRunSet runs = load_torch_runs(dir + "models.json");
   const TorchValidation v = validate_torch(kernels, "kernels.json", runs, "models.json");
-  REQUIRE(v.rows.size() == 8); // ResNet-18, ResNet-50 at batch 1 and 8, BERT-base; 1 and 2 threads
+  REQUIRE(v.rows.size() == 10); // ResNet-18 and ResNet-50 at batch 1 and 8, BERT-base; 1 and 2 threads
   for (const auto& row : v.rows) {
     CAPTURE(row.model);
     CAPTURE(row.threads);
     CHECK(std::fabs(percent_error(row.predicted, row.measured)) <= threshold("torch_end_to_end_worst"));
     CHECK(row.unmodelled_seconds == 0.0);
+    CHECK(row.op_truth == "profiler trace");
   }
+  // The trace shows the dispatch the model has to learn: at one thread and batch 1, ResNet-50's 1x1
+  // convolutions take the native path, and at two threads every convolution goes to oneDNN.
+  for (const auto& row : v.rows)
+    if (row.model == "resnet50") {
+      const auto paths = row.library_paths;
+      const auto count = [&](const std::string& p) { return paths.count(p) ? paths.at(p) : 0; };
+      if (row.threads == 1) CHECK(count("conv2d via aten::thnn_conv2d") > 20);
+      if (row.threads == 2) CHECK(count("conv2d via aten::mkldnn_convolution") == 53);
+    }
   CHECK(v.end_to_end.max <= threshold("torch_end_to_end_worst"));
   CHECK(v.op_errors.p50 <= threshold("torch_per_op_p50"));
   // Shapes matter: one rate per op kind is far worse on the same data.

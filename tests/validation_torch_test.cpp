@@ -4,6 +4,7 @@
 #include "sim/error.hpp"
 #include "validation/framework_cost_model.hpp"
 #include "validation/model_tree.hpp"
+#include "validation/profiler_trace.hpp"
 #include "validation/torch_runs.hpp"
 #include "validation/torch_validation.hpp"
 
@@ -147,4 +148,68 @@ TEST_CASE("a torch run file with a bad value names the file and the place") {
   CHECK_THROWS_WITH_AS(load_torch_runs(bad_time), doctest::Contains(bad_time.c_str()), InputError);
   const auto unknown = write_temp("unknown.json", file(R"("p50_s":0.01})", R"(,"colour":"red")"));
   CHECK_THROWS_WITH_AS(load_torch_runs(unknown), doctest::Contains("colour"), InputError);
+}
+
+TEST_CASE("a profiler trace gives each model op its measured time, and a trace of another model is refused") {
+  // A conv that called oneDNN, a view, a batch norm, on the model's thread; one event on a worker thread.
+  const std::string events =
+      R"([{"name":"aten::conv2d","ph":"X","ts":100,"dur":50,"tid":1,"pid":"CPU"},)"
+      R"({"name":"aten::mkldnn_convolution","ph":"X","ts":110,"dur":30,"tid":1,"pid":"CPU"},)"
+      R"({"name":"aten::view","ph":"X","ts":160,"dur":1,"tid":1,"pid":"CPU"},)"
+      R"({"name":"aten::batch_norm","ph":"X","ts":170,"dur":20,"tid":1,"pid":"CPU"},)"
+      R"({"name":"aten::add","ph":"X","ts":100,"dur":5,"tid":2,"pid":"CPU"},)"
+      R"({"name":"ProfilerStep","ph":"i","ts":0,"tid":1,"pid":"CPU"}])";
+  const auto path = write_temp("trace.json", events);
+  const auto trace = load_profiler_trace(path);
+  REQUIRE(trace.size() == 3); // the model's thread only; the oneDNN call nests in its conv
+  CHECK(trace[0].name == "aten::conv2d");
+  CHECK(trace[0].seconds == doctest::Approx(50e-6));
+  CHECK(trace[0].calls == std::vector<std::string>{"aten::mkldnn_convolution"});
+  // The object form ("traceEvents") reads the same.
+  CHECK(load_profiler_trace(write_temp("trace-object.json", R"({"traceEvents":)" + events + "}")).size() ==
+        3);
+
+  TorchRun run;
+  run.model = "tiny";
+  KernelPoint conv, view, bn;
+  conv.kind = "conv2d";
+  conv.flops = conv.bytes = 1;
+  conv.label = "conv1";
+  view.kind = "view";
+  view.label = "flatten";
+  bn.kind = "batchnorm";
+  bn.bytes = 1;
+  bn.label = "bn1";
+  run.ops = {conv, view, bn};
+  const auto seconds = trace_op_seconds(trace, run, path);
+  REQUIRE(seconds.size() == 3);
+  CHECK(seconds[0] == doctest::Approx(50e-6));
+  CHECK(seconds[1] == 0.0);
+  CHECK(seconds[2] == doctest::Approx(20e-6));
+  run.ops = {bn, view, conv};
+  CHECK_THROWS_WITH_AS(trace_op_seconds(trace, run, path),
+                       doctest::Contains("is a batchnorm but the trace's op 0"), InputError);
+  run.ops = {conv, view, bn, bn};
+  CHECK_THROWS_WITH_AS(trace_op_seconds(trace, run, path), doctest::Contains("the trace ends before this op"),
+                       InputError);
+  CHECK_THROWS_AS(load_profiler_trace(write_temp("empty-trace.json", "[]")), InputError);
+}
+
+TEST_CASE("the committed profiler traces match their runs op by op and add up to the measured run") {
+  const auto runs =
+      load_torch_runs(std::string(HS_SOURCE_DIR) + "/validation/measurements/torch/models.json");
+  int traced = 0;
+  for (const auto& run : runs.runs) {
+    if (run.profiler_trace.empty()) continue;
+    ++traced;
+    CAPTURE(run.model);
+    CAPTURE(run.threads);
+    const auto seconds = trace_op_seconds(load_profiler_trace(run.profiler_trace), run, run.profiler_trace);
+    double sum = 0.0;
+    for (double s : seconds)
+      sum += s;
+    // The traced run is one more run of the same model: its ops add up to about the measured time.
+    CHECK(sum == doctest::Approx(run.end_to_end()).epsilon(0.25));
+  }
+  CHECK(traced == static_cast<int>(runs.runs.size()));
 }

@@ -56,7 +56,7 @@ FrameworkCostModel::FrameworkCostModel(const std::vector<KernelPoint>& points, F
 
     std::map<int, std::vector<TreeSample>> by_threads;
     for (const KernelPoint* p : pts)
-      by_threads[point_threads(*p)].push_back({features(k, *p), std::log(p->p50)});
+      by_threads[point_threads(*p)].push_back({features(k, *p), std::log(p->best_or_p50())});
     if (!by_threads.count(1)) continue; // no single-thread point: the kind stays unknown
     for (const auto& [n, samples] : by_threads)
       k.by_threads.emplace(n, ModelTree(names, samples, tree_options(options.shape_aware, slope)));

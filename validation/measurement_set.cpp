@@ -28,6 +28,7 @@ std::string measurement_set_json(const MeasurementSet& m) {
     q["p50_s"] = p.p50;
     q["p95_s"] = p.p95;
     if (p.wall_p50 > 0) q["wall_p50_s"] = p.wall_p50;
+    if (p.best > 0) q["min_s"] = p.best;
     j["points"].push_back(std::move(q));
   }
   return j.dump(1) + "\n";
@@ -51,7 +52,7 @@ MeasurementSet load_measurement_set(const std::string& path) {
     }
   for (const auto& n : root.at("points").items()) {
     n.expect_only({"kind", "label", "shape", "flops", "bytes", "repeats", "co_running_threads", "p50_s",
-                   "p95_s", "wall_p50_s"});
+                   "p95_s", "wall_p50_s", "min_s"});
     KernelPoint p;
     p.kind = n.at("kind").as_string();
     p.label = n.string_or("label", p.kind);
@@ -71,6 +72,10 @@ MeasurementSet load_measurement_set(const std::string& path) {
     if (auto w = n.find("wall_p50_s")) {
       p.wall_p50 = w->as_number();
       if (!(p.wall_p50 > 0)) w->fail("a measured time must be positive");
+    }
+    if (auto b = n.find("min_s")) {
+      p.best = b->as_number();
+      if (!(p.best > 0) || p.best > p.p50) b->fail("the fastest run must be positive and at most P50");
     }
     m.points.push_back(std::move(p));
   }

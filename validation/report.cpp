@@ -91,7 +91,9 @@ Json torch_json(const TorchValidation& v) {
                            {"op_error_p50_one_rate_per_kind_percent", r.op_error_p50_per_kind},
                            {"ops_compared", r.ops_compared},
                            {"unmodelled_measured_s", r.unmodelled_seconds},
-                           {"fit_inputs", r.fit_inputs}});
+                           {"fit_inputs", r.fit_inputs},
+                           {"op_truth", r.op_truth},
+                           {"library_paths", r.library_paths}});
     for (const auto& [kind, mp] : r.seconds_by_kind)
       j["models"].back()["seconds_by_kind"][kind] = {{"measured_s", mp.first}, {"predicted_s", mp.second}};
   }

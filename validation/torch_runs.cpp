@@ -2,12 +2,14 @@
 
 #include "sim/json_input.hpp"
 
+#include <filesystem>
+
 namespace hs::validation {
 
 namespace {
 
 KernelPoint load_op(const JsonNode& n, int threads) {
-  n.expect_only({"node", "kind", "label", "shape", "flops", "bytes", "p50_s"});
+  n.expect_only({"node", "kind", "label", "shape", "flops", "bytes", "p50_s", "min_s"});
   KernelPoint p;
   p.kind = n.at("kind").as_string();
   p.label = n.at("node").as_string();
@@ -23,12 +25,16 @@ KernelPoint load_op(const JsonNode& n, int threads) {
   if (p.bytes < 0) n.at("bytes").fail("must not be negative");
   p.p50 = p.p95 = n.at("p50_s").as_number();
   if (!(p.p50 > 0)) n.at("p50_s").fail("a measured time must be positive");
+  if (auto b = n.find("min_s")) {
+    p.best = b->as_number();
+    if (!(p.best > 0) || p.best > p.p50) b->fail("the fastest run must be positive and at most P50");
+  }
   return p;
 }
 
-TorchRun load_run(const JsonNode& n) {
+TorchRun load_run(const JsonNode& n, const std::filesystem::path& folder) {
   n.expect_only({"model", "network", "batch", "sequence", "threads", "repeats", "end_to_end_p50_s",
-                 "end_to_end_p95_s", "ops"});
+                 "end_to_end_p95_s", "end_to_end_min_s", "ops", "profiler_trace"});
   TorchRun r;
   r.model = n.at("model").as_string();
   r.network = n.at("network").as_string();
@@ -40,9 +46,15 @@ TorchRun load_run(const JsonNode& n) {
   r.end_to_end_p95 = n.at("end_to_end_p95_s").as_number();
   if (!(r.end_to_end_p50 > 0)) n.at("end_to_end_p50_s").fail("a measured time must be positive");
   if (r.end_to_end_p95 < r.end_to_end_p50) n.at("end_to_end_p95_s").fail("P95 must be at least P50");
+  if (auto b = n.find("end_to_end_min_s")) {
+    r.end_to_end_best = b->as_number();
+    if (!(r.end_to_end_best > 0) || r.end_to_end_best > r.end_to_end_p50)
+      b->fail("the fastest run must be positive and at most P50");
+  }
   for (const auto& op : n.at("ops").items())
     r.ops.push_back(load_op(op, r.threads));
   if (r.ops.empty()) n.at("ops").fail("holds no op");
+  if (auto t = n.find("profiler_trace")) r.profiler_trace = (folder / t->as_string()).string();
   return r;
 }
 
@@ -63,7 +75,7 @@ TorchRunSet load_torch_runs(const std::string& path) {
     for (const auto& [k, v] : env->members())
       set.environment[k] = v.as_string();
   for (const auto& r : root.at("runs").items())
-    set.runs.push_back(load_run(r));
+    set.runs.push_back(load_run(r, std::filesystem::path(path).parent_path()));
   if (set.runs.empty()) root.at("runs").fail("holds no run");
   return set;
 }

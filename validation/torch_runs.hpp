@@ -16,8 +16,12 @@ struct TorchRun {
   int batch = 1, sequence = 0, threads = 1;
   int repeats = 0;
   double end_to_end_p50 = 0.0, end_to_end_p95 = 0.0; // seconds
+  double end_to_end_best = 0.0;                      // the fastest run, when recorded (0 otherwise)
+  double end_to_end() const { return end_to_end_best > 0 ? end_to_end_best : end_to_end_p50; }
   // One per traced node, in execution order; `label` holds the node name, `shape` has a `threads` entry.
   std::vector<KernelPoint> ops;
+  // A torch.profiler Chrome trace of one more run, or empty; the file names it relative to its own folder.
+  std::string profiler_trace;
 };
 
 struct TorchRunSet {

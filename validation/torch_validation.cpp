@@ -1,6 +1,7 @@
 #include "validation/torch_validation.hpp"
 
 #include "validation/framework_cost_model.hpp"
+#include "validation/profiler_trace.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -24,23 +25,64 @@ struct RunPrediction {
   std::map<std::string, std::pair<double, double>> by_kind;    // kind -> (measured, predicted)
 };
 
-RunPrediction predict_run(const FrameworkCostModel& model, const TorchRun& run) {
+// Measured seconds per op: the profiler trace's when the run has one, else each fx node's own.
+std::vector<double> op_truth(const TorchRun& run, const std::vector<TraceOp>& trace) {
+  if (run.profiler_trace.empty()) {
+    std::vector<double> s;
+    for (const auto& op : run.ops)
+      s.push_back(op.best_or_p50());
+    return s;
+  }
+  return trace_op_seconds(trace, run, run.profiler_trace);
+}
+
+RunPrediction predict_run(const FrameworkCostModel& model, const TorchRun& run,
+                          const std::vector<double>& truth) {
   RunPrediction r;
-  for (const auto& op : run.ops) {
+  for (std::size_t i = 0; i < run.ops.size(); ++i) {
+    const KernelPoint& op = run.ops[i];
     if (!model.knows(op.kind)) {
-      r.unmodelled += op.p50;
+      r.unmodelled += truth[i];
       continue;
     }
     const double t = model.predict(op, run.threads);
     r.total += t;
-    r.by_kind[op.kind].first += op.p50;
+    r.by_kind[op.kind].first += truth[i];
     r.by_kind[op.kind].second += t;
     if (op.flops > 0 || op.bytes > 0) {
-      r.op_errors.push_back(percent_error(t, op.p50));
+      r.op_errors.push_back(percent_error(t, truth[i]));
       r.op_errors_kinds.emplace_back(op.kind, r.op_errors.back());
     }
   }
   return r;
+}
+
+// Per kind, how many of a pass's ops took each library path, named by the call that shows it (oneDNN, the
+// native im2col path, BLAS); a trace of k passes counts each op k times.
+std::map<std::string, int> library_paths(const std::vector<TraceOp>& trace, const TorchRun& run) {
+  std::map<std::string, int> paths, in_trace, in_run;
+  for (const auto& op : run.ops)
+    ++in_run[op.kind];
+  for (const auto& op : trace) {
+    const std::string kind = kind_of_aten_op(op.name);
+    if (kind != "conv2d" && kind != "gemm") continue;
+    std::string path = "no library call";
+    for (const auto& call : op.calls)
+      if (call.find("mkldnn") != std::string::npos || call.find("slow_conv") != std::string::npos ||
+          call.find("thnn") != std::string::npos || call == "aten::addmm" || call == "aten::bmm" ||
+          call == "aten::mm") {
+        path = call;
+        break;
+      }
+    ++paths[kind + " via " + path];
+    ++in_trace[kind];
+  }
+  for (auto& [path, count] : paths) {
+    const std::string kind = path.substr(0, path.find(' '));
+    const int passes = in_run[kind] > 0 ? std::max(1, in_trace[kind] / in_run[kind]) : 1;
+    count /= passes;
+  }
+  return paths;
 }
 
 std::string run_name(const TorchRun& r) {
@@ -71,29 +113,49 @@ TorchValidation validate_torch(const MeasurementSet& kernels, const std::string&
   std::set<std::string> networks;
   for (const auto& r : runs.runs)
     networks.insert(r.network);
+  // Each run's ops timed as its profiler trace saw them, when it has one: eager PyTorch as the user runs
+  // it, without the interpreter that times fx nodes one by one. These times train (for the other networks)
+  // and judge (for the held-out one).
+  TorchRunSet timed = runs;
+  std::vector<std::vector<TraceOp>> traces;
+  for (auto& run : timed.runs) {
+    traces.push_back(run.profiler_trace.empty() ? std::vector<TraceOp>{}
+                                                : load_profiler_trace(run.profiler_trace));
+    const auto seconds = op_truth(run, traces.back());
+    for (std::size_t i = 0; i < run.ops.size(); ++i)
+      if (seconds[i] > 0) run.ops[i].p50 = run.ops[i].p95 = run.ops[i].best = seconds[i];
+  }
   std::vector<double> e2e, e2e_kind, ops, ops_kind;
   std::map<std::string, std::vector<double>> by_kind;
   for (const auto& network : networks) {
     std::vector<std::string> inputs;
-    const auto points = torch_training_points(kernels, runs, network, inputs);
+    const auto points = torch_training_points(kernels, timed, network, inputs);
     const FrameworkCostModel shaped(points);
     const FrameworkCostModel per_kind(points, {.shape_aware = false});
-    for (const auto& run : runs.runs) {
+    for (std::size_t k = 0; k < timed.runs.size(); ++k) {
+      const TorchRun& run = timed.runs[k];
       if (run.network != network) continue;
-      const RunPrediction a = predict_run(shaped, run);
-      const RunPrediction b = predict_run(per_kind, run);
-      TorchModelRow row{run.model,
-                        run.network,
-                        run.threads,
-                        run.end_to_end_p50,
-                        a.total,
-                        b.total,
-                        median_abs(a.op_errors),
-                        median_abs(b.op_errors),
-                        static_cast<int>(a.op_errors.size()),
-                        a.unmodelled,
-                        inputs,
-                        a.by_kind};
+      const auto& trace = traces[k];
+      std::vector<double> truth;
+      for (const auto& op : run.ops)
+        truth.push_back(op.best_or_p50());
+      const RunPrediction a = predict_run(shaped, run, truth);
+      const RunPrediction b = predict_run(per_kind, run, truth);
+      TorchModelRow row;
+      row.model = run.model;
+      row.network = run.network;
+      row.threads = run.threads;
+      row.measured = run.end_to_end();
+      row.predicted = a.total;
+      row.predicted_per_kind = b.total;
+      row.op_error_p50 = median_abs(a.op_errors);
+      row.op_error_p50_per_kind = median_abs(b.op_errors);
+      row.ops_compared = static_cast<int>(a.op_errors.size());
+      row.unmodelled_seconds = a.unmodelled;
+      row.fit_inputs = inputs;
+      row.seconds_by_kind = a.by_kind;
+      row.op_truth = run.profiler_trace.empty() ? "fx nodes" : "profiler trace";
+      row.library_paths = library_paths(trace, run);
       e2e.push_back(percent_error(row.predicted, row.measured));
       e2e_kind.push_back(percent_error(row.predicted_per_kind, row.measured));
       ops.insert(ops.end(), a.op_errors.begin(), a.op_errors.end());
@@ -132,6 +194,13 @@ std::string torch_validation_text(const TorchValidation& v) {
                   r.predicted_per_kind * 1e3, percent_error(r.predicted_per_kind, r.measured), r.op_error_p50,
                   r.op_error_p50_per_kind);
     out += line;
+  }
+  out += "  per-op truth and library paths (from each run's torch.profiler trace):\n";
+  for (const auto& r : v.rows) {
+    out += "    " + r.model + " at " + std::to_string(r.threads) + "t: " + r.op_truth;
+    for (const auto& [path, count] : r.library_paths)
+      out += ", " + path + " x" + std::to_string(count);
+    out += "\n";
   }
   const auto worst = std::max_element(v.rows.begin(), v.rows.end(), [](const auto& x, const auto& y) {
     return std::fabs(percent_error(x.predicted, x.measured)) <

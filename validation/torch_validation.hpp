@@ -31,6 +31,11 @@ struct TorchModelRow {
   double unmodelled_seconds = 0.0; // measured time of ops whose kind had no training point
   std::vector<std::string> fit_inputs;
   std::map<std::string, std::pair<double, double>> seconds_by_kind; // kind -> (measured, predicted) sums
+  // Where the per-op truth comes from: "profiler trace" (the run's torch.profiler trace, matched op by op)
+  // or "fx nodes" (each traced node timed alone).
+  std::string op_truth;
+  // From the trace: how many ops of a kind took each library path ("conv2d via aten::mkldnn_convolution").
+  std::map<std::string, int> library_paths;
 };
 
 struct TorchValidation {

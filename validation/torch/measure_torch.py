@@ -5,7 +5,7 @@
       Times GEMM, convolution, batch and layer normalisation, softmax, elementwise, pooling, embedding and
       attention matmuls through torch, at each intra-op thread count, and writes a HeteroSim measurement set
       ("heterosim-measurements", version 1; each point's shape has a `threads` dimension).
-  measure_torch.py models --out FILE [--threads 1,2] [--models resnet18,...] [--quick]
+  measure_torch.py models --out FILE [--threads 1,2] [--models resnet18,...] [--traces DIR] [--quick]
       Runs torchvision ResNet-18/50 and a torch-built BERT-base encoder end to end, and every node of each
       model alone (torch.fx), and writes "heterosim-torch-runs", version 1.
 
@@ -142,9 +142,9 @@ def measure_kernels(args, threads):
             points.append({"kind": record["kind"], "label": f"{torch_ops.label_of(record)} ({name})",
                            "shape": record["shape"], "flops": record["flops"], "bytes": record["bytes"],
                            "repeats": len(runs), "co_running_threads": 1, "p50_s": statistics.median(runs),
-                           "p95_s": p95(runs)})
+                           "p95_s": p95(runs), "min_s": min(runs)})
             print(f"  {n}t {points[-1]['label']}: {points[-1]['p50_s'] * 1e3:.3f} ms", file=sys.stderr)
-    env = environment(threads, "p50_s, p95_s: wall clock (time.perf_counter) of one call under torch.no_grad(), "
+    env = environment(threads, "p50_s, p95_s, min_s: wall clock (time.perf_counter) of one call under torch.no_grad(), "
                                "two warm-up calls, then at least 5 timed calls and up to 30 within 0.3 s")
     env["cache_state"] = {
         "cold": "cold: before each timed call an untimed torch.mul streams through 64 MiB",
@@ -179,12 +179,25 @@ class NodeTimer(torch.fx.Interpreter):
         return y
 
 
-def measure_model(name, n, quick):
+def export_trace(model, inputs, path, passes):
+    """`passes` more runs under torch.profiler, exported as one Chrome trace (what a user's own profile
+    gives); the reader takes each op's median over the passes."""
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        for _ in range(passes):
+            model(*inputs)
+    prof.export_chrome_trace(path)
+
+
+def measure_model(name, n, quick, traces, out):
     network, batch, seq, model, inputs = torch_models.build(name)
     torch.set_num_threads(n)
-    runs = 2 if quick else 3
+    runs = 2 if quick else 5
+    trace = f"{name}-{n}t.trace.json" if traces else None
     with torch.no_grad():
         end_to_end = time_call(lambda: model(*inputs), runs, runs, 0.0)
+        if trace:
+            export_trace(model, inputs, os.path.join(traces, trace), runs)
         traced = torch.fx.symbolic_trace(model)
         ShapeProp(traced).propagate(*inputs)
         timer = NodeTimer(traced)
@@ -195,20 +208,27 @@ def measure_model(name, n, quick):
         per_run = timer.times[node][1:]  # the first pass is a warm-up
         ops.append({"node": node, "kind": record["kind"], "label": torch_ops.label_of(record),
                     "shape": dict(record["shape"], threads=float(n)), "flops": record["flops"],
-                    "bytes": record["bytes"], "p50_s": statistics.median(per_run)})
+                    "bytes": record["bytes"], "p50_s": statistics.median(per_run), "min_s": min(per_run)})
     print(f"  {name} {n}t: {statistics.median(end_to_end) * 1e3:.1f} ms end to end, {len(ops)} nodes, "
           f"nodes alone sum to {sum(o['p50_s'] for o in ops) * 1e3:.1f} ms", file=sys.stderr)
-    return {"model": name, "network": network, "batch": batch, "sequence": seq, "threads": n,
-            "repeats": runs, "end_to_end_p50_s": statistics.median(end_to_end),
-            "end_to_end_p95_s": p95(end_to_end), "ops": ops}
+    run = {"model": name, "network": network, "batch": batch, "sequence": seq, "threads": n,
+           "repeats": runs, "end_to_end_p50_s": statistics.median(end_to_end),
+           "end_to_end_p95_s": p95(end_to_end), "end_to_end_min_s": min(end_to_end), "ops": ops}
+    if trace:  # relative to the folder of --out, as the reader resolves it
+        run["profiler_trace"] = os.path.relpath(os.path.join(traces, trace), os.path.dirname(os.path.abspath(out)))
+    return run
 
 
 def measure_models(args, threads):
     names = args.models.split(",") if args.models else torch_models.MODELS
-    runs = [measure_model(name, n, args.quick) for n in threads for name in names]
+    if args.traces:
+        os.makedirs(args.traces, exist_ok=True)
+    runs = [measure_model(name, n, args.quick, args.traces, args.out) for n in threads for name in names]
     env = environment(threads, "end_to_end: wall clock of model(*inputs) under torch.no_grad(), two warm-ups, then "
-                               "3 timed runs (P50, P95); ops: each torch.fx node timed alone while an Interpreter "
-                               "runs the traced model, one warm-up pass, then 3 passes, P50 per node")
+                               "5 timed runs (P50, P95, fastest); ops: each torch.fx node timed alone while an "
+                               "Interpreter runs the traced model, one warm-up pass, then 5 passes, P50 and fastest "
+                               "per node; "
+                               "profiler_trace: 5 more runs under torch.profiler (CPU activities, no shapes)")
     env["loadavg_at_end"] = loadavg()
     return {"format": "heterosim-torch-runs", "version": 1, "environment": env, "runs": runs}
 
@@ -232,6 +252,8 @@ def main():
     parser.add_argument("--cache", choices=["after-op", "warm", "cold"], default="after-op",
                         help="kernels: run another op before each timed call (default), time calls back to back, "
                              "or evict the caches before each one")
+    parser.add_argument("--traces", default="",
+                        help="models: also export one torch.profiler Chrome trace per run into this folder")
     parser.add_argument("--quick", action="store_true", help="a few small shapes, fewer runs (for tests)")
     parser.add_argument("--force", action="store_true", help="replace --out if it exists")
     args = parser.parse_args()

@@ -60,7 +60,7 @@ class BertEncoder(nn.Module):
 def build(name):
     """(network, batch, sequence, module, example inputs) for a model name of the validation set."""
     torch.manual_seed(0)
-    if name in ("resnet18", "resnet50", "resnet50-b8"):
+    if name in ("resnet18", "resnet18-b8", "resnet50", "resnet50-b8"):
         network = name.split("-")[0]
         batch = 8 if name.endswith("-b8") else 1
         model = getattr(torchvision.models, network)()
@@ -70,7 +70,7 @@ def build(name):
         tokens = torch.randint(0, 30522, (batch, seq))
         positions = torch.arange(seq).unsqueeze(0).expand(batch, seq).contiguous()
         return "bert-base", batch, seq, BertEncoder(batch, seq).eval(), (tokens, positions)
-    raise ValueError(f"unknown model '{name}' (known: resnet18, resnet50, resnet50-b8, bert-base)")
+    raise ValueError(f"unknown model '{name}' (known: {', '.join(MODELS)})")
 
 
-MODELS = ["resnet18", "resnet50", "resnet50-b8", "bert-base"]
+MODELS = ["resnet18", "resnet18-b8", "resnet50", "resnet50-b8", "bert-base"]
