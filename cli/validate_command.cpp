@@ -89,6 +89,12 @@ void compare_with_deepbench(const ValidateOptions& o, ValidationReport& r, Outpu
               o.datasheets + "."));
 }
 
+// Whole PyTorch models, each predicted from a calibration that excluded it.
+TorchValidation predict_torch_models(const ValidateOptions& o) {
+  return validate_torch(load_measurement_set(o.torch_kernels), o.torch_kernels, load_torch_runs(o.torch_runs),
+                        o.torch_runs);
+}
+
 // Every file validate may write, checked before any measurement runs.
 void refuse_overwriting(const ValidateOptions& o) {
   std::vector<std::string> names = {"report.json",          "report.txt",
@@ -155,9 +161,7 @@ int validate(ValidateOptions o) {
     r.end_to_end = predict_executions(load_execution_set(o.executions), kernels, fits);
   }
   if (o.deepbench != "none") compare_with_deepbench(o, r, outputs);
-  if (o.torch_runs != "none")
-    r.torch = validate_torch(load_measurement_set(o.torch_kernels), o.torch_kernels,
-                             load_torch_runs(o.torch_runs), o.torch_runs);
+  if (o.torch_runs != "none") r.torch = predict_torch_models(o);
   const std::string text = validation_report_text(r);
   outputs.emplace_back(out_path(o, "report.json"), validation_report_json(r));
   outputs.emplace_back(out_path(o, "report.txt"), text);

@@ -197,18 +197,7 @@ double ContentionEvaluator::simulate(const Plan& plan) {
   double now = 0.0;
   const auto heap_later = [](const auto& x, const auto& y) { return x.first > y.first; };
   for (;;) {
-    while (profile_next_ < profile_events_.size() && profile_events_[profile_next_].at <= now) {
-      const auto& ev = profile_events_[profile_next_++];
-      if (ev.device >= 0) {
-        device_availability_[static_cast<std::size_t>(ev.device)] = ev.availability;
-        reshare_device(static_cast<std::size_t>(ev.device), now);
-      } else {
-        double& availability = resource_availability_[static_cast<std::size_t>(ev.resource)];
-        links_off_nominal_ += (ev.availability != 1.0 ? 1 : 0) - (availability != 1.0 ? 1 : 0);
-        availability = ev.availability;
-        rates_dirty_ = true;
-      }
-    }
+    apply_profile_events(now);
     if (!check_slots_.empty()) start_ready_streams(now);
     if (!copy_ready_.empty() || !in_ready_.empty()) start_copy_engines(now);
     if (ops_left_ == 0) {
@@ -253,6 +242,22 @@ double ContentionEvaluator::simulate(const Plan& plan) {
     }
   }
   return result_.makespan;
+}
+
+// Scenario steps due by `now`: a device's or link direction's availability changes.
+void ContentionEvaluator::apply_profile_events(double now) {
+  while (profile_next_ < profile_events_.size() && profile_events_[profile_next_].at <= now) {
+    const auto& ev = profile_events_[profile_next_++];
+    if (ev.device >= 0) {
+      device_availability_[static_cast<std::size_t>(ev.device)] = ev.availability;
+      reshare_device(static_cast<std::size_t>(ev.device), now);
+    } else {
+      double& availability = resource_availability_[static_cast<std::size_t>(ev.resource)];
+      links_off_nominal_ += (ev.availability != 1.0 ? 1 : 0) - (availability != 1.0 ? 1 : 0);
+      availability = ev.availability;
+      rates_dirty_ = true;
+    }
+  }
 }
 
 // Flows whose latency ends now start sharing bandwidth; flows due now end, in start order.

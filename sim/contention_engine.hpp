@@ -71,6 +71,7 @@ private:
 
   double simulate(const Plan& plan);
   void reset(const Plan& plan);
+  void apply_profile_events(double now);
   void start_ready_streams(double now);
   void start_copy_engines(double now);
   void record_start(Transfer& tr, double bytes, double now);
