@@ -146,6 +146,8 @@ TEST_CASE("a torch run file with a bad value names the file and the place") {
   const auto bad_time = write_temp("bad-time.json", file(R"("p50_s":-1})", ""));
   CHECK_THROWS_WITH_AS(load_torch_runs(bad_time), doctest::Contains("p50_s"), InputError);
   CHECK_THROWS_WITH_AS(load_torch_runs(bad_time), doctest::Contains(bad_time.c_str()), InputError);
+  const auto too_fast = write_temp("bad-min.json", file(R"("p50_s":0.01,"min_s":0.02})", ""));
+  CHECK_THROWS_WITH_AS(load_torch_runs(too_fast), doctest::Contains("at most P50"), InputError);
   const auto unknown = write_temp("unknown.json", file(R"("p50_s":0.01})", R"(,"colour":"red")"));
   CHECK_THROWS_WITH_AS(load_torch_runs(unknown), doctest::Contains("colour"), InputError);
 }

@@ -34,6 +34,14 @@ std::string measurement_set_json(const MeasurementSet& m) {
   return j.dump(1) + "\n";
 }
 
+double load_fastest_run(const JsonNode& n, const std::string& key, double p50) {
+  const auto b = n.find(key);
+  if (!b) return 0.0;
+  const double best = b->as_number();
+  if (!(best > 0) || best > p50) b->fail("the fastest run must be positive and at most P50");
+  return best;
+}
+
 MeasurementSet load_measurement_set(const std::string& path) {
   const Json j = read_json_file(path);
   const JsonNode root(j, path, "");
@@ -73,10 +81,7 @@ MeasurementSet load_measurement_set(const std::string& path) {
       p.wall_p50 = w->as_number();
       if (!(p.wall_p50 > 0)) w->fail("a measured time must be positive");
     }
-    if (auto b = n.find("min_s")) {
-      p.best = b->as_number();
-      if (!(p.best > 0) || p.best > p.p50) b->fail("the fastest run must be positive and at most P50");
-    }
+    p.best = load_fastest_run(n, "min_s", p.p50);
     m.points.push_back(std::move(p));
   }
   if (m.points.empty()) root.at("points").fail("holds no measurement");

@@ -6,6 +6,10 @@
 #include <string>
 #include <vector>
 
+namespace hs {
+class JsonNode;
+}
+
 namespace hs::validation {
 
 // One timed kernel configuration. flops and bytes follow the workload builders' conventions (see
@@ -41,6 +45,9 @@ struct MeasurementSet {
 std::string measurement_set_json(const MeasurementSet& m);
 // Throws InputError naming the file and the place for anything malformed.
 MeasurementSet load_measurement_set(const std::string& path);
+
+// The optional fastest-run time `key` of `n` (0 when absent); InputError unless positive and at most `p50`.
+double load_fastest_run(const JsonNode& n, const std::string& key, double p50);
 
 // Order statistic by linear interpolation between closest ranks (q in [0, 1]); `values` is sorted in place.
 double percentile(std::vector<double>& values, double q);

@@ -25,10 +25,7 @@ KernelPoint load_op(const JsonNode& n, int threads) {
   if (p.bytes < 0) n.at("bytes").fail("must not be negative");
   p.p50 = p.p95 = n.at("p50_s").as_number();
   if (!(p.p50 > 0)) n.at("p50_s").fail("a measured time must be positive");
-  if (auto b = n.find("min_s")) {
-    p.best = b->as_number();
-    if (!(p.best > 0) || p.best > p.p50) b->fail("the fastest run must be positive and at most P50");
-  }
+  p.best = load_fastest_run(n, "min_s", p.p50);
   return p;
 }
 
@@ -46,11 +43,7 @@ TorchRun load_run(const JsonNode& n, const std::filesystem::path& folder) {
   r.end_to_end_p95 = n.at("end_to_end_p95_s").as_number();
   if (!(r.end_to_end_p50 > 0)) n.at("end_to_end_p50_s").fail("a measured time must be positive");
   if (r.end_to_end_p95 < r.end_to_end_p50) n.at("end_to_end_p95_s").fail("P95 must be at least P50");
-  if (auto b = n.find("end_to_end_min_s")) {
-    r.end_to_end_best = b->as_number();
-    if (!(r.end_to_end_best > 0) || r.end_to_end_best > r.end_to_end_p50)
-      b->fail("the fastest run must be positive and at most P50");
-  }
+  r.end_to_end_best = load_fastest_run(n, "end_to_end_min_s", r.end_to_end_p50);
   for (const auto& op : n.at("ops").items())
     r.ops.push_back(load_op(op, r.threads));
   if (r.ops.empty()) n.at("ops").fail("holds no op");
