@@ -243,6 +243,9 @@ std::map<std::string, std::string> cpu_environment() {
   env["eigen"] = std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +
                  std::to_string(EIGEN_MINOR_VERSION);
   env["simd"] = Eigen::SimdInstructionSetsInUse();
+#ifdef HS_KERNEL_ARCH
+  env["kernel_arch"] = std::string("kernels compiled for ") + HS_KERNEL_ARCH + " (HS_NATIVE_KERNELS)";
+#endif
   env["date"] = utc_now();
   env["loadavg_at_start"] = read_first_line("/proc/loadavg");
   env["os"] = read_first_line("/proc/sys/kernel/osrelease");
