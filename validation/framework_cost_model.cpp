@@ -41,7 +41,6 @@ FrameworkCostModel::FrameworkCostModel(const std::vector<KernelPoint>& points, F
     by_kind[p.kind].push_back(&p);
     max_threads_ = std::max(max_threads_, point_threads(p));
   }
-  training_points_ = points.size();
   for (const auto& [kind, pts] : by_kind) {
     KindModel k;
     std::set<std::string> dims;
@@ -73,14 +72,6 @@ double FrameworkCostModel::predict(const KernelPoint& p, int threads) const {
     throw std::invalid_argument("'" + p.kind + "' was not measured at " + std::to_string(threads) +
                                 (threads == 1 ? " thread" : " threads"));
   return std::exp(tree->second.predict(features(k, p)));
-}
-
-std::string FrameworkCostModel::describe() const {
-  std::string out;
-  for (const auto& [kind, k] : kinds_)
-    for (const auto& [n, tree] : k.by_threads)
-      out += kind + " at " + std::to_string(n) + (n == 1 ? " thread" : " threads") + ":\n" + tree.describe();
-  return out;
 }
 
 } // namespace hs::validation

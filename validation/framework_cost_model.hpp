@@ -32,9 +32,6 @@ public:
   // std::invalid_argument for a kind with no training point or a thread count beyond those measured.
   double predict(const KernelPoint& p, int threads) const;
   int max_threads() const { return max_threads_; }
-  std::size_t training_points() const { return training_points_; }
-  // Per kind: the trees, as text.
-  std::string describe() const;
 
 private:
   struct KindModel {
@@ -45,7 +42,6 @@ private:
 
   std::map<std::string, KindModel> kinds_;
   int max_threads_ = 1;
-  std::size_t training_points_ = 0;
 };
 
 // Kinds whose size law follows FLOPs (the others follow bytes).

@@ -39,7 +39,6 @@ public:
   int leaf_count() const;
   // One line per node, indented by depth: "m <= 1.5" splits and "leaf 2: log t = a + b x (n samples)".
   std::string describe() const;
-  const std::vector<std::string>& feature_names() const { return names_; }
 
 private:
   struct Node {

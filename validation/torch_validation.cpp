@@ -12,29 +12,12 @@ namespace hs::validation {
 
 namespace {
 
-double median_abs(std::vector<double> signed_errors) {
-  for (double& e : signed_errors)
-    e = std::fabs(e);
-  return signed_errors.empty() ? 0.0 : percentile(signed_errors, 0.5);
-}
-
 struct RunPrediction {
   double total = 0.0, unmodelled = 0.0;
   std::vector<double> op_errors;                               // percent, ops that do work
   std::vector<std::pair<std::string, double>> op_errors_kinds; // (kind, percent)
   std::map<std::string, std::pair<double, double>> by_kind;    // kind -> (measured, predicted)
 };
-
-// Measured seconds per op: the profiler trace's when the run has one, else each fx node's own.
-std::vector<double> op_truth(const TorchRun& run, const std::vector<TraceOp>& trace) {
-  if (run.profiler_trace.empty()) {
-    std::vector<double> s;
-    for (const auto& op : run.ops)
-      s.push_back(op.best_or_p50());
-    return s;
-  }
-  return trace_op_seconds(trace, run, run.profiler_trace);
-}
 
 RunPrediction predict_run(const FrameworkCostModel& model, const TorchRun& run,
                           const std::vector<double>& truth) {
@@ -119,9 +102,10 @@ TorchValidation validate_torch(const MeasurementSet& kernels, const std::string&
   TorchRunSet timed = runs;
   std::vector<std::vector<TraceOp>> traces;
   for (auto& run : timed.runs) {
-    traces.push_back(run.profiler_trace.empty() ? std::vector<TraceOp>{}
-                                                : load_profiler_trace(run.profiler_trace));
-    const auto seconds = op_truth(run, traces.back());
+    traces.emplace_back();
+    if (run.profiler_trace.empty()) continue; // its ops keep their fx-node times
+    traces.back() = load_profiler_trace(run.profiler_trace);
+    const auto seconds = trace_op_seconds(traces.back(), run, run.profiler_trace);
     for (std::size_t i = 0; i < run.ops.size(); ++i)
       if (seconds[i] > 0) run.ops[i].p50 = run.ops[i].p95 = run.ops[i].best = seconds[i];
   }
@@ -148,8 +132,8 @@ TorchValidation validate_torch(const MeasurementSet& kernels, const std::string&
       row.measured = run.end_to_end();
       row.predicted = a.total;
       row.predicted_per_kind = b.total;
-      row.op_error_p50 = median_abs(a.op_errors);
-      row.op_error_p50_per_kind = median_abs(b.op_errors);
+      row.op_error_p50 = summarize(a.op_errors).p50;
+      row.op_error_p50_per_kind = summarize(b.op_errors).p50;
       row.ops_compared = static_cast<int>(a.op_errors.size());
       row.unmodelled_seconds = a.unmodelled;
       row.fit_inputs = inputs;
