@@ -46,7 +46,7 @@ FrameworkCostModel::FrameworkCostModel(const std::vector<KernelPoint>& points, F
     std::set<std::string> dims;
     for (const KernelPoint* p : pts)
       for (const auto& [name, value] : p->shape)
-        if (name != "threads" && (name != "in_graph" || !compute_bound_kind(kind))) dims.insert(name);
+        if (name != "threads") dims.insert(name);
     k.dims.assign(dims.begin(), dims.end());
     std::vector<std::string> names = k.dims;
     names.emplace_back("log_flops");
