@@ -1,6 +1,7 @@
 #include "sim/cost_model.hpp"
 
 #include "sim/json_input.hpp"
+#include "sim/nearest_name.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -130,14 +131,22 @@ std::string CostModel::infeasibility_reason(OpId op, DeviceId dev) const {
   return r;
 }
 
+std::string placement_restriction(const Op& o, const Device& d) {
+  const auto listed = [](const std::vector<std::string>& names, const std::string& name) {
+    return names.empty() || std::find(names.begin(), names.end(), name) != names.end();
+  };
+  if (!listed(o.allowed_kinds, d.kind)) return "op '" + o.name + "' may not run on a " + d.kind;
+  if (!listed(o.allowed_devices, d.name))
+    return "op '" + o.name + "' is pinned to " + name_list(o.allowed_devices) + ", not '" + d.name + "'";
+  return "";
+}
+
 std::string CostModel::structural_reason(const Op& o, DeviceId dev) const {
   const Device& d = platform_->devices[static_cast<std::size_t>(dev)];
   if (o.has_explicit_times()) {
     return o.times.count(d.name) ? "" : "op '" + o.name + "' lists no time for device '" + d.name + "'";
   }
-  if (!o.allowed_kinds.empty() &&
-      std::find(o.allowed_kinds.begin(), o.allowed_kinds.end(), d.kind) == o.allowed_kinds.end())
-    return "op '" + o.name + "' may not run on a " + d.kind;
+  if (auto r = placement_restriction(o, d); !r.empty()) return r;
   if (!d.supports_op(o.kind)) return "device '" + d.name + "' does not run op kind '" + o.kind + "'";
   if (!d.supports_precision(o.precision))
     return "device '" + d.name + "' has no " + o.precision + " throughput for op '" + o.name + "'";
@@ -159,6 +168,8 @@ double CostModel::roofline(const Op& o, const Device& d) const {
     if (cal->memory_efficiency) memory_efficiency = *cal->memory_efficiency;
     if (cal->launch_overhead) launch = *cal->launch_overhead;
   }
+  // A collective's steps run inside one persistent kernel (as NCCL's do) and wait on flags, not launches.
+  if (o.kind == "collective") launch = 0.0;
   const double compute = o.flops / (d.peak_flops.at(o.precision) * efficiency);
   double bandwidth = d.memory_bandwidth * memory_efficiency;
   if (cal)

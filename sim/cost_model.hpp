@@ -43,6 +43,9 @@ Calibration load_calibration(const std::string& path, const Platform& p);
 // route's latency plus bytes over its bandwidth, kInfeasible without a route.
 double transfer_seconds(const Platform& p, DeviceId from, DeviceId to, double bytes, double comm_time);
 
+// Why `o` may not run on `d` by the op's own restrictions (device kinds, pinned devices); empty when it may.
+std::string placement_restriction(const Op& o, const Device& d);
+
 class CostModel {
 public:
   CostModel(const Graph& g, const Platform& p, Calibration c = {});

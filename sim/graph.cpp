@@ -72,6 +72,10 @@ OpHandle& OpHandle::only_on(std::vector<std::string> kinds) {
   op().allowed_kinds = std::move(kinds);
   return *this;
 }
+OpHandle& OpHandle::pinned_to(std::vector<std::string> devices) {
+  op().allowed_devices = std::move(devices);
+  return *this;
+}
 OpHandle& OpHandle::time_on(const std::string& device, double s) {
   op().times[device] = s;
   return *this;

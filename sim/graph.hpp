@@ -23,7 +23,11 @@ struct OpAttributes {
   double workspace_bytes = 0.0;           // allocated only while the op runs
   double sensitivity = 0.0;               // numeric sensitivity, for precision-aware policies
   std::vector<std::string> allowed_kinds; // empty: any device kind
-  std::map<std::string, double> times;    // textbook form: explicit seconds per device name
+  // Empty: any device. Else the op may run only on these devices (by name): a placement decided before
+  // any policy runs (a replica's ops, a collective's steps), which every policy meets because the cost
+  // model gives the other devices no finite time.
+  std::vector<std::string> allowed_devices;
+  std::map<std::string, double> times; // textbook form: explicit seconds per device name
 };
 
 struct Op : OpAttributes {

@@ -29,6 +29,7 @@ public:
   OpHandle& workspace(double bytes);
   OpHandle& sensitivity(double s);
   OpHandle& only_on(std::vector<std::string> device_kinds);
+  OpHandle& pinned_to(std::vector<std::string> device_names);
   OpHandle& time_on(const std::string& device, double seconds); // textbook form
 
   // A new tensor from this op to `consumer`; returns its id.

@@ -17,7 +17,7 @@ Graph parse_graph(const Json& j, const std::string& file) {
   std::unordered_map<std::string, OpId> ids;
   for (const auto& n : root.at("ops").items()) {
     n.expect_only({"name", "kind", "precision", "flops", "bytes_read", "bytes_written", "params", "workspace",
-                   "sensitivity", "allowed_kinds", "times", "notes"});
+                   "sensitivity", "allowed_kinds", "allowed_devices", "times", "notes"});
     const auto name = n.at("name").as_string();
     if (ids.count(name)) n.at("name").fail("duplicate op name '" + name + "'");
     auto h = b.op(name);
@@ -30,6 +30,7 @@ Graph parse_graph(const Json& j, const std::string& file) {
     h.workspace(n.quantity_or("workspace", Quantity::Bytes, 0.0));
     if (auto s = n.find("sensitivity")) h.sensitivity(s->as_number());
     if (auto k = n.find("allowed_kinds")) h.only_on(k->as_string_list());
+    if (auto d = n.find("allowed_devices")) h.pinned_to(d->as_string_list());
     if (auto t = n.find("times"))
       for (const auto& [dev, v] : t->members())
         h.time_on(dev, v.as_quantity(Quantity::Time));
@@ -80,6 +81,7 @@ Json graph_to_json(const Graph& g) {
     if (o.workspace_bytes > 0) j["workspace"] = o.workspace_bytes;
     if (o.sensitivity != 0) j["sensitivity"] = o.sensitivity;
     if (!o.allowed_kinds.empty()) j["allowed_kinds"] = o.allowed_kinds;
+    if (!o.allowed_devices.empty()) j["allowed_devices"] = o.allowed_devices;
     if (!o.times.empty()) j["times"] = o.times;
     ops.push_back(std::move(j));
   }

@@ -10,11 +10,11 @@ const std::vector<std::string>& known_op_kinds() {
   // What the workload builders, the ONNX and DOT importers, the validation kernels and the rewrites use,
   // sorted.
   static const std::vector<std::string> kinds = {
-      "activation", "add",       "attention", "batchnorm",   "bias",      "bias_add", "conv",
-      "conv2d",     "copy",      "dropout",   "elementwise", "embedding", "gather",   "gelu",
-      "gemm",       "generic",   "input",     "layernorm",   "linear",    "loss",     "matmul",
-      "mul",        "optimizer", "pooling",   "reduce",      "reduction", "relu",     "scale",
-      "scatter",    "sigmoid",   "silu",      "softmax",     "tanh"};
+      "activation", "add",     "attention", "batchnorm", "bias",        "bias_add",  "collective",
+      "conv",       "conv2d",  "copy",      "dropout",   "elementwise", "embedding", "gather",
+      "gelu",       "gemm",    "generic",   "input",     "layernorm",   "linear",    "loss",
+      "matmul",     "mul",     "optimizer", "pooling",   "reduce",      "reduction", "relu",
+      "scale",      "scatter", "sigmoid",   "silu",      "softmax",     "tanh"};
   return kinds;
 }
 

@@ -17,7 +17,8 @@ namespace hs {
 using units::Quantity;
 
 bool Device::supports_op(const std::string& op_kind) const {
-  return supported_ops.empty() ||
+  // Every device takes part in collectives: their steps only move and add buffers in its memory.
+  return supported_ops.empty() || op_kind == "collective" ||
          std::find(supported_ops.begin(), supported_ops.end(), op_kind) != supported_ops.end();
 }
 

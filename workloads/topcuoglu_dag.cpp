@@ -72,22 +72,6 @@ Graph topcuoglu_dag(const TopcuogluOptions& o) {
   return std::move(b).build();
 }
 
-std::vector<std::string> device_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    const auto comma = text.find(',', pos);
-    const std::string name = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    if (name.empty()) throw InputError("topcuoglu", "devices", "empty device name in '" + text + "'");
-    if (std::find(out.begin(), out.end(), name) != out.end())
-      throw InputError("topcuoglu", "devices", "device '" + name + "' listed twice");
-    out.push_back(name);
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  return out;
-}
-
 } // namespace
 } // namespace hs
 
@@ -113,7 +97,7 @@ HS_REGISTER_WORKLOAD(
           o.ccr = p.number("ccr", 1.0, 0.0, 1e6);
           o.beta = p.number("beta", 0.5, 0.0, 2.0);
           o.mean_cost = p.number("wdag", 50.0, 1e-12, 1e12);
-          o.devices = hs::device_list(p.text("devices", "P1,P2,P3", {}));
+          o.devices = p.names("devices", "P1,P2,P3");
           o.seed = p.seed();
           return hs::topcuoglu_dag(o);
         }})

@@ -4,6 +4,7 @@
 #include "sim/graph_io.hpp"
 #include "sim/json_input.hpp"
 #include "sim/nearest_name.hpp"
+#include "sim/units.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -90,6 +91,38 @@ std::string WorkloadParams::text(const std::string& key, const std::string& fall
     throw InputError(builder_, key, "'" + *v + "' is not one of: " + list);
   }
   return *v;
+}
+
+double WorkloadParams::bytes(const std::string& key, double fallback) {
+  const std::string* v = take(key);
+  if (!v) return fallback;
+  double x = 0;
+  try {
+    x = units::parse(*v, units::Quantity::Bytes);
+  } catch (const std::exception& e) {
+    throw InputError(builder_, key, e.what());
+  }
+  if (!(x > 0) || !std::isfinite(x))
+    throw InputError(builder_, key, "must be a positive size (got '" + *v + "')");
+  return x;
+}
+
+std::vector<std::string> WorkloadParams::names(const std::string& key, const std::string& fallback) {
+  const std::string* v = take(key);
+  const std::string text = v ? *v : fallback;
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const auto comma = text.find(',', pos);
+    const std::string name = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    if (name.empty()) throw InputError(builder_, key, "empty name in '" + text + "'");
+    if (std::find(out.begin(), out.end(), name) != out.end())
+      throw InputError(builder_, key, "'" + name + "' listed twice");
+    out.push_back(name);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
 }
 
 void WorkloadParams::expect_all_used() const {

@@ -29,6 +29,10 @@ public:
   long long integer(const std::string& key, long long fallback, long long min, long long max);
   std::string text(const std::string& key, const std::string& fallback,
                    const std::vector<std::string>& allowed);
+  // A size with its unit ("64MiB", "1.5GB"; a plain number is bytes), positive and finite.
+  double bytes(const std::string& key, double fallback);
+  // A comma-separated list of distinct, non-empty names ("devices=P1,P2,P3").
+  std::vector<std::string> names(const std::string& key, const std::string& fallback);
   std::uint64_t seed() {
     return static_cast<std::uint64_t>(integer("seed", static_cast<long long>(seed_), 0, (1LL << 62)));
   }

@@ -17,9 +17,7 @@ std::optional<std::string> run_precision(const CostModel& cost, OpId op, DeviceI
   if (cost.feasible(op, dev)) return o.precision;
   if (!allow_demotion || o.has_explicit_times()) return std::nullopt;
   const Device& d = cost.platform().devices[static_cast<std::size_t>(dev)];
-  if (!o.allowed_kinds.empty() &&
-      std::find(o.allowed_kinds.begin(), o.allowed_kinds.end(), d.kind) == o.allowed_kinds.end())
-    return std::nullopt;
+  if (!placement_restriction(o, d).empty()) return std::nullopt;
   if (!d.supports_op(o.kind)) return std::nullopt;
   const int own = precision_bits(o.precision);
   std::optional<std::string> best;

@@ -60,7 +60,8 @@ RewriteCandidates find_rewrite_candidates(const CostModel& cost, const RewriteOp
       const OpId next = t.consumers.front();
       const Op& n = g.op(next);
       if (taken[static_cast<std::size_t>(next)] || n.has_explicit_times() || !is_epilogue(n.kind) ||
-          n.precision != h.precision || n.allowed_kinds != h.allowed_kinds || !share_device(cost, head, next))
+          n.precision != h.precision || n.allowed_kinds != h.allowed_kinds ||
+          n.allowed_devices != h.allowed_devices || !share_device(cost, head, next))
         break;
       chain.push_back(next);
       cur = next;

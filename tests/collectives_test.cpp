@@ -1,0 +1,153 @@
+// Collectives as transfer patterns: the SimGrid replay against the textbook costs (Thakur, Rabenseifner and
+// Gropp 2005; nccl-tests' PERFORMANCE.md): a ring all-reduce of S bytes over n ranks moves 2(n-1)/n x S
+// over each rank's link in 2(n-1) steps, all-gather and reduce-scatter (n-1)/n x S in n-1 steps.
+#include "sim/cost_model.hpp"
+#include "sim/simgrid_engine.hpp"
+#include "workloads/collectives.hpp"
+#include "workloads/workload_registry.hpp"
+
+#include <cmath>
+#include <doctest/doctest.h>
+#include <set>
+
+using namespace hs;
+namespace c = hs::collectives;
+
+namespace {
+
+const Platform& node() {
+  static const Platform p = load_platform("multi-gpu-node"); // 8 GPUs, one NVSwitch link each
+  return p;
+}
+
+std::vector<std::string> gpus(int n) {
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i)
+    out.push_back("gpu" + std::to_string(i));
+  return out;
+}
+
+Graph build(c::Collective op, c::Algorithm a, double bytes, int n, int group = 0) {
+  GraphBuilder b("coll");
+  c::CollectiveSpec s;
+  s.op = op;
+  s.algorithm = a;
+  s.bytes = bytes;
+  s.devices = gpus(n);
+  s.group_size = group;
+  c::append_collective(b, s, {});
+  return std::move(b).build();
+}
+
+// Every op on the one device it is pinned to, in topological order.
+double replay(const Graph& g) {
+  const CostModel cost(g, node());
+  Plan plan = Plan::empty(g.op_count(), node(), "pinned");
+  for (OpId o : g.topological_order())
+    plan.append(o, *node().find_device(g.op(o).allowed_devices.at(0)));
+  return run_simgrid(plan, cost).makespan;
+}
+
+const Route& gpu_route() {
+  return *node().route(*node().find_device("gpu0"), *node().find_device("gpu1"));
+}
+
+// What one reduce step costs on a GPU: it reads its chunk and the one received and writes the sum.
+double reduce_seconds(double chunk) {
+  GraphBuilder b("probe");
+  b.op("probe").kind("collective").flops(chunk / 4).reads(2 * chunk).writes(chunk);
+  const Graph g = std::move(b).build();
+  return CostModel(g, node()).op_time(0, *node().find_device("gpu0"));
+}
+
+} // namespace
+
+TEST_CASE("a ring all-reduce takes 2(n-1) steps of S/n over each link, and n-1 reduces") {
+  const double S = 1 << 30, B = gpu_route().bandwidth, alpha = gpu_route().latency;
+  for (int n : {2, 4, 8}) {
+    const double chunk = S / n;
+    const double expected = 2 * (n - 1) * (chunk / B + alpha) + (n - 1) * reduce_seconds(chunk);
+    const double t = replay(build(c::Collective::AllReduce, c::Algorithm::Ring, S, n));
+    CAPTURE(n);
+    CHECK(t == doctest::Approx(expected).epsilon(0.02));
+    // The bandwidth term alone, 2(n-1)/n x S/B, is most of it at 1 GiB.
+    CHECK(t > 2.0 * (n - 1) / n * S / B);
+  }
+}
+
+TEST_CASE("ring all-gather and reduce-scatter take (n-1)/n x S/B plus their latency and reduce terms") {
+  const double S = 256.0 * (1 << 20), B = gpu_route().bandwidth, alpha = gpu_route().latency;
+  const int n = 8;
+  const double chunk = S / n;
+  CHECK(replay(build(c::Collective::AllGather, c::Algorithm::Ring, S, n)) ==
+        doctest::Approx((n - 1) * (chunk / B + alpha)).epsilon(0.02));
+  CHECK(replay(build(c::Collective::ReduceScatter, c::Algorithm::Ring, S, n)) ==
+        doctest::Approx((n - 1) * (chunk / B + alpha + reduce_seconds(chunk))).epsilon(0.02));
+}
+
+TEST_CASE("a direct all-to-all shares each rank's link among its n-1 messages") {
+  const double S = 512.0 * (1 << 20), B = gpu_route().bandwidth, alpha = gpu_route().latency;
+  const int n = 8;
+  CHECK(replay(build(c::Collective::AllToAll, c::Algorithm::Direct, S, n)) ==
+        doctest::Approx((n - 1.0) / n * S / B + alpha).epsilon(0.02));
+}
+
+TEST_CASE("a tree all-reduce over three ranks: both children share the root's link up and down") {
+  const double S = 128.0 * (1 << 20), B = gpu_route().bandwidth, alpha = gpu_route().latency;
+  // Up: two buffers into the root at once (2S/B), one reduce per child; down: two buffers out at once.
+  const double expected = 2 * (2 * S / B + alpha) + 2 * reduce_seconds(S);
+  CHECK(replay(build(c::Collective::AllReduce, c::Algorithm::Tree, S, 3)) ==
+        doctest::Approx(expected).epsilon(0.02));
+}
+
+TEST_CASE(
+    "a hierarchical all-reduce is a local ring, a ring per rail across groups, and a local ring again") {
+  const double S = 512.0 * (1 << 20), B = gpu_route().bandwidth, alpha = gpu_route().latency;
+  const int g = 4, groups = 2;
+  const double local = S / g, rail = S / g / groups;
+  const double expected = (g - 1) * (2 * (local / B + alpha) + reduce_seconds(local)) +
+                          (groups - 1) * (2 * (rail / B + alpha) + reduce_seconds(rail));
+  CHECK(replay(build(c::Collective::AllReduce, c::Algorithm::Hierarchical, S, g * groups, g)) ==
+        doctest::Approx(expected).epsilon(0.02));
+}
+
+TEST_CASE("every step of a collective is pinned to its rank, and the evaluator agrees with the replay") {
+  const Graph g = build(c::Collective::AllReduce, c::Algorithm::Ring, 64e6, 4);
+  std::set<std::string> devices;
+  for (const auto& op : g.ops) {
+    REQUIRE(op.allowed_devices.size() == 1);
+    devices.insert(op.allowed_devices[0]);
+    CHECK(op.kind == "collective");
+  }
+  CHECK(devices == std::set<std::string>{"gpu0", "gpu1", "gpu2", "gpu3"});
+  // 4 start ops, then 3 reduce-scatter and 3 all-gather steps on each rank.
+  CHECK(g.op_count() == 4 * (1 + 3 + 3));
+  const CostModel cost(g, node());
+  CHECK_FALSE(cost.feasible(0, *node().find_device("gpu1"))); // r0's start runs on gpu0 only
+}
+
+TEST_CASE("the collective workload builder refuses specs that cannot run, naming the parameter") {
+  CHECK_THROWS_WITH(load_workload("collective:devices=gpu0"), doctest::Contains("at least 2 ranks"));
+  CHECK_THROWS_WITH(load_workload("collective:op=all-gather,algo=tree"), doctest::Contains("has no tree"));
+  CHECK_THROWS_WITH(load_workload("collective:algo=hierarchical,group=3"), doctest::Contains("divides"));
+  CHECK_THROWS_WITH(load_workload("collective:bytes=-5MiB"), doctest::Contains("bytes"));
+  CHECK_THROWS_WITH(load_workload("collective:devices=gpu0,gpu0"), doctest::Contains("listed twice"));
+  CHECK(load_workload("collective:bytes=1MiB,devices=a,b,c").op_count() == 3 * (1 + 2 + 2));
+}
+
+TEST_CASE("nccl-tests' bus bandwidth factors") {
+  CHECK(c::bus_bandwidth_factor(c::Collective::AllReduce, 8) == doctest::Approx(1.75));
+  CHECK(c::bus_bandwidth_factor(c::Collective::AllGather, 8) == doctest::Approx(0.875));
+  CHECK(c::bus_bandwidth_factor(c::Collective::ReduceScatter, 4) == doctest::Approx(0.75));
+  CHECK(c::bus_bandwidth_factor(c::Collective::Broadcast, 8) == doctest::Approx(1.0));
+}
+
+TEST_CASE("a pipelined chain broadcast beats sending the whole buffer hop by hop") {
+  const double S = 256.0 * (1 << 20), B = gpu_route().bandwidth;
+  const int n = 8;
+  const double t = replay(build(c::Collective::Broadcast, c::Algorithm::Ring, S, n));
+  // n slices: (n + n - 2) slice times of S/n each, against (n-1) S/B unpipelined; never below S/B.
+  CHECK(t > S / B);
+  CHECK(t < 0.5 * (n - 1) * S / B);
+  CHECK(t == doctest::Approx((2 * n - 2) * (S / n / B)).epsilon(0.05));
+}
