@@ -29,6 +29,7 @@ struct CollectiveOptions {
   std::string engine = "simgrid";
   std::string out;
   bool force = false;
+  bool quiet = false;
 };
 
 int collective(const CollectiveOptions& o) {
@@ -55,10 +56,13 @@ int collective(const CollectiveOptions& o) {
 
   const int n = static_cast<int>(spec.devices.size());
   const double factor = c::bus_bandwidth_factor(spec.op, n);
-  std::printf("# %s, %s, %d ranks on %s (%s); busbw = algbw x %.4f (nccl-tests)\n", o.op.c_str(),
-              o.algorithm.c_str(), n, p.name.c_str(), o.engine.c_str(), factor);
-  std::printf("%14s %12s %6s %12s %12s %10s %10s\n", "size (B)", "count", "type", "time (us)", "eval (us)",
-              "algbw GB/s", "busbw GB/s");
+  const auto print = [&](const char* format, auto... args) {
+    if (!o.quiet) std::printf(format, args...);
+  };
+  print("# %s, %s, %d ranks on %s (%s); busbw = algbw x %.4f (nccl-tests)\n", o.op.c_str(),
+        o.algorithm.c_str(), n, p.name.c_str(), o.engine.c_str(), factor);
+  print("%14s %12s %6s %12s %12s %10s %10s\n", "size (B)", "count", "type", "time (us)", "eval (us)",
+        "algbw GB/s", "busbw GB/s");
   std::string csv =
       "bytes,count,type,ranks,op,algorithm,engine,seconds,evaluator_seconds,algbw_gbps,busbw_gbps\n";
   for (double bytes = lo; bytes <= hi * (1 + 1e-12); bytes *= o.factor) {
@@ -74,8 +78,8 @@ int collective(const CollectiveOptions& o) {
       if (f.engine == "evaluator") evaluated = f.makespan;
     const double algbw = bytes / t / 1e9;
     const double count = bytes / layers::element_bytes(o.precision);
-    std::printf("%14.0f %12.0f %6s %12.2f %12.2f %10.2f %10.2f\n", bytes, count, o.precision.c_str(), t * 1e6,
-                evaluated * 1e6, algbw, algbw * factor);
+    print("%14.0f %12.0f %6s %12.2f %12.2f %10.2f %10.2f\n", bytes, count, o.precision.c_str(), t * 1e6,
+          evaluated * 1e6, algbw, algbw * factor);
     char line[320];
     std::snprintf(line, sizeof line, "%.0f,%.0f,%s,%d,%s,%s,%s,%.9g,%.9g,%.6g,%.6g\n", bytes, count,
                   o.precision.c_str(), n, o.op.c_str(), o.algorithm.c_str(), o.engine.c_str(), t, evaluated,
@@ -85,7 +89,7 @@ int collective(const CollectiveOptions& o) {
   if (!o.out.empty()) {
     std::filesystem::create_directories(o.out);
     write_file_atomically(o.out + "/collective.csv", csv, o.force);
-    std::printf("wrote %s/collective.csv\n", o.out.c_str());
+    print("wrote %s/collective.csv\n", o.out.c_str());
   }
   return 0;
 }
@@ -110,6 +114,7 @@ Action collective_command(CLI::App& app) {
   cmd->add_option("--engine", o->engine, "simgrid, evaluator or analytic")->capture_default_str();
   cmd->add_option("--out", o->out, "Folder for collective.csv (none: print only)");
   cmd->add_flag("--force", o->force, "Overwrite collective.csv");
+  cmd->add_flag("-q,--quiet", o->quiet, "Print nothing but errors");
   return [o] { return collective(*o); };
 }
 

@@ -2,6 +2,7 @@
 #include "cli/child_process.hpp"
 #include "cli/commands.hpp"
 #include "cli/html_report.hpp"
+#include "cli/parallel_option.hpp"
 #include "cli/policy_runner.hpp"
 #include "cli/run_outputs.hpp"
 #include "policies/pareto/stored_plan.hpp"
@@ -28,7 +29,8 @@ struct RunOptions {
   std::string calibration;
   std::string scenario;
   std::string policy_config;
-  std::string plan; // a stored plan to replay instead of planning
+  std::string plan;     // a stored plan to replay instead of planning
+  std::string parallel; // --parallel: a training step spread over devices
   std::optional<int> plan_id;
   std::uint64_t seed = 0;
   bool force = false;
@@ -71,7 +73,10 @@ bool fits_or_kept(const Report& report, const Platform& platform, bool allow_ove
 
 int run(const RunOptions& o) {
   const Platform platform = load_platform(o.platform);
-  const Graph graph = load_workload(o.workload, o.seed);
+  const std::optional<ParallelSetup> parallel =
+      o.parallel.empty() ? std::nullopt : std::optional(parse_parallel(o.parallel, platform, o.workload));
+  const Graph graph = parallel ? apply_parallel(load_workload(o.workload, o.seed), *parallel)
+                               : load_workload(o.workload, o.seed);
   const Calibration calibration =
       o.calibration.empty() ? Calibration{} : load_calibration(o.calibration, platform);
   const CostModel cost(graph, platform, calibration);
@@ -104,10 +109,14 @@ int run(const RunOptions& o) {
       make_report({platform.name, graph.name, stored ? stored->label : o.policy, o.seed}, outcome.plan,
                   plan_cost, std::move(outcome.execution), std::move(outcome.cross_check));
   if (!fits_or_kept(report, platform, o.allow_over_capacity)) return 3;
-  const nlohmann::ordered_json json = report_json(report);
+  nlohmann::ordered_json json = report_json(report);
+  if (parallel) json["parallel"] = parallel_json(*parallel, graph, report.execution.makespan);
   write_file_atomically(outputs[0], json.dump(1) + "\n", o.force);
   if (o.report_only) {
-    if (!o.quiet) std::cout << summary_text(report) << "\nwrote " << outputs[0] << "\n";
+    if (!o.quiet)
+      std::cout << summary_text(report)
+                << (parallel ? "\n" + parallel_summary(*parallel, graph, report.execution.makespan) : "")
+                << "\nwrote " << outputs[0] << "\n";
     return 0;
   }
   write_file_atomically(outputs[1], timeline_csv(report), o.force);
@@ -120,7 +129,9 @@ int run(const RunOptions& o) {
   write_file_atomically(o.out + "/report.html", run_page(json, explain_doc ? &*explain_doc : nullptr),
                         o.force);
   if (!o.quiet) {
-    std::cout << summary_text(report) << "\nwrote";
+    std::cout << summary_text(report);
+    if (parallel) std::cout << "\n" << parallel_summary(*parallel, graph, report.execution.makespan) << "\n";
+    std::cout << "\nwrote";
     for (std::size_t i = 0; i < outputs.size(); ++i)
       if ((outputs[i] != png_file || png_note.empty()) && (outputs[i] != explain_file || explain_doc))
         std::cout << (i ? ", " : " ") << outputs[i];
@@ -161,6 +172,9 @@ Action run_command(CLI::App& app) {
                   "--plan-id) or a file from `heterosim select --out`");
   cmd->add_option_function<int>(
       "--plan-id", [o](const int& id) { o->plan_id = id; }, "Which plan of the front --plan names");
+  cmd->add_option("--parallel", o->parallel,
+                  "Spread a training step over devices: dp=N[,bucket=25MiB][,algo=ring|tree|hierarchical]"
+                  "[,group=G][,batch=B][,devices=...] (see docs/parallel.md)");
   cmd->add_option("--policy-config", o->policy_config,
                   "JSON file of policy parameters, keyed by policy name (see docs/policies.md)");
   cmd->add_flag("--force", o->force, "Overwrite existing output files");

@@ -118,6 +118,19 @@ TEST_CASE("each kind of bad input gets a clear error naming the file and the pla
                  graph_head + R"({"name": "a", "kind": "gemm", "allowed_kinds": ["quantum"]}]})"),
        "no device can run op 'a'"},
       {"run --platform workstation --workload " +
+           write(dir, "pinned.json",
+                 graph_head + R"({"name": "a", "kind": "gemm", "allowed_devices": ["gpu9"]}]})"),
+       "op 'a' is pinned to gpu9, not 'cpu0'"},
+      {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel dp=9",
+       "--parallel: dp: dp=9 needs as many devices, and 8 GPUs are on platform 'multi-gpu-node'"},
+      {"run --platform multi-gpu-node --workload bert-base --parallel dp=2", "no optimizer op"},
+      {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel dp=2,tp=2",
+       "--parallel: tp: unknown key"},
+      {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel "
+       "dp=4,algo=hierarchical,group=3",
+       "--parallel: group: hierarchical all-reduce needs group=G"},
+      {"collective --op all-gather --algo tree", "all-gather has no tree algorithm"},
+      {"run --platform workstation --workload " +
            write(dir, "precision.json", graph_head + R"({"name": "a", "precision": "fp4"}]})"),
        "has no fp4 throughput"},
       {"run --platform workstation --workload " +

@@ -176,6 +176,28 @@ namespace {
 Graph build_workload(const std::string& spec, std::uint64_t seed);
 } // namespace
 
+std::map<std::string, std::string> parse_key_values(const std::string& label, const std::string& text) {
+  std::map<std::string, std::string> values;
+  std::size_t pos = 0;
+  std::string last_key;
+  while (pos <= text.size() && !text.empty()) {
+    const auto comma = text.find(',', pos);
+    const std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    const auto eq = item.find('=');
+    if (eq == std::string::npos && !last_key.empty()) {
+      values[last_key] += "," + item; // a list value: devices=P1,P2,P3
+    } else {
+      if (eq == std::string::npos || eq == 0) throw InputError(label, item, "expected key=value");
+      last_key = item.substr(0, eq);
+      if (!values.emplace(last_key, item.substr(eq + 1)).second)
+        throw InputError(label, last_key, "given twice");
+    }
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return values;
+}
+
 Graph load_workload(const std::string& spec, std::uint64_t seed) {
   Graph g = build_workload(spec, seed);
   // Every source (file, importer, builder) goes through here: an empty graph would run and report 0 s.
@@ -205,27 +227,8 @@ Graph build_workload(const std::string& spec, std::uint64_t seed) {
                      "no such file, and no workload builder '" + name + "'" + did_you_mean(name, known) +
                          " (builders: " + name_list(known) + ")");
   }
-  std::map<std::string, std::string> values;
-  if (colon != std::string::npos) {
-    std::string rest = spec.substr(colon + 1);
-    std::size_t pos = 0;
-    std::string last_key;
-    while (pos <= rest.size() && !rest.empty()) {
-      const auto comma = rest.find(',', pos);
-      const std::string item = rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-      const auto eq = item.find('=');
-      if (eq == std::string::npos && !last_key.empty()) {
-        values[last_key] += "," + item; // a list value: devices=P1,P2,P3
-      } else {
-        if (eq == std::string::npos || eq == 0) throw InputError(spec, item, "expected key=value");
-        last_key = item.substr(0, eq);
-        if (!values.emplace(last_key, item.substr(eq + 1)).second)
-          throw InputError(spec, last_key, "given twice");
-      }
-      if (comma == std::string::npos) break;
-      pos = comma + 1;
-    }
-  }
+  auto values = colon == std::string::npos ? std::map<std::string, std::string>{}
+                                           : parse_key_values(spec, spec.substr(colon + 1));
   WorkloadParams params(name, std::move(values), seed, b->parameters);
   Graph g = b->build(params);
   params.expect_all_used();

@@ -1,0 +1,135 @@
+// Data parallelism as a graph transformation: replicas, gradient buckets, one all-reduce per bucket.
+#include "sim/cost_model.hpp"
+#include "sim/simgrid_engine.hpp"
+#include "workloads/data_parallel.hpp"
+#include "workloads/workload_registry.hpp"
+
+#include <doctest/doctest.h>
+#include <set>
+
+using namespace hs;
+
+namespace {
+
+std::vector<std::string> gpus(int n) {
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i)
+    out.push_back("gpu" + std::to_string(i));
+  return out;
+}
+
+double flops_of(const Graph& g, bool with_optimizer) {
+  double f = 0;
+  for (const auto& op : g.ops)
+    if (op.kind != "collective" && (with_optimizer || op.kind != "optimizer")) f += op.flops;
+  return f;
+}
+
+// Each op on its device, in topological order; collectives on a stream of their own, as NCCL runs.
+Plan pinned_plan(const Graph& g, const Platform& p) {
+  Plan plan = Plan::empty(g.op_count(), p, "pinned");
+  for (OpId o : g.topological_order())
+    plan.append(o, *p.find_device(g.op(o).allowed_devices.at(0)), g.op(o).kind == "collective" ? 1 : 0);
+  return plan;
+}
+
+} // namespace
+
+TEST_CASE("data parallelism replicates the step exactly: N replicas of batch b/N do the FLOPs of batch b") {
+  const Graph whole = load_workload("bert-base:mode=training,batch=8,seq=64");
+  const Graph slice = load_workload("bert-base:mode=training,batch=2,seq=64");
+  const Graph dp = data_parallel(slice, {gpus(4)});
+  CHECK(flops_of(dp, true) == doctest::Approx(4 * flops_of(slice, true)).epsilon(1e-12));
+  // Forward and backward are linear in the batch; each replica runs its own optimizer step.
+  CHECK(flops_of(dp, false) == doctest::Approx(flops_of(whole, false)).epsilon(1e-12));
+  for (const auto& op : dp.ops) {
+    REQUIRE(op.allowed_devices.size() == 1);
+    const std::string replica = op.name.substr(0, op.name.find('/'));
+    if (op.kind != "collective") CHECK(op.allowed_devices[0] == "gpu" + replica.substr(1));
+  }
+}
+
+TEST_CASE("every replica's optimizer reads its gradients from the all-reduce on its own rank") {
+  const Graph step = load_workload("resnet18:mode=training,batch=2,image=64");
+  const Graph dp = data_parallel(step, {gpus(4), 8.0 * (1 << 20)});
+  int optimizers = 0;
+  for (OpId o = 0; o < dp.op_count(); ++o) {
+    const Op& op = dp.op(o);
+    if (op.kind != "optimizer") continue;
+    ++optimizers;
+    REQUIRE_FALSE(op.inputs.empty());
+    for (TensorId t : op.inputs) {
+      const Op& source = dp.op(dp.tensor(t).producer);
+      CHECK(source.kind == "collective");
+      CHECK(source.name.rfind("allreduce", 0) == 0);
+      CHECK(source.name.find(".ag3.") != std::string::npos); // the last all-gather step of a 4-rank ring
+      CHECK(source.allowed_devices == op.allowed_devices);
+    }
+  }
+  int step_optimizers = 0;
+  for (const auto& op : step.ops)
+    step_optimizers += op.kind == "optimizer";
+  CHECK(optimizers == 4 * step_optimizers);
+}
+
+TEST_CASE("gradients are bucketed in backward order, each bucket but the last at least the cap") {
+  const Graph step = load_workload("bert-base:mode=training,batch=1,seq=32");
+  const double cap = 25.0 * (1 << 20);
+  const Graph dp = data_parallel(step, {gpus(2), cap});
+  double grads = 0;
+  for (const auto& t : step.tensors)
+    for (OpId c : t.consumers)
+      if (step.op(c).kind == "optimizer") {
+        grads += t.bytes;
+        break;
+      }
+  std::vector<double> buckets;
+  for (const auto& t : dp.tensors)
+    if (t.name.rfind("r0/", 0) == 0 && t.name.size() > 10 &&
+        t.name.substr(t.name.size() - 10) == ".to_bucket") {
+      const std::string bucket = dp.op(t.consumers.at(0)).name;
+      const auto k = static_cast<std::size_t>(std::stoi(bucket.substr(bucket.find("grad_bucket") + 11)));
+      if (buckets.size() <= k) buckets.resize(k + 1);
+      buckets[k] += t.bytes;
+    }
+  REQUIRE(buckets.size() >= 2);
+  double sum = 0;
+  for (std::size_t k = 0; k < buckets.size(); ++k) {
+    sum += buckets[k];
+    if (k + 1 < buckets.size()) CHECK(buckets[k] >= cap);
+  }
+  CHECK(sum == doctest::Approx(grads));
+}
+
+TEST_CASE(
+    "a data-parallel step hides most of its all-reduces behind the backward pass, as DDP's buckets do") {
+  const Platform p = load_platform("multi-gpu-node");
+  const Graph step = load_workload("bert-base:mode=training,batch=2,seq=64");
+  const Graph dp = data_parallel(step, {gpus(8)});
+  Plan one = Plan::empty(step.op_count(), p, "one GPU");
+  for (OpId o : step.topological_order())
+    one.append(o, *p.find_device("gpu0"));
+  const double alone = run_simgrid(one, CostModel(step, p)).makespan;
+  const CostModel cost(dp, p);
+  const double t = run_simgrid(pinned_plan(dp, p), cost).makespan;
+  // Gradients of all of BERT-base, all-reduced with nothing to overlap, bound the exposed part from above.
+  double grads = 0;
+  for (const auto& x : step.tensors)
+    for (OpId c : x.consumers)
+      if (step.op(c).kind == "optimizer") {
+        grads += x.bytes;
+        break;
+      }
+  const Route& r = *p.route(*p.find_device("gpu0"), *p.find_device("gpu1"));
+  const double all_reduce = 2.0 * 7 / 8 * grads / r.bandwidth;
+  MESSAGE("one replica " << alone << " s, 8 replicas " << t << " s, all-reduce alone " << all_reduce << " s");
+  CHECK(t > alone * 0.999);
+  CHECK(t < alone + 0.5 * all_reduce); // one bucket at the end cannot overlap; the others mostly do
+}
+
+TEST_CASE("data parallelism refuses what it cannot do, saying why") {
+  const Graph inference = load_workload("bert-base:batch=1,seq=32");
+  CHECK_THROWS_WITH(data_parallel(inference, {gpus(2)}), doctest::Contains("no optimizer op"));
+  const Graph step = load_workload("bert-base:mode=training,batch=1,seq=32");
+  CHECK_THROWS_WITH(data_parallel(step, {gpus(1)}), doctest::Contains("at least 2 devices"));
+}
