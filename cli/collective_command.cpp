@@ -32,9 +32,8 @@ struct CollectiveOptions {
   bool quiet = false;
 };
 
-int collective(const CollectiveOptions& o) {
+collectives::CollectiveSpec spec_of(const CollectiveOptions& o, const Platform& p) {
   namespace c = collectives;
-  const Platform p = load_platform(o.platform);
   c::CollectiveSpec spec;
   spec.op = c::collective_named(o.op);
   spec.algorithm = c::algorithm_named(o.algorithm);
@@ -46,6 +45,27 @@ int collective(const CollectiveOptions& o) {
       if (d.kind == "gpu") spec.devices.push_back(d.name);
   for (const auto& name : spec.devices)
     if (!p.find_device(name)) throw InputError(p.file, "devices", "no device '" + name + "' (--devices)");
+  return spec;
+}
+
+// Seconds of the collective of `spec` in the engine, and in the contention-aware evaluator.
+std::pair<double, double> time_collective(const collectives::CollectiveSpec& spec, const Platform& p,
+                                          const std::string& engine) {
+  GraphBuilder b(collectives::collective_name(spec.op), "collective");
+  collectives::append_collective(b, spec, {});
+  const Graph g = std::move(b).build();
+  const CostModel cost(g, p);
+  const PolicyOutcome r = execute_policy("heft", PolicyContext{cost}, Scenario{}, engine);
+  double evaluated = r.execution.makespan;
+  for (const auto& f : r.cross_check)
+    if (f.engine == "evaluator") evaluated = f.makespan;
+  return {r.execution.makespan, evaluated};
+}
+
+int collective(const CollectiveOptions& o) {
+  namespace c = collectives;
+  const Platform p = load_platform(o.platform);
+  c::CollectiveSpec spec = spec_of(o, p);
   const double lo = units::parse(o.min_bytes, units::Quantity::Bytes);
   const double hi = units::parse(o.max_bytes, units::Quantity::Bytes);
   if (!(lo > 0) || !(hi >= lo))
@@ -67,15 +87,7 @@ int collective(const CollectiveOptions& o) {
       "bytes,count,type,ranks,op,algorithm,engine,seconds,evaluator_seconds,algbw_gbps,busbw_gbps\n";
   for (double bytes = lo; bytes <= hi * (1 + 1e-12); bytes *= o.factor) {
     spec.bytes = bytes;
-    GraphBuilder b(o.op, "collective");
-    c::append_collective(b, spec, {});
-    const Graph g = std::move(b).build();
-    const CostModel cost(g, p);
-    const PolicyOutcome r = execute_policy("heft", PolicyContext{cost}, Scenario{}, o.engine);
-    const double t = r.execution.makespan;
-    double evaluated = t;
-    for (const auto& f : r.cross_check)
-      if (f.engine == "evaluator") evaluated = f.makespan;
+    const auto [t, evaluated] = time_collective(spec, p, o.engine);
     const double algbw = bytes / t / 1e9;
     const double count = bytes / layers::element_bytes(o.precision);
     print("%14.0f %12.0f %6s %12.2f %12.2f %10.2f %10.2f\n", bytes, count, o.precision.c_str(), t * 1e6,

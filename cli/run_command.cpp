@@ -71,6 +71,21 @@ bool fits_or_kept(const Report& report, const Platform& platform, bool allow_ove
   return false;
 }
 
+// What the run writes, report.json first; refused before any time is spent on the replay when one exists
+// and --force is not given.
+std::vector<std::string> output_files(const RunOptions& o) {
+  std::vector<std::string> outputs = {o.out + "/report.json"};
+  if (!o.report_only)
+    for (const char* f : {"timeline.csv", "trace.json", "gantt.svg", "gantt.png", "report.html"})
+      outputs.push_back(o.out + "/" + f);
+  if (o.explain) outputs.push_back(o.out + "/explain.json");
+  if (!o.force)
+    for (const auto& f : outputs)
+      if (path_exists(f))
+        throw InputError(f, "", "already exists; pass --force to overwrite or choose another --out");
+  return outputs;
+}
+
 int run(const RunOptions& o) {
   const Platform platform = load_platform(o.platform);
   const std::optional<ParallelSetup> parallel =
@@ -86,19 +101,9 @@ int run(const RunOptions& o) {
   const PolicyContext ctx{cost, o.seed,
                           o.policy_config.empty() ? nullptr : load_policy_config(o.policy_config)};
 
-  // Refuse to overwrite before spending time on the replay.
-  namespace fs = std::filesystem;
-  const std::string report_file = o.out + "/report.json", explain_file = o.out + "/explain.json";
+  const std::vector<std::string> outputs = output_files(o);
+  const std::string explain_file = o.out + "/explain.json";
   const std::string gantt_file = o.out + "/gantt.svg", png_file = o.out + "/gantt.png";
-  std::vector<std::string> outputs = {report_file};
-  if (!o.report_only)
-    for (const char* f : {"timeline.csv", "trace.json", "gantt.svg", "gantt.png", "report.html"})
-      outputs.push_back(o.out + "/" + f);
-  if (o.explain) outputs.push_back(explain_file);
-  if (!o.force)
-    for (const auto& f : outputs)
-      if (path_exists(f))
-        throw InputError(f, "", "already exists; pass --force to overwrite or choose another --out");
 
   std::optional<pareto::StoredPlan> stored;
   if (!o.plan.empty()) stored = pareto::load_stored_plan(o.plan, o.plan_id, cost);
