@@ -40,46 +40,78 @@ int bucket_count(const Graph& g) {
 
 } // namespace
 
-ParallelSetup parse_parallel(const std::string& text, const Platform& platform, const std::string& workload) {
-  ParallelSetup s;
-  s.text = text;
-  auto values = parse_key_values("--parallel", text);
-  for (const auto& [key, v] : values) {
-    if (key == "dp") {
-      s.data_parallel = positive_integer(key, v);
-    } else if (key == "bucket") {
-      s.dp.bucket_bytes = units::parse(v, units::Quantity::Bytes);
-      if (!(s.dp.bucket_bytes > 0)) throw InputError("--parallel", key, "must be a positive size");
-    } else if (key == "algo") {
-      if (v != "ring" && v != "tree" && v != "hierarchical")
-        throw InputError("--parallel", key, "'" + v + "' is not one of: ring, tree, hierarchical");
-      s.dp.algorithm = collectives::algorithm_named(v);
-    } else if (key == "group") {
-      s.dp.group_size = positive_integer(key, v);
-    } else if (key == "batch") {
-      s.samples_per_replica = positive_integer(key, v);
-    } else if (key == "devices") {
-      s.dp.devices = split_names(v);
-    } else {
-      throw InputError("--parallel", key, "unknown key (known: dp, bucket, algo, group, batch, devices)");
+namespace {
+
+void set_key(ParallelSetup& s, const std::string& key, const std::string& v) {
+  const auto one_of = [&](std::initializer_list<const char*> allowed) {
+    std::string list;
+    for (const char* a : allowed) {
+      if (v == a) return;
+      list += (list.empty() ? "" : ", ") + std::string(a);
     }
-  }
-  if (!values.count("dp")) throw InputError("--parallel", "dp", "missing: how many replicas (dp=N)");
-  if (s.dp.devices.empty()) {
-    for (const auto& d : platform.devices)
-      if (d.kind == "gpu" && static_cast<int>(s.dp.devices.size()) < s.data_parallel)
-        s.dp.devices.push_back(d.name);
-  }
-  if (static_cast<int>(s.dp.devices.size()) != s.data_parallel)
+    throw InputError("--parallel", key, "'" + v + "' is not one of: " + list);
+  };
+  if (key == "dp") {
+    s.data_parallel = positive_integer(key, v);
+  } else if (key == "pp") {
+    s.pipeline_stages = positive_integer(key, v);
+  } else if (key == "bucket") {
+    s.dp.bucket_bytes = units::parse(v, units::Quantity::Bytes);
+    if (!(s.dp.bucket_bytes > 0)) throw InputError("--parallel", key, "must be a positive size");
+  } else if (key == "algo") {
+    one_of({"ring", "tree", "hierarchical"});
+    s.dp.algorithm = collectives::algorithm_named(v);
+  } else if (key == "group") {
+    s.dp.group_size = positive_integer(key, v);
+  } else if (key == "microbatches") {
+    s.pp.microbatches = positive_integer(key, v);
+  } else if (key == "schedule") {
+    one_of({"1f1b", "gpipe"});
+    s.pp.schedule = v == "gpipe" ? PipelineSchedule::GPipe : PipelineSchedule::OneForwardOneBackward;
+  } else if (key == "batch") {
+    s.samples_per_replica = positive_integer(key, v);
+  } else if (key == "devices") {
+    s.dp.devices = split_names(v);
+  } else {
     throw InputError(
-        "--parallel", "dp",
-        "dp=" + std::to_string(s.data_parallel) + " needs as many devices, and " +
-            std::to_string(s.dp.devices.size()) +
-            (values.count("devices") ? " are listed" : " GPUs are on platform '" + platform.name + "'"));
-  for (const auto& name : s.dp.devices)
+        "--parallel", key,
+        "unknown key (known: dp, pp, bucket, algo, group, microbatches, schedule, batch, devices)");
+  }
+}
+
+// The devices given, or the platform's first GPUs, one per replica or stage.
+std::vector<std::string> devices_for(const ParallelSetup& s, bool listed, const Platform& platform) {
+  const std::string key = s.pipeline_stages > 1 ? "pp" : "dp";
+  const int width = s.width();
+  std::vector<std::string> devices = s.dp.devices;
+  if (devices.empty())
+    for (const auto& d : platform.devices)
+      if (d.kind == "gpu" && static_cast<int>(devices.size()) < width) devices.push_back(d.name);
+  if (static_cast<int>(devices.size()) != width)
+    throw InputError("--parallel", key,
+                     key + "=" + std::to_string(width) + " needs as many devices, and " +
+                         std::to_string(devices.size()) +
+                         (listed ? " are listed" : " GPUs are on platform '" + platform.name + "'"));
+  for (const auto& name : devices)
     if (!platform.find_device(name))
       throw InputError("--parallel", "devices",
                        "no device '" + name + "' on platform '" + platform.name + "'");
+  return devices;
+}
+
+} // namespace
+
+ParallelSetup parse_parallel(const std::string& text, const Platform& platform, const std::string& workload) {
+  ParallelSetup s;
+  s.text = text;
+  const auto values = parse_key_values("--parallel", text);
+  for (const auto& [key, v] : values)
+    set_key(s, key, v);
+  if (values.count("dp") == values.count("pp"))
+    throw InputError("--parallel", "dp",
+                     "give one of dp=N (data) or pp=N (pipeline); they do not compose yet");
+  s.dp.devices = devices_for(s, values.count("devices") > 0, platform);
+  s.pp.devices = s.dp.devices;
   if (s.dp.algorithm == collectives::Algorithm::Hierarchical &&
       (s.dp.group_size < 2 || s.data_parallel % s.dp.group_size != 0 || s.dp.group_size == s.data_parallel))
     throw InputError("--parallel", "group",
@@ -97,9 +129,9 @@ ParallelSetup parse_parallel(const std::string& text, const Platform& platform, 
 }
 
 Graph apply_parallel(const Graph& step, const ParallelSetup& s) {
-  if (s.data_parallel == 1) return step;
   try {
-    return data_parallel(step, s.dp);
+    if (s.pipeline_stages > 1) return pipeline_parallel(step, s.pp);
+    return s.data_parallel > 1 ? data_parallel(step, s.dp) : step;
   } catch (const std::invalid_argument& e) {
     throw InputError("--parallel", s.text, e.what());
   }
@@ -107,27 +139,41 @@ Graph apply_parallel(const Graph& step, const ParallelSetup& s) {
 
 std::string parallel_summary(const ParallelSetup& s, const Graph& transformed, double step) {
   char line[400];
-  std::snprintf(
-      line, sizeof line,
-      "parallel  data parallel x%d (%s..%s), %s all-reduce of the gradients in %d buckets of >= %s\n"
-      "          step %s, %.1f samples/s (%g per replica)",
-      s.data_parallel, s.dp.devices.front().c_str(), s.dp.devices.back().c_str(),
-      collectives::algorithm_name(s.dp.algorithm).c_str(), bucket_count(transformed),
-      units::format_bytes(s.dp.bucket_bytes).c_str(), units::format_time(step).c_str(),
-      s.data_parallel * s.samples_per_replica / step, s.samples_per_replica);
-  return line;
+  if (s.pipeline_stages > 1)
+    std::snprintf(line, sizeof line,
+                  "parallel  pipeline of %d stages (%s..%s), %d micro-batches, %s schedule",
+                  s.pipeline_stages, s.pp.devices.front().c_str(), s.pp.devices.back().c_str(),
+                  s.pp.microbatches, s.pp.schedule == PipelineSchedule::GPipe ? "GPipe" : "1F1B");
+  else
+    std::snprintf(
+        line, sizeof line,
+        "parallel  data parallel x%d (%s..%s), %s all-reduce of the gradients in %d buckets of >= %s",
+        s.data_parallel, s.dp.devices.front().c_str(), s.dp.devices.back().c_str(),
+        collectives::algorithm_name(s.dp.algorithm).c_str(), bucket_count(transformed),
+        units::format_bytes(s.dp.bucket_bytes).c_str());
+  std::string out = line;
+  std::snprintf(line, sizeof line, "\n          step %s, %.1f samples/s (%g per %s)",
+                units::format_time(step).c_str(), s.samples_per_step() / step, s.samples_per_replica,
+                s.pipeline_stages > 1 ? "micro-batch" : "replica");
+  return out + line;
 }
 
 nlohmann::ordered_json parallel_json(const ParallelSetup& s, const Graph& transformed, double step) {
-  return {{"spec", s.text},
-          {"data_parallel", s.data_parallel},
-          {"devices", s.dp.devices},
-          {"all_reduce", collectives::algorithm_name(s.dp.algorithm)},
-          {"gradient_buckets", bucket_count(transformed)},
-          {"bucket_bytes", s.dp.bucket_bytes},
-          {"samples_per_replica", s.samples_per_replica},
-          {"step_s", step},
-          {"samples_per_s", s.data_parallel * s.samples_per_replica / step}};
+  nlohmann::ordered_json j = {{"spec", s.text}, {"devices", s.devices()}};
+  if (s.pipeline_stages > 1) {
+    j["pipeline_stages"] = s.pipeline_stages;
+    j["microbatches"] = s.pp.microbatches;
+    j["schedule"] = s.pp.schedule == PipelineSchedule::GPipe ? "gpipe" : "1f1b";
+  } else {
+    j["data_parallel"] = s.data_parallel;
+    j["all_reduce"] = collectives::algorithm_name(s.dp.algorithm);
+    j["gradient_buckets"] = bucket_count(transformed);
+    j["bucket_bytes"] = s.dp.bucket_bytes;
+  }
+  j["samples_per_replica"] = s.samples_per_replica;
+  j["step_s"] = step;
+  j["samples_per_s"] = s.samples_per_step() / step;
+  return j;
 }
 
 } // namespace hs::cli

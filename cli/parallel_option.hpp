@@ -1,9 +1,11 @@
 #pragma once
-// `run --parallel dp=8,bucket=25MiB,algo=ring,batch=8`: a training step spread over several devices by a
-// graph transformation, and the training figures the report then gains (step time, samples/s).
+// `run --parallel dp=8,bucket=25MiB,algo=ring,batch=8` or `--parallel pp=4,microbatches=8,schedule=1f1b`: a
+// training step spread over several devices by a graph transformation, and the training figures the
+// report then gains (step time, samples/s). Data and pipeline parallelism do not compose yet.
 #include "sim/graph.hpp"
 #include "sim/platform.hpp"
 #include "workloads/data_parallel.hpp"
+#include "workloads/pipeline_parallel.hpp"
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -14,7 +16,14 @@ struct ParallelSetup {
   std::string text; // as given
   int data_parallel = 1;
   DataParallelOptions dp;
-  double samples_per_replica = 1; // each replica's batch
+  int pipeline_stages = 1;
+  PipelineOptions pp;
+  double samples_per_replica = 1; // each replica's (or micro-batch's) batch
+  const std::vector<std::string>& devices() const { return pipeline_stages > 1 ? pp.devices : dp.devices; }
+  int width() const { return pipeline_stages > 1 ? pipeline_stages : data_parallel; }
+  double samples_per_step() const {
+    return samples_per_replica * (pipeline_stages > 1 ? pp.microbatches : data_parallel);
+  }
 };
 
 // Parses `text` against `platform` (devices default to its first GPUs, in order); `workload` is the

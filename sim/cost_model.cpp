@@ -2,6 +2,7 @@
 
 #include "sim/json_input.hpp"
 #include "sim/nearest_name.hpp"
+#include "sim/op_kinds.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -168,8 +169,7 @@ double CostModel::roofline(const Op& o, const Device& d) const {
     if (cal->memory_efficiency) memory_efficiency = *cal->memory_efficiency;
     if (cal->launch_overhead) launch = *cal->launch_overhead;
   }
-  // A collective's steps run inside one persistent kernel (as NCCL's do) and wait on flags, not launches.
-  if (o.kind == "collective") launch = 0.0;
+  if (is_synchronisation_kind(o.kind)) launch = 0.0;
   const double compute = o.flops / (d.peak_flops.at(o.precision) * efficiency);
   double bandwidth = d.memory_bandwidth * memory_efficiency;
   if (cal)

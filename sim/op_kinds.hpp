@@ -12,5 +12,9 @@ const std::vector<std::string>& known_op_kinds();
 bool is_known_op_kind(const std::string& kind);
 // "unknown op kind 'x' (known: attention, batchnorm, ...)".
 std::string unknown_op_kind_message(const std::string& kind);
+// Kinds that launch no kernel: a collective's steps (one persistent kernel that waits on flags, as
+// NCCL's do) and a schedule's barriers (an order between passes, no work). They cost only the bytes
+// they touch, and every device runs them.
+bool is_synchronisation_kind(const std::string& kind);
 
 } // namespace hs

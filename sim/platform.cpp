@@ -4,6 +4,7 @@
 #include "sim/error.hpp"
 #include "sim/json_input.hpp"
 #include "sim/nearest_name.hpp"
+#include "sim/op_kinds.hpp"
 #include "sim/platform_routes.hpp"
 
 #include <algorithm>
@@ -17,8 +18,7 @@ namespace hs {
 using units::Quantity;
 
 bool Device::supports_op(const std::string& op_kind) const {
-  // Every device takes part in collectives: their steps only move and add buffers in its memory.
-  return supported_ops.empty() || op_kind == "collective" ||
+  return supported_ops.empty() || is_synchronisation_kind(op_kind) ||
          std::find(supported_ops.begin(), supported_ops.end(), op_kind) != supported_ops.end();
 }
 

@@ -130,6 +130,11 @@ TEST_CASE("each kind of bad input gets a clear error naming the file and the pla
        "dp=4,algo=hierarchical,group=3",
        "--parallel: group: hierarchical all-reduce needs group=G"},
       {"collective --op all-gather --algo tree", "all-gather has no tree algorithm"},
+      {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel dp=2,pp=2",
+       "--parallel: dp: give one of dp=N (data) or pp=N (pipeline)"},
+      {"run --platform multi-gpu-node --workload bert-base --parallel pp=2", "no backward pass"},
+      {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel pp=2,schedule=zb",
+       "--parallel: schedule: 'zb' is not one of: 1f1b, gpipe"},
       {"run --platform workstation --workload " +
            write(dir, "precision.json", graph_head + R"({"name": "a", "precision": "fp4"}]})"),
        "has no fp4 throughput"},

@@ -1,0 +1,139 @@
+// Pipeline parallelism: GPipe's bubble (Huang et al. 2019: (p-1)/(m+p-1) of the step idle for p equal
+// stages and m micro-batches), 1F1B's bound on activations in flight (Narayanan et al. 2021: at most p
+// micro-batches on the first stage), and stages as contiguous, balanced cuts.
+#include "sim/cost_model.hpp"
+#include "sim/graph_builder.hpp"
+#include "sim/memory.hpp"
+#include "sim/simgrid_engine.hpp"
+#include "workloads/pipeline_parallel.hpp"
+#include "workloads/workload_registry.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace hs;
+
+namespace {
+
+const Platform& node() {
+  static const Platform p = load_platform("multi-gpu-node");
+  return p;
+}
+
+std::vector<std::string> gpus(int n) {
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i)
+    out.push_back("gpu" + std::to_string(i));
+  return out;
+}
+
+std::string layer(int i, const char* suffix = "") {
+  std::string name = "l";
+  return name.append(std::to_string(i)).append(suffix); // append: GCC 12's -Wrestrict misfires on +
+}
+
+// `layers` equal layers: forward F FLOPs, backward 2F, each saving `saved` bytes for its backward.
+Graph equal_layers(int layers, double saved) {
+  GraphBuilder b("equal");
+  std::vector<OpHandle> fwd, bwd;
+  for (int i = 0; i < layers; ++i) {
+    fwd.push_back(b.op(layer(i)).kind("gemm").flops(1e11));
+    bwd.push_back(b.op(layer(i, ".dgrad")).kind("gemm").flops(2e11));
+  }
+  for (int i = 0; i < layers; ++i) {
+    if (i + 1 < layers) fwd[static_cast<std::size_t>(i)].feeds(fwd[static_cast<std::size_t>(i) + 1], 1e3);
+    if (i > 0) bwd[static_cast<std::size_t>(i)].feeds(bwd[static_cast<std::size_t>(i) - 1], 1e3);
+    fwd[static_cast<std::size_t>(i)].feeds(bwd[static_cast<std::size_t>(i)], saved);
+  }
+  return std::move(b).build();
+}
+
+struct Replayed {
+  double makespan;
+  MemoryUsage memory;
+};
+
+Replayed replay(const Graph& g) {
+  const CostModel cost(g, node());
+  Plan plan = Plan::empty(g.op_count(), node(), "pinned");
+  for (OpId o : g.topological_order())
+    plan.append(o, *node().find_device(g.op(o).allowed_devices.at(0)));
+  const Execution e = run_simgrid(plan, cost);
+  return {e.makespan, memory_usage(plan, cost, e)};
+}
+
+double seconds_on_gpu(double flops) {
+  GraphBuilder b("probe");
+  b.op("probe").kind("gemm").flops(flops);
+  const Graph g = std::move(b).build();
+  return CostModel(g, node()).op_time(0, *node().find_device("gpu0"));
+}
+
+} // namespace
+
+TEST_CASE("GPipe and 1F1B over p equal stages idle (p-1)/(m+p-1) of the step") {
+  const int p = 4;
+  const double stage = seconds_on_gpu(1e11) + seconds_on_gpu(2e11); // one micro-batch, forward + backward
+  for (auto schedule : {PipelineSchedule::GPipe, PipelineSchedule::OneForwardOneBackward})
+    for (int m : {1, 4, 8}) {
+      const double t = replay(pipeline_parallel(equal_layers(p, 1e3), {gpus(p), m, schedule})).makespan;
+      const double bubble = 1 - m * stage / t;
+      CAPTURE(m);
+      CAPTURE(static_cast<int>(schedule));
+      CHECK(bubble == doctest::Approx((p - 1.0) / (m + p - 1.0)).epsilon(0.02));
+    }
+}
+
+TEST_CASE("1F1B keeps at most p micro-batches of activations on the first stage; GPipe keeps all m") {
+  const int p = 4, m = 8;
+  const double saved = 1e9; // each layer's saved activation, per micro-batch
+  const Replayed gpipe =
+      replay(pipeline_parallel(equal_layers(p, saved), {gpus(p), m, PipelineSchedule::GPipe}));
+  const Replayed one_f_one_b = replay(
+      pipeline_parallel(equal_layers(p, saved), {gpus(p), m, PipelineSchedule::OneForwardOneBackward}));
+  const DeviceId first = *node().find_device("gpu0");
+  const double gpipe_peak = gpipe.memory.peak[static_cast<std::size_t>(first)];
+  const double ofob_peak = one_f_one_b.memory.peak[static_cast<std::size_t>(first)];
+  CHECK(gpipe_peak >= m * saved);
+  CHECK(ofob_peak <= p * saved + 1e6);
+  CHECK(ofob_peak >= p * saved); // the warm-up really puts p in flight
+}
+
+TEST_CASE("stages are contiguous cuts balanced on forward and backward FLOPs, and FLOPs are kept") {
+  const Graph step = load_workload("bert-base:mode=training,batch=1,seq=32");
+  const auto stage = pipeline_stages(step, 4);
+  std::vector<double> work(4, 0.0);
+  int last = 0;
+  for (OpId o : step.topological_order()) {
+    const Op& op = step.op(o);
+    const bool forward = op.kind != "optimizer" && op.name.find(".dgrad") == std::string::npos &&
+                         op.name.find(".wgrad") == std::string::npos &&
+                         op.name.find(".bwd") == std::string::npos;
+    if (forward) {
+      CHECK(stage[static_cast<std::size_t>(o)] >= last); // forward ops never go back a stage
+      last = stage[static_cast<std::size_t>(o)];
+    }
+    if (op.kind != "optimizer")
+      work[static_cast<std::size_t>(stage[static_cast<std::size_t>(o)])] += op.flops;
+  }
+  const double mean = (work[0] + work[1] + work[2] + work[3]) / 4;
+  for (double w : work)
+    CHECK(std::abs(w - mean) / mean < 0.25);
+  const int m = 4;
+  const Graph pp = pipeline_parallel(step, {gpus(4), m, PipelineSchedule::OneForwardOneBackward});
+  double step_flops = 0, optimizer = 0, pp_flops = 0;
+  for (const auto& op : step.ops)
+    (op.kind == "optimizer" ? optimizer : step_flops) += op.flops;
+  for (const auto& op : pp.ops)
+    pp_flops += op.flops;
+  CHECK(pp_flops == doctest::Approx(m * step_flops + optimizer).epsilon(1e-12)); // one optimizer step
+}
+
+TEST_CASE("a pipeline refuses what it cannot do, saying why") {
+  const Graph step = load_workload("bert-base:mode=training,batch=1,seq=32");
+  CHECK_THROWS_WITH(pipeline_parallel(step, {gpus(1), 4}), doctest::Contains("at least 2 stages"));
+  CHECK_THROWS_WITH(pipeline_parallel(step, {gpus(2), 0}), doctest::Contains("at least 1 micro-batch"));
+  CHECK_THROWS_WITH(pipeline_parallel(load_workload("bert-base:batch=1,seq=32"), {gpus(2), 2}),
+                    doctest::Contains("no backward pass"));
+  CHECK_THROWS_WITH(pipeline_parallel(equal_layers(2, 1e3), {gpus(3), 2}),
+                    doctest::Contains("at least as many layers"));
+}
