@@ -1,6 +1,7 @@
 #include "cli/parallel_option.hpp"
 
 #include "sim/error.hpp"
+#include "sim/key_values.hpp"
 #include "sim/units.hpp"
 #include "workloads/workload_registry.hpp"
 

@@ -1,8 +1,10 @@
 #include "sim/platform.hpp"
 
+#include "sim/cluster_platform.hpp"
 #include "sim/data_directory.hpp"
 #include "sim/error.hpp"
 #include "sim/json_input.hpp"
+#include "sim/key_values.hpp"
 #include "sim/nearest_name.hpp"
 #include "sim/op_kinds.hpp"
 #include "sim/platform_routes.hpp"
@@ -235,8 +237,20 @@ std::string platform_file(const std::string& name_or_path) {
 }
 
 Platform load_platform(const std::string& name_or_path) {
-  const std::string path = platform_file(name_or_path);
-  return parse_platform_json(read_json_file(path), path);
+  std::string name = name_or_path;
+  std::map<std::string, std::string> parameters; // "dgx-a100-cluster:nodes=16"
+  if (const auto colon = name.find(':'); colon != std::string::npos && !path_exists(name)) {
+    parameters = parse_key_values(name, name.substr(colon + 1));
+    name.resize(colon);
+  }
+  const std::string path = platform_file(name);
+  const Json j = read_json_file(path);
+  if (j.is_object() && j.value("format", "") == "heterosim-cluster")
+    return parse_platform_json(expand_cluster(j, path, parameters), path);
+  if (!parameters.empty())
+    throw InputError(name_or_path, parameters.begin()->first,
+                     "only a cluster platform (format heterosim-cluster) takes parameters");
+  return parse_platform_json(j, path);
 }
 
 } // namespace hs

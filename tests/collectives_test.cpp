@@ -151,3 +151,38 @@ TEST_CASE("a pipelined chain broadcast beats sending the whole buffer hop by hop
   CHECK(t < 0.5 * (n - 1) * S / B);
   CHECK(t == doctest::Approx((2 * n - 2) * (S / n / B)).epsilon(0.05));
 }
+
+TEST_CASE("a cluster platform is N renamed copies of its node on rails, and a rail all-reduce crosses NICs") {
+  const Platform c = load_platform("dgx-a100-cluster:nodes=2");
+  CHECK(c.device_count() == 2 * node().device_count());
+  const DeviceId a = *c.find_device("n0.gpu3"), b = *c.find_device("n1.gpu3"), d = *c.find_device("n1.gpu5");
+  const Route& same_rail = *c.route(a, b);
+  REQUIRE(same_rail.hops.size() == 2); // NIC up to rail3, NIC down
+  CHECK(c.links[static_cast<std::size_t>(same_rail.hops[0].link)].name == "n0.nic_gpu3");
+  CHECK(c.route(a, d)->hops.size() == 4); // across rails: through the spine
+  CHECK(c.route(*c.find_device("n0.cpu1"), *c.find_device("n1.cpu0")) != nullptr); // hosts meet via host NICs
+  // Two nodes, one rank each on rail 3: a 2-rank ring is one exchange each way of S/2 over the NIC.
+  GraphBuilder g("rail");
+  c::CollectiveSpec s;
+  s.bytes = 64.0 * (1 << 20);
+  s.devices = {"n0.gpu3", "n1.gpu3"};
+  c::append_collective(g, s, {});
+  const Graph graph = std::move(g).build();
+  const CostModel cost(graph, c);
+  Plan plan = Plan::empty(graph.op_count(), c, "pinned");
+  for (OpId o : graph.topological_order())
+    plan.append(o, *c.find_device(graph.op(o).allowed_devices.at(0)));
+  GraphBuilder probe("probe");
+  probe.op("probe").kind("collective").flops(s.bytes / 2 / 4).reads(s.bytes).writes(s.bytes / 2);
+  const Graph pg = std::move(probe).build();
+  const double reduce = CostModel(pg, c).op_time(0, a);
+  CHECK(run_simgrid(plan, cost).makespan ==
+        doctest::Approx(2 * (s.bytes / 2 / same_rail.bandwidth + same_rail.latency) + reduce).epsilon(0.02));
+}
+
+TEST_CASE("a cluster file's parameters and node are checked, naming the place") {
+  CHECK_THROWS_WITH(load_platform("dgx-a100-cluster:nodes=0"),
+                    doctest::Contains("nodes: '0' is not a node count"));
+  CHECK_THROWS_WITH(load_platform("dgx-a100-cluster:racks=2"), doctest::Contains("racks: unknown parameter"));
+  CHECK_THROWS_WITH(load_platform("multi-gpu-node:nodes=2"), doctest::Contains("only a cluster platform"));
+}

@@ -78,10 +78,6 @@ struct WorkloadFileFormat {
 bool register_workload_file_format(WorkloadFileFormat f);
 std::vector<WorkloadFileFormat> workload_file_formats();
 
-// "k1=v1,k2=v2,..." as a map; an item without '=' continues the previous value as a list
-// ("devices=P1,P2,P3"). Errors name `label` and the item.
-std::map<std::string, std::string> parse_key_values(const std::string& label, const std::string& text);
-
 // A file path or a builder spec ("random:ops=1000,seed=3"); `seed` is the default for builders' seed.
 Graph load_workload(const std::string& spec_or_path, std::uint64_t seed = 0);
 
