@@ -1,4 +1,5 @@
 // Data parallelism as a graph transformation: replicas, gradient buckets, one all-reduce per bucket.
+#include "policies/policy.hpp"
 #include "sim/cost_model.hpp"
 #include "sim/simgrid_engine.hpp"
 #include "workloads/data_parallel.hpp"
@@ -132,4 +133,19 @@ TEST_CASE("data parallelism refuses what it cannot do, saying why") {
   CHECK_THROWS_WITH(data_parallel(inference, {gpus(2)}), doctest::Contains("no optimizer op"));
   const Graph step = load_workload("bert-base:mode=training,batch=1,seq=32");
   CHECK_THROWS_WITH(data_parallel(step, {gpus(1)}), doctest::Contains("at least 2 devices"));
+}
+
+TEST_CASE("as-pinned places every op where it is pinned, collectives on their own stream") {
+  const Platform p = load_platform("multi-gpu-node");
+  const Graph dp = data_parallel(load_workload("bert-base:mode=training,batch=1,seq=32"), {gpus(4)});
+  const CostModel cost(dp, p);
+  const Plan plan = PolicyRegistry::instance().find("as-pinned")->plan(PolicyContext{cost});
+  validate_plan(plan, cost);
+  for (OpId o = 0; o < dp.op_count(); ++o) {
+    CHECK(p.devices[static_cast<std::size_t>(plan.device[static_cast<std::size_t>(o)])].name ==
+          dp.op(o).allowed_devices.at(0));
+    CHECK(plan.stream[static_cast<std::size_t>(o)] == (dp.op(o).kind == "collective" ? 1 : 0));
+  }
+  // The hand-made plan of the other tests is the same plan.
+  CHECK(run_simgrid(plan, cost).makespan == doctest::Approx(run_simgrid(pinned_plan(dp, p), cost).makespan));
 }
