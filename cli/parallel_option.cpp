@@ -2,6 +2,7 @@
 
 #include "sim/error.hpp"
 #include "sim/key_values.hpp"
+#include "sim/training_metrics.hpp"
 #include "sim/units.hpp"
 #include "workloads/workload_registry.hpp"
 
@@ -118,13 +119,16 @@ ParallelSetup parse_parallel(const std::string& text, const Platform& platform, 
     throw InputError("--parallel", "group",
                      "hierarchical all-reduce needs group=G with G >= 2 dividing dp=" +
                          std::to_string(s.data_parallel) + " into 2 or more groups");
-  if (!values.count("batch")) {
-    const auto colon = workload.find(':');
-    if (colon != std::string::npos) {
-      const auto spec = parse_key_values(workload, workload.substr(colon + 1));
-      if (auto it = spec.find("batch"); it != spec.end())
-        s.samples_per_replica = positive_integer("batch", it->second);
-    }
+  const auto colon = workload.find(':');
+  const auto spec = colon == std::string::npos ? std::map<std::string, std::string>{}
+                                               : parse_key_values(workload, workload.substr(colon + 1));
+  if (auto it = spec.find("batch"); it != spec.end() && !values.count("batch"))
+    s.samples_per_replica = positive_integer("batch", it->second);
+  if (auto it = spec.find("seq"); it != spec.end()) {
+    s.tokens_per_sample = positive_integer("seq", it->second);
+  } else if (const auto* builder = WorkloadRegistry::instance().find(workload.substr(0, colon))) {
+    for (const auto& parameter : builder->parameters) // the builder's default sequence length
+      if (parameter.key == "seq") s.tokens_per_sample = positive_integer("seq", parameter.value);
   }
   return s;
 }
@@ -138,7 +142,9 @@ Graph apply_parallel(const Graph& step, const ParallelSetup& s) {
   }
 }
 
-std::string parallel_summary(const ParallelSetup& s, const Graph& transformed, double step) {
+std::string parallel_summary(const ParallelSetup& s, const Report& report) {
+  const Graph& transformed = report.cost->graph();
+  const double step = report.execution.makespan;
   char line[400];
   if (s.pipeline_stages > 1)
     std::snprintf(line, sizeof line,
@@ -156,10 +162,23 @@ std::string parallel_summary(const ParallelSetup& s, const Graph& transformed, d
   std::snprintf(line, sizeof line, "\n          step %s, %.1f samples/s (%g per %s)",
                 units::format_time(step).c_str(), s.samples_per_step() / step, s.samples_per_replica,
                 s.pipeline_stages > 1 ? "micro-batch" : "replica");
+  out += line;
+  if (s.tokens_per_sample > 0) {
+    std::snprintf(line, sizeof line, ", %.0f tokens/s", s.samples_per_step() * s.tokens_per_sample / step);
+    out += line;
+  }
+  const TrainingMetrics m = training_metrics(*report.plan, *report.cost, report.execution);
+  std::snprintf(
+      line, sizeof line,
+      "\n          MFU %.1f%%, idle %.1f%% of the step per device (%s), communication %s per device, "
+      "%s of it exposed",
+      100 * m.mfu, 100 * m.idle_fraction, s.pipeline_stages > 1 ? "the bubble" : "mean",
+      units::format_time(m.communication).c_str(), units::format_time(m.exposed).c_str());
   return out + line;
 }
 
-nlohmann::ordered_json parallel_json(const ParallelSetup& s, const Graph& transformed, double step) {
+nlohmann::ordered_json parallel_json(const ParallelSetup& s, const Report& report) {
+  const double step = report.execution.makespan;
   nlohmann::ordered_json j = {{"spec", s.text}, {"devices", s.devices()}};
   if (s.pipeline_stages > 1) {
     j["pipeline_stages"] = s.pipeline_stages;
@@ -168,12 +187,19 @@ nlohmann::ordered_json parallel_json(const ParallelSetup& s, const Graph& transf
   } else {
     j["data_parallel"] = s.data_parallel;
     j["all_reduce"] = collectives::algorithm_name(s.dp.algorithm);
-    j["gradient_buckets"] = bucket_count(transformed);
+    j["gradient_buckets"] = bucket_count(report.cost->graph());
     j["bucket_bytes"] = s.dp.bucket_bytes;
   }
+  const TrainingMetrics m = training_metrics(*report.plan, *report.cost, report.execution);
   j["samples_per_replica"] = s.samples_per_replica;
   j["step_s"] = step;
   j["samples_per_s"] = s.samples_per_step() / step;
+  if (s.tokens_per_sample > 0) j["tokens_per_s"] = s.samples_per_step() * s.tokens_per_sample / step;
+  j["model_flops"] = m.model_flops;
+  j["mfu"] = m.mfu;
+  j["idle_fraction"] = m.idle_fraction;
+  j["communication_s"] = m.communication;
+  j["exposed_communication_s"] = m.exposed;
   return j;
 }
 

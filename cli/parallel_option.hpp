@@ -4,6 +4,7 @@
 // report then gains (step time, samples/s). Data and pipeline parallelism do not compose yet.
 #include "sim/graph.hpp"
 #include "sim/platform.hpp"
+#include "sim/report.hpp"
 #include "workloads/data_parallel.hpp"
 #include "workloads/pipeline_parallel.hpp"
 
@@ -19,6 +20,7 @@ struct ParallelSetup {
   int pipeline_stages = 1;
   PipelineOptions pp;
   double samples_per_replica = 1; // each replica's (or micro-batch's) batch
+  double tokens_per_sample = 0;   // the workload's seq=, when it has one
   const std::vector<std::string>& devices() const { return pipeline_stages > 1 ? pp.devices : dp.devices; }
   int width() const { return pipeline_stages > 1 ? pipeline_stages : data_parallel; }
   double samples_per_step() const {
@@ -32,8 +34,9 @@ struct ParallelSetup {
 ParallelSetup parse_parallel(const std::string& text, const Platform& platform, const std::string& workload);
 Graph apply_parallel(const Graph& step, const ParallelSetup& setup);
 
-// "data parallel  8 replicas (gpu0..gpu7), ring all-reduce in 12 buckets; step 1.2 ms, 6400 samples/s".
-std::string parallel_summary(const ParallelSetup& s, const Graph& transformed, double step_seconds);
-nlohmann::ordered_json parallel_json(const ParallelSetup& s, const Graph& transformed, double step_seconds);
+// Two lines for the run summary: the layout, then step time, samples/s (and tokens/s), MFU, idle share
+// of the step and communication exposed; and the same as JSON for report.json's "parallel".
+std::string parallel_summary(const ParallelSetup& s, const Report& report);
+nlohmann::ordered_json parallel_json(const ParallelSetup& s, const Report& report);
 
 } // namespace hs::cli

@@ -115,12 +115,11 @@ int run(const RunOptions& o) {
                   plan_cost, std::move(outcome.execution), std::move(outcome.cross_check));
   if (!fits_or_kept(report, platform, o.allow_over_capacity)) return 3;
   nlohmann::ordered_json json = report_json(report);
-  if (parallel) json["parallel"] = parallel_json(*parallel, graph, report.execution.makespan);
+  if (parallel) json["parallel"] = parallel_json(*parallel, report);
   write_file_atomically(outputs[0], json.dump(1) + "\n", o.force);
   if (o.report_only) {
     if (!o.quiet)
-      std::cout << summary_text(report)
-                << (parallel ? "\n" + parallel_summary(*parallel, graph, report.execution.makespan) : "")
+      std::cout << summary_text(report) << (parallel ? "\n" + parallel_summary(*parallel, report) : "")
                 << "\nwrote " << outputs[0] << "\n";
     return 0;
   }
@@ -135,7 +134,7 @@ int run(const RunOptions& o) {
                         o.force);
   if (!o.quiet) {
     std::cout << summary_text(report);
-    if (parallel) std::cout << "\n" << parallel_summary(*parallel, graph, report.execution.makespan) << "\n";
+    if (parallel) std::cout << "\n" << parallel_summary(*parallel, report) << "\n";
     std::cout << "\nwrote";
     for (std::size_t i = 0; i < outputs.size(); ++i)
       if ((outputs[i] != png_file || png_note.empty()) && (outputs[i] != explain_file || explain_doc))

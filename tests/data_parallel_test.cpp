@@ -1,7 +1,9 @@
 // Data parallelism as a graph transformation: replicas, gradient buckets, one all-reduce per bucket.
 #include "policies/policy.hpp"
 #include "sim/cost_model.hpp"
+#include "sim/graph_builder.hpp"
 #include "sim/simgrid_engine.hpp"
+#include "sim/training_metrics.hpp"
 #include "workloads/data_parallel.hpp"
 #include "workloads/workload_registry.hpp"
 
@@ -148,4 +150,25 @@ TEST_CASE("as-pinned places every op where it is pinned, collectives on their ow
   }
   // The hand-made plan of the other tests is the same plan.
   CHECK(run_simgrid(plan, cost).makespan == doctest::Approx(run_simgrid(pinned_plan(dp, p), cost).makespan));
+}
+
+TEST_CASE("communication counts as exposed only where no compute runs on the device") {
+  const Platform p = load_platform("multi-gpu-node");
+  GraphBuilder b("hand");
+  b.op("compute").kind("gemm").flops(1e9);
+  b.op("step").kind("collective");
+  const Graph g = std::move(b).build();
+  const CostModel cost(g, p);
+  Plan plan = Plan::empty(g.op_count(), p, "hand");
+  plan.append(0, *p.find_device("gpu0"));
+  plan.append(1, *p.find_device("gpu0"), 1);
+  Execution e;
+  e.makespan = 4;
+  e.ops = {{0, 2}, {1, 3}}; // compute 0-2 s, the collective step 1-3 s
+  e.transfers.push_back({0, *p.find_device("gpu0"), *p.find_device("gpu1"), 1e6, 3.5, 4.0});
+  const TrainingMetrics t = training_metrics(plan, cost, e);
+  CHECK(t.devices == 1);                          // gpu1 only received
+  CHECK(t.communication == doctest::Approx(2.5)); // 1-3 s and 3.5-4 s
+  CHECK(t.exposed == doctest::Approx(1.5));       // 2-3 s and 3.5-4 s
+  CHECK(t.idle_fraction == doctest::Approx(0.5));
 }

@@ -5,6 +5,7 @@
 #include "sim/graph_builder.hpp"
 #include "sim/memory.hpp"
 #include "sim/simgrid_engine.hpp"
+#include "sim/training_metrics.hpp"
 #include "workloads/pipeline_parallel.hpp"
 #include "workloads/workload_registry.hpp"
 
@@ -136,4 +137,24 @@ TEST_CASE("a pipeline refuses what it cannot do, saying why") {
                     doctest::Contains("no backward pass"));
   CHECK_THROWS_WITH(pipeline_parallel(equal_layers(2, 1e3), {gpus(3), 2}),
                     doctest::Contains("at least as many layers"));
+}
+
+TEST_CASE(
+    "training metrics: the idle share of a pipeline's devices is its bubble, and MFU counts model FLOPs") {
+  const int p = 4, m = 4;
+  const Graph g =
+      pipeline_parallel(equal_layers(p, 1e3), {gpus(p), m, PipelineSchedule::OneForwardOneBackward});
+  const CostModel cost(g, node());
+  Plan plan = Plan::empty(g.op_count(), node(), "pinned");
+  for (OpId o : g.topological_order())
+    plan.append(o, *node().find_device(g.op(o).allowed_devices.at(0)));
+  const Execution e = run_simgrid(plan, cost);
+  const TrainingMetrics t = training_metrics(plan, cost, e);
+  CHECK(t.devices == p);
+  CHECK(t.idle_fraction == doctest::Approx((p - 1.0) / (m + p - 1.0)).epsilon(0.02));
+  CHECK(t.model_flops == doctest::Approx(m * p * 3e11));
+  CHECK(t.mfu == doctest::Approx(t.model_flops / (e.makespan * p * 19.5e12)));
+  // Activations cross stage boundaries as transfers that the next stage waits for: exposed, and tiny.
+  CHECK(t.exposed > 0);
+  CHECK(t.exposed <= t.communication);
 }
