@@ -57,6 +57,8 @@ void set_key(ParallelSetup& s, const std::string& key, const std::string& v) {
     s.data_parallel = positive_integer(key, v);
   } else if (key == "pp") {
     s.pipeline_stages = positive_integer(key, v);
+  } else if (key == "tp") {
+    s.tensor_parallel = positive_integer(key, v);
   } else if (key == "bucket") {
     s.dp.bucket_bytes = units::parse(v, units::Quantity::Bytes);
     if (!(s.dp.bucket_bytes > 0)) throw InputError("--parallel", key, "must be a positive size");
@@ -77,13 +79,13 @@ void set_key(ParallelSetup& s, const std::string& key, const std::string& v) {
   } else {
     throw InputError(
         "--parallel", key,
-        "unknown key (known: dp, pp, bucket, algo, group, microbatches, schedule, batch, devices)");
+        "unknown key (known: dp, tp, pp, bucket, algo, group, microbatches, schedule, batch, devices)");
   }
 }
 
 // The devices given, or the platform's first GPUs, one per replica or stage.
 std::vector<std::string> devices_for(const ParallelSetup& s, bool listed, const Platform& platform) {
-  const std::string key = s.pipeline_stages > 1 ? "pp" : "dp";
+  const std::string key = s.pipeline_stages > 1 ? "pp" : s.tensor_parallel > 1 ? "tp" : "dp";
   const int width = s.width();
   std::vector<std::string> devices = s.dp.devices;
   if (devices.empty())
@@ -101,6 +103,23 @@ std::vector<std::string> devices_for(const ParallelSetup& s, bool listed, const 
   return devices;
 }
 
+// Megatron's splits need the degree to divide the heads, the hidden size and the MLP's inner size.
+void check_tensor_parallel(int t, const std::string& builder_name) {
+  const auto* builder = WorkloadRegistry::instance().find(builder_name);
+  if (!builder || !builder->architecture.count("heads"))
+    throw InputError("--parallel", "tp",
+                     "tensor parallelism splits transformer layers: use a bert-* or gpt2-* builder");
+  for (const char* dimension : {"heads", "hidden", "inner"}) {
+    const auto size = static_cast<long long>(builder->architecture.at(dimension));
+    if (size % t != 0)
+      throw InputError(
+          "--parallel", "tp",
+          "tp=" + std::to_string(t) + " does not divide " + builder_name + "'s " + std::to_string(size) +
+              " " +
+              (std::string(dimension) == "heads" ? "attention heads" : std::string(dimension) + " size"));
+  }
+}
+
 } // namespace
 
 ParallelSetup parse_parallel(const std::string& text, const Platform& platform, const std::string& workload) {
@@ -109,9 +128,9 @@ ParallelSetup parse_parallel(const std::string& text, const Platform& platform, 
   const auto values = parse_key_values("--parallel", text);
   for (const auto& [key, v] : values)
     set_key(s, key, v);
-  if (values.count("dp") == values.count("pp"))
+  if (values.count("dp") + values.count("pp") + values.count("tp") != 1)
     throw InputError("--parallel", "dp",
-                     "give one of dp=N (data) or pp=N (pipeline); they do not compose yet");
+                     "give one of dp=N (data), tp=N (tensor) or pp=N (pipeline); they do not compose yet");
   s.dp.devices = devices_for(s, values.count("devices") > 0, platform);
   s.pp.devices = s.dp.devices;
   if (s.dp.algorithm == collectives::Algorithm::Hierarchical &&
@@ -130,38 +149,52 @@ ParallelSetup parse_parallel(const std::string& text, const Platform& platform, 
     for (const auto& parameter : builder->parameters) // the builder's default sequence length
       if (parameter.key == "seq") s.tokens_per_sample = positive_integer("seq", parameter.value);
   }
+  if (s.tensor_parallel > 1) check_tensor_parallel(s.tensor_parallel, workload.substr(0, colon));
   return s;
 }
 
 Graph apply_parallel(const Graph& step, const ParallelSetup& s) {
   try {
     if (s.pipeline_stages > 1) return pipeline_parallel(step, s.pp);
+    if (s.tensor_parallel > 1) return tensor_parallel(step, {s.dp.devices, s.dp.algorithm});
     return s.data_parallel > 1 ? data_parallel(step, s.dp) : step;
   } catch (const std::invalid_argument& e) {
     throw InputError("--parallel", s.text, e.what());
   }
 }
 
-std::string parallel_summary(const ParallelSetup& s, const Report& report) {
-  const Graph& transformed = report.cost->graph();
-  const double step = report.execution.makespan;
+// The first line of the summary: how the step was spread.
+std::string layout_line(const ParallelSetup& s, const Graph& transformed) {
   char line[400];
+  const std::string first = s.devices().front(), last = s.devices().back();
+  const std::string algorithm = collectives::algorithm_name(s.dp.algorithm);
   if (s.pipeline_stages > 1)
     std::snprintf(line, sizeof line,
                   "parallel  pipeline of %d stages (%s..%s), %d micro-batches, %s schedule",
-                  s.pipeline_stages, s.pp.devices.front().c_str(), s.pp.devices.back().c_str(),
-                  s.pp.microbatches, s.pp.schedule == PipelineSchedule::GPipe ? "GPipe" : "1F1B");
+                  s.pipeline_stages, first.c_str(), last.c_str(), s.pp.microbatches,
+                  s.pp.schedule == PipelineSchedule::GPipe ? "GPipe" : "1F1B");
+  else if (s.tensor_parallel > 1)
+    std::snprintf(line, sizeof line,
+                  "parallel  tensor parallel x%d (%s..%s), Megatron-LM splits, %s all-reduces",
+                  s.tensor_parallel, first.c_str(), last.c_str(), algorithm.c_str());
   else
     std::snprintf(
         line, sizeof line,
         "parallel  data parallel x%d (%s..%s), %s all-reduce of the gradients in %d buckets of >= %s",
-        s.data_parallel, s.dp.devices.front().c_str(), s.dp.devices.back().c_str(),
-        collectives::algorithm_name(s.dp.algorithm).c_str(), bucket_count(transformed),
+        s.data_parallel, first.c_str(), last.c_str(), algorithm.c_str(), bucket_count(transformed),
         units::format_bytes(s.dp.bucket_bytes).c_str());
-  std::string out = line;
+  return line;
+}
+
+std::string parallel_summary(const ParallelSetup& s, const Report& report) {
+  const double step = report.execution.makespan;
+  char line[400];
+  std::string out = layout_line(s, report.cost->graph());
   std::snprintf(line, sizeof line, "\n          step %s, %.1f samples/s (%g per %s)",
                 units::format_time(step).c_str(), s.samples_per_step() / step, s.samples_per_replica,
-                s.pipeline_stages > 1 ? "micro-batch" : "replica");
+                s.pipeline_stages > 1   ? "micro-batch"
+                : s.tensor_parallel > 1 ? "step"
+                                        : "replica");
   out += line;
   if (s.tokens_per_sample > 0) {
     std::snprintf(line, sizeof line, ", %.0f tokens/s", s.samples_per_step() * s.tokens_per_sample / step);
@@ -184,6 +217,9 @@ nlohmann::ordered_json parallel_json(const ParallelSetup& s, const Report& repor
     j["pipeline_stages"] = s.pipeline_stages;
     j["microbatches"] = s.pp.microbatches;
     j["schedule"] = s.pp.schedule == PipelineSchedule::GPipe ? "gpipe" : "1f1b";
+  } else if (s.tensor_parallel > 1) {
+    j["tensor_parallel"] = s.tensor_parallel;
+    j["all_reduce"] = collectives::algorithm_name(s.dp.algorithm);
   } else {
     j["data_parallel"] = s.data_parallel;
     j["all_reduce"] = collectives::algorithm_name(s.dp.algorithm);

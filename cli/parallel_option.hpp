@@ -1,13 +1,16 @@
 #pragma once
 // `run --parallel dp=8,bucket=25MiB,algo=ring,batch=8` or `--parallel pp=4,microbatches=8,schedule=1f1b`: a
 // training step spread over several devices by a graph transformation, and the training figures the
-// report then gains (step time, samples/s). Data and pipeline parallelism do not compose yet.
+// report then gains (step time, samples/s). `tp=2` splits a transformer's layers as Megatron-LM does.
+// Data, tensor and pipeline parallelism do not compose yet: one of them per run.
 #include "sim/graph.hpp"
 #include "sim/platform.hpp"
 #include "sim/report.hpp"
 #include "workloads/data_parallel.hpp"
 #include "workloads/pipeline_parallel.hpp"
+#include "workloads/tensor_parallel.hpp"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -19,10 +22,11 @@ struct ParallelSetup {
   DataParallelOptions dp;
   int pipeline_stages = 1;
   PipelineOptions pp;
+  int tensor_parallel = 1;
   double samples_per_replica = 1; // each replica's (or micro-batch's) batch
   double tokens_per_sample = 0;   // the workload's seq=, when it has one
   const std::vector<std::string>& devices() const { return pipeline_stages > 1 ? pp.devices : dp.devices; }
-  int width() const { return pipeline_stages > 1 ? pipeline_stages : data_parallel; }
+  int width() const { return std::max({pipeline_stages, data_parallel, tensor_parallel}); }
   double samples_per_step() const {
     return samples_per_replica * (pipeline_stages > 1 ? pp.microbatches : data_parallel);
   }

@@ -61,7 +61,8 @@ namespace {
 
 hs::WorkloadBuilder bert_builder(const hs::BertOptions& preset, const std::string& what) {
   return hs::WorkloadBuilder{
-      preset.name, what,
+      preset.name,
+      what,
       hs::layers::model_parameters(
           {{"seq", "128"}, {"heads", "branches|fused"}, {"classes", "2", "training head"}}),
       [preset](hs::WorkloadParams& p) {
@@ -71,7 +72,11 @@ hs::WorkloadBuilder bert_builder(const hs::BertOptions& preset, const std::strin
         o.dims.head_branches = p.text("heads", "branches", {"branches", "fused"}) == "branches";
         o.classes = p.integer("classes", 2, 1, 1'000'000);
         return hs::bert(o);
-      }};
+      },
+      {{"layers", static_cast<double>(preset.layers)},
+       {"hidden", static_cast<double>(preset.dims.hidden)},
+       {"heads", static_cast<double>(preset.dims.heads)},
+       {"inner", static_cast<double>(preset.dims.inner)}}};
 }
 
 } // namespace

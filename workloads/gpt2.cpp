@@ -141,7 +141,8 @@ namespace {
 hs::WorkloadBuilder gpt2_builder(const std::string& size, const std::string& what) {
   const hs::Gpt2Options preset = hs::gpt2_preset(size);
   return hs::WorkloadBuilder{
-      preset.name, what,
+      preset.name,
+      what,
       hs::layers::model_parameters({{"seq", "128", "prompt"},
                                     {"decode", "8", "inference: generated tokens"},
                                     {"heads", "branches|fused"}}),
@@ -158,7 +159,11 @@ hs::WorkloadBuilder gpt2_builder(const std::string& size, const std::string& wha
                                "seq + decode must not exceed the context of " + std::to_string(o.context));
         o.dims.head_branches = p.text("heads", "branches", {"branches", "fused"}) == "branches";
         return hs::gpt2(o);
-      }};
+      },
+      {{"layers", static_cast<double>(preset.layers)},
+       {"hidden", static_cast<double>(preset.dims.hidden)},
+       {"heads", static_cast<double>(preset.dims.heads)},
+       {"inner", static_cast<double>(preset.dims.inner)}}};
 }
 
 } // namespace

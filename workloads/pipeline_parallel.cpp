@@ -1,6 +1,7 @@
 #include "workloads/pipeline_parallel.hpp"
 
 #include "sim/graph_builder.hpp"
+#include "workloads/layer_roles.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -9,45 +10,6 @@
 namespace hs {
 
 namespace {
-
-enum class Pass { Forward, Backward, Optimizer };
-
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() > tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-struct OpRoles {
-  std::vector<Pass> pass;
-  std::vector<OpId> owner; // the forward op of the layer an op belongs to (itself for a forward op)
-};
-
-OpRoles roles_of(const Graph& g) {
-  std::unordered_map<std::string, OpId> by_name;
-  for (OpId o = 0; o < g.op_count(); ++o)
-    by_name.emplace(g.op(o).name, o);
-  OpRoles r{std::vector<Pass>(static_cast<std::size_t>(g.op_count()), Pass::Forward),
-            std::vector<OpId>(static_cast<std::size_t>(g.op_count()), -1)};
-  for (OpId o : g.topological_order()) {
-    const Op& op = g.op(o);
-    auto& pass = r.pass[static_cast<std::size_t>(o)];
-    auto& owner = r.owner[static_cast<std::size_t>(o)];
-    std::string base = op.name;
-    if (op.kind == "optimizer") pass = Pass::Optimizer;
-    for (const char* tail : {".dgrad", ".wgrad", ".bwd", ".adam"})
-      if (ends_with(op.name, tail)) {
-        base = op.name.substr(0, op.name.size() - std::string(tail).size());
-        if (pass == Pass::Forward) pass = Pass::Backward;
-      }
-    if (pass == Pass::Forward) {
-      owner = o;
-    } else if (auto it = by_name.find(base); it != by_name.end()) {
-      owner = it->second;
-    } else if (!op.inputs.empty()) { // a backward op without a forward namesake: where its input comes from
-      owner = r.owner[static_cast<std::size_t>(g.tensor(op.inputs.front()).producer)];
-    }
-  }
-  return r;
-}
 
 std::vector<int> stages_of(const Graph& g, const OpRoles& r, int stages) {
   std::vector<double> weight(static_cast<std::size_t>(g.op_count()), 0.0);

@@ -53,6 +53,9 @@ struct WorkloadBuilder {
   std::string description;
   std::vector<WorkloadParameter> parameters; // every key `build` may read
   std::function<Graph(WorkloadParams&)> build;
+  // The model's shape where it has one ("layers", "hidden", "heads", "inner"): what a parallelism
+  // transformation checks its degrees against.
+  std::map<std::string, double> architecture = {};
 
   // One line for `heterosim workloads`: "ops=1000 alpha=1.0 ccr=1.0 (note) ...".
   std::string parameter_line() const;

@@ -1,0 +1,99 @@
+// Tensor parallelism as Megatron-LM splits a transformer (Shoeybi et al. 2019): two all-reduces per layer
+// forward and two backward, split layers' FLOPs and weights divided exactly among the ranks.
+#include "sim/cost_model.hpp"
+#include "sim/simgrid_engine.hpp"
+#include "workloads/layer_roles.hpp"
+#include "workloads/tensor_parallel.hpp"
+#include "workloads/workload_registry.hpp"
+
+#include <doctest/doctest.h>
+#include <set>
+
+using namespace hs;
+
+namespace {
+
+std::vector<std::string> gpus(int n) {
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i)
+    out.push_back("gpu" + std::to_string(i));
+  return out;
+}
+
+// The all-reduces of a transformed graph, by name: their step ops are "allreduce.<reader>.<step>.r<rank>".
+std::set<std::string> all_reduces(const Graph& g) {
+  std::set<std::string> names;
+  for (const auto& op : g.ops)
+    if (op.kind == "collective" && op.name.rfind("allreduce.", 0) == 0) {
+      const std::string without_rank = op.name.substr(0, op.name.rfind('.'));
+      names.insert(without_rank.substr(0, without_rank.rfind('.')));
+    }
+  return names;
+}
+
+} // namespace
+
+TEST_CASE("Megatron's splits: split layers' FLOPs and weights are divided exactly, the rest replicated") {
+  const Graph g = load_workload("bert-base:mode=training,heads=fused,batch=2,seq=64");
+  const int t = 4;
+  const Graph tp = tensor_parallel(g, {gpus(t)});
+  const OpRoles roles = roles_of(g);
+  double split_flops = 0, replicated_flops = 0, split_params = 0, replicated_params = 0;
+  for (OpId o = 0; o < g.op_count(); ++o) {
+    const OpId owner = roles.owner[static_cast<std::size_t>(o)];
+    const bool split = owner >= 0 && tensor_parallel_layer(g.op(owner).name);
+    (split ? split_flops : replicated_flops) += g.op(o).flops;
+    (split ? split_params : replicated_params) += g.op(o).param_bytes;
+  }
+  REQUIRE(split_flops > 0);
+  double flops = 0, params = 0;
+  for (const auto& op : tp.ops)
+    if (op.kind != "collective") {
+      flops += op.flops;
+      params += op.param_bytes;
+    }
+  CHECK(flops == doctest::Approx(split_flops + t * replicated_flops).epsilon(1e-12));
+  CHECK(params == doctest::Approx(split_params + t * replicated_params).epsilon(1e-12));
+}
+
+TEST_CASE("each transformer layer all-reduces twice forward and twice backward") {
+  const Graph training =
+      tensor_parallel(load_workload("bert-base:mode=training,heads=fused,seq=32"), {gpus(2)});
+  CHECK(all_reduces(training).size() == 4 * 12);
+  const Graph inference = tensor_parallel(load_workload("gpt2-small:heads=fused,seq=32,decode=0"), {gpus(2)});
+  CHECK(all_reduces(inference).size() == 2 * 12);
+  for (const auto& name : all_reduces(inference)) // after the attention's and the MLP's output projections
+    CHECK((name.find(".attn.residual") != std::string::npos ||
+           name.find(".mlp.residual") != std::string::npos));
+}
+
+TEST_CASE("splitting a transformer over NVLink shortens its step, and the replay agrees with the evaluator") {
+  const Platform p = load_platform("multi-gpu-node");
+  const Graph g = load_workload("bert-large:mode=training,heads=fused,batch=4,seq=128");
+  double previous = 0;
+  for (int t : {1, 2, 4}) {
+    const Graph run = t == 1 ? g : tensor_parallel(g, {gpus(t)});
+    const CostModel cost(run, p);
+    Plan plan = Plan::empty(run.op_count(), p, "pinned");
+    for (OpId o : run.topological_order())
+      plan.append(o,
+                  *p.find_device(run.op(o).allowed_devices.empty() ? "gpu0" : run.op(o).allowed_devices[0]),
+                  run.op(o).kind == "collective" ? 1 : 0);
+    const double step = run_simgrid(plan, cost).makespan;
+    CAPTURE(t);
+    if (t > 1) {
+      CHECK(step < previous * 0.75); // replicated layer norms and the all-reduces keep it above 1/2
+      CHECK(step > previous * 0.5);
+    }
+    previous = step;
+  }
+}
+
+TEST_CASE("tensor parallelism refuses what it cannot split, saying why") {
+  CHECK_THROWS_WITH(tensor_parallel(load_workload("bert-base:heads=branches,seq=32"), {gpus(2)}),
+                    doctest::Contains("heads=fused"));
+  CHECK_THROWS_WITH(tensor_parallel(load_workload("bert-base:heads=fused,seq=32"), {gpus(1)}),
+                    doctest::Contains("at least 2 ranks"));
+  CHECK_THROWS_WITH(tensor_parallel(load_workload("resnet18"), {gpus(2)}),
+                    doctest::Contains("no attention or MLP"));
+}

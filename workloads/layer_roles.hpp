@@ -1,0 +1,26 @@
+#pragma once
+// Which pass each op of a training graph belongs to and which layer owns it, by the names
+// workloads/layers.hpp gives: layer "x" has forward op "x", backward ops "x.dgrad", "x.wgrad" or "x.bwd",
+// and an optimizer op (kind "optimizer", "x.adam"). Parallelism transformations place and split a
+// layer's passes together.
+#include "sim/graph.hpp"
+
+#include <string>
+#include <vector>
+
+namespace hs {
+
+enum class Pass { Forward, Backward, Optimizer };
+
+struct OpRoles {
+  std::vector<Pass> pass;
+  std::vector<OpId>
+      owner; // the forward op of the layer an op belongs to (itself for a forward op); -1 if none
+};
+
+OpRoles roles_of(const Graph& g);
+
+// Whether `name` ends with `tail` and has something before it.
+bool has_suffix(const std::string& name, const std::string& tail);
+
+} // namespace hs

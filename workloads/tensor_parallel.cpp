@@ -1,0 +1,127 @@
+#include "workloads/tensor_parallel.hpp"
+
+#include "sim/graph_builder.hpp"
+#include "workloads/layer_roles.hpp"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+namespace hs {
+
+namespace {
+
+bool row_parallel(const std::string& name) {
+  return has_suffix(name, ".attn.out") || has_suffix(name, ".ffn.fc2") || has_suffix(name, ".mlp.fc2");
+}
+
+std::string rank_name(std::size_t r, const std::string& name) {
+  std::string out = "t";
+  return out.append(std::to_string(r)).append("/").append(name); // append: GCC 12's -Wrestrict misfires on +
+}
+
+} // namespace
+
+bool tensor_parallel_layer(const std::string& name) {
+  for (const char* tail :
+       {".attn.q", ".attn.k", ".attn.v", ".attn.scores", ".attn.softmax", ".attn.context", ".attn.out",
+        ".ffn.fc1", ".ffn.gelu", ".ffn.fc2", ".mlp.fc1", ".mlp.gelu", ".mlp.fc2"})
+    if (has_suffix(name, tail)) return true;
+  return false;
+}
+
+Graph tensor_parallel(const Graph& g, const TensorParallelOptions& o) {
+  const std::size_t t = o.devices.size();
+  if (t < 2)
+    throw std::invalid_argument("tensor parallelism needs at least 2 ranks (got " + std::to_string(t) + ")");
+  for (const auto& op : g.ops)
+    if (op.name.find(".attn.head") != std::string::npos)
+      throw std::invalid_argument("op '" + op.name +
+                                  "' is one attention head of several: build the graph with heads=fused");
+  const OpRoles roles = roles_of(g);
+  std::vector<bool> split(static_cast<std::size_t>(g.op_count()));
+  for (OpId x = 0; x < g.op_count(); ++x) {
+    const OpId owner = roles.owner[static_cast<std::size_t>(x)];
+    split[static_cast<std::size_t>(x)] = owner >= 0 && tensor_parallel_layer(g.op(owner).name);
+  }
+  if (std::none_of(split.begin(), split.end(), [](bool s) { return s; }))
+    throw std::invalid_argument("graph '" + g.name + "' has no attention or MLP layer to split");
+  const auto is_split = [&](OpId x) { return split[static_cast<std::size_t>(x)]; };
+
+  GraphBuilder b(g.name + "-tp" + std::to_string(t));
+  std::vector<std::vector<OpId>> id(t, std::vector<OpId>(static_cast<std::size_t>(g.op_count())));
+  const double share = 1.0 / static_cast<double>(t);
+  for (std::size_t r = 0; r < t; ++r)
+    for (OpId x = 0; x < g.op_count(); ++x) {
+      Op copy = g.op(x).without_edges();
+      copy.name = rank_name(r, copy.name);
+      copy.allowed_devices = {o.devices[r]};
+      if (is_split(x)) {
+        copy.flops *= share;
+        copy.bytes_read *= share;
+        copy.param_bytes *= share;
+        copy.workspace_bytes *= share;
+        const bool partial_sum =
+            roles.pass[static_cast<std::size_t>(x)] == Pass::Forward && row_parallel(g.op(x).name);
+        if (!partial_sum) copy.bytes_written *= share;
+      }
+      id[r][static_cast<std::size_t>(x)] = b.add(std::move(copy)).id();
+    }
+
+  // A split op's result read by a replicated op is a partial sum: gathered per reader, all-reduced.
+  std::map<OpId, std::vector<TensorId>> partial_sums; // by reading op
+  for (TensorId x = 0; x < g.tensor_count(); ++x) {
+    const Tensor& tensor = g.tensor(x);
+    std::vector<OpId> local;
+    for (OpId c : tensor.consumers) {
+      if (is_split(tensor.producer) && !is_split(c))
+        partial_sums[c].push_back(x);
+      else
+        local.push_back(c);
+    }
+    const double bytes = is_split(tensor.producer) ? tensor.bytes * share : tensor.bytes;
+    if (local.empty() && !tensor.consumers.empty()) continue;
+    for (std::size_t r = 0; r < t; ++r) {
+      std::vector<OpId> readers;
+      for (OpId c : local)
+        readers.push_back(id[r][static_cast<std::size_t>(c)]);
+      b.tensor(rank_name(r, tensor.name), bytes, id[r][static_cast<std::size_t>(tensor.producer)], readers);
+    }
+  }
+  // Readers of the same partial sums (a layer norm's data and weight gradients) share one all-reduce.
+  std::map<std::vector<TensorId>, std::vector<OpId>> readers_of;
+  for (const auto& [reader, sums] : partial_sums)
+    readers_of[sums].push_back(reader);
+  for (const auto& [sums, readers] : readers_of) {
+    const std::string name = g.op(readers.front()).name;
+    collectives::CollectiveSpec spec;
+    spec.algorithm = o.algorithm;
+    spec.devices = o.devices;
+    spec.name = "allreduce." + name;
+    spec.precision = g.op(readers.front()).precision;
+    for (TensorId x : sums)
+      spec.bytes = std::max(spec.bytes, g.tensor(x).bytes);
+    std::vector<OpId> added(t);
+    for (std::size_t r = 0; r < t; ++r) {
+      auto sum = b.op(rank_name(r, name + ".partial_sums")).kind("collective").pinned_to({o.devices[r]});
+      if (sums.size() > 1) // adding the partial results of several split ops locally first
+        sum.flops(spec.bytes / 4 * static_cast<double>(sums.size() - 1))
+            .reads(spec.bytes * static_cast<double>(sums.size()))
+            .writes(spec.bytes);
+      for (TensorId x : sums)
+        b.tensor(rank_name(r, g.tensor(x).name) + ".partial", g.tensor(x).bytes,
+                 id[r][static_cast<std::size_t>(g.tensor(x).producer)], {sum.id()});
+      added[r] = sum.id();
+    }
+    const auto reduced = collectives::append_collective(b, spec, added);
+    for (std::size_t r = 0; r < t; ++r) {
+      std::vector<OpId> on_rank;
+      for (OpId reader : readers)
+        on_rank.push_back(id[r][static_cast<std::size_t>(reader)]);
+      b.tensor(rank_name(r, spec.name), spec.bytes, reduced[r], on_rank);
+    }
+  }
+  return std::move(b).build();
+}
+
+} // namespace hs

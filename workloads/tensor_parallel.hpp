@@ -1,0 +1,33 @@
+#pragma once
+// Tensor parallelism as Megatron-LM splits a transformer (Shoeybi et al. 2019): within each layer the
+// attention's Q, K and V projections and the MLP's first GEMM are split by columns (heads and inner
+// features), the attention itself runs on each rank's heads, and the output projection and the MLP's
+// second GEMM are split by rows, so each rank holds 1/t of every such weight. Their partial results are
+// summed by an all-reduce where a replicated op (residual, layer norm, embeddings, the head) reads them:
+// twice per layer in the forward pass, twice in the backward pass. Everything else runs whole on every
+// rank.
+#include "sim/graph.hpp"
+#include "workloads/collectives.hpp"
+
+#include <string>
+#include <vector>
+
+namespace hs {
+
+struct TensorParallelOptions {
+  std::vector<std::string> devices; // one rank per device
+  collectives::Algorithm algorithm = collectives::Algorithm::Ring;
+};
+
+// Whether `forward_name` is a layer Megatron splits ("<block>.attn.q", ".attn.scores", ".mlp.fc2", ...).
+bool tensor_parallel_layer(const std::string& forward_name);
+
+// `g` is a transformer graph from the bert-* or gpt2-* builders with heads=fused (one attention op over
+// batch x heads; a graph with one op per head is refused). Ops become "t<r>/<name>" pinned to devices[r];
+// a split op keeps 1/t of its FLOPs, bytes, weights and workspace (a row-split GEMM writes its whole
+// partial sum). Partial results that several split ops send one replicated op are added on each rank,
+// then all-reduced once. Throws std::invalid_argument for fewer than 2 ranks, per-head attention ops, or a
+// graph with nothing to split.
+Graph tensor_parallel(const Graph& g, const TensorParallelOptions& options);
+
+} // namespace hs
