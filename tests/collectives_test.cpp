@@ -1,6 +1,7 @@
 // Collectives as transfer patterns: the SimGrid replay against the textbook costs (Thakur, Rabenseifner and
 // Gropp 2005; nccl-tests' PERFORMANCE.md): a ring all-reduce of S bytes over n ranks moves 2(n-1)/n x S
 // over each rank's link in 2(n-1) steps, all-gather and reduce-scatter (n-1)/n x S in n-1 steps.
+#include "parallel_support.hpp"
 #include "sim/cost_model.hpp"
 #include "sim/simgrid_engine.hpp"
 #include "workloads/collectives.hpp"
@@ -11,20 +12,14 @@
 #include <set>
 
 using namespace hs;
+using hs::test::gpus;
+using hs::test::pinned_plan;
 namespace c = hs::collectives;
 
 namespace {
 
 const Platform& node() {
-  static const Platform p = load_platform("multi-gpu-node"); // 8 GPUs, one NVSwitch link each
-  return p;
-}
-
-std::vector<std::string> gpus(int n) {
-  std::vector<std::string> out;
-  for (int i = 0; i < n; ++i)
-    out.push_back("gpu" + std::to_string(i));
-  return out;
+  return test::gpu_node();
 }
 
 Graph build(c::Collective op, c::Algorithm a, double bytes, int n, int group = 0) {
@@ -41,11 +36,7 @@ Graph build(c::Collective op, c::Algorithm a, double bytes, int n, int group = 0
 
 // Every op on the one device it is pinned to, in topological order.
 double replay(const Graph& g) {
-  const CostModel cost(g, node());
-  Plan plan = Plan::empty(g.op_count(), node(), "pinned");
-  for (OpId o : g.topological_order())
-    plan.append(o, *node().find_device(g.op(o).allowed_devices.at(0)));
-  return run_simgrid(plan, cost).makespan;
+  return run_simgrid(pinned_plan(g, node(), false), CostModel(g, node())).makespan;
 }
 
 const Route& gpu_route() {
@@ -169,9 +160,7 @@ TEST_CASE("a cluster platform is N renamed copies of its node on rails, and a ra
   c::append_collective(g, s, {});
   const Graph graph = std::move(g).build();
   const CostModel cost(graph, c);
-  Plan plan = Plan::empty(graph.op_count(), c, "pinned");
-  for (OpId o : graph.topological_order())
-    plan.append(o, *c.find_device(graph.op(o).allowed_devices.at(0)));
+  const Plan plan = pinned_plan(graph, c, false);
   GraphBuilder probe("probe");
   probe.op("probe").kind("collective").flops(s.bytes / 2 / 4).reads(s.bytes).writes(s.bytes / 2);
   const Graph pg = std::move(probe).build();

@@ -1,4 +1,5 @@
 // Data parallelism as a graph transformation: replicas, gradient buckets, one all-reduce per bucket.
+#include "parallel_support.hpp"
 #include "policies/policy.hpp"
 #include "sim/cost_model.hpp"
 #include "sim/graph_builder.hpp"
@@ -7,18 +8,24 @@
 #include "workloads/data_parallel.hpp"
 #include "workloads/workload_registry.hpp"
 
+#include <algorithm>
 #include <doctest/doctest.h>
 #include <set>
 
 using namespace hs;
+using hs::test::gpus;
+using hs::test::pinned_plan;
 
 namespace {
 
-std::vector<std::string> gpus(int n) {
-  std::vector<std::string> out;
-  for (int i = 0; i < n; ++i)
-    out.push_back("gpu" + std::to_string(i));
-  return out;
+// Bytes of every tensor an optimizer op reads: the gradients.
+double gradient_bytes(const Graph& g) {
+  double bytes = 0;
+  for (const auto& t : g.tensors)
+    if (std::any_of(t.consumers.begin(), t.consumers.end(),
+                    [&](OpId c) { return g.op(c).kind == "optimizer"; }))
+      bytes += t.bytes;
+  return bytes;
 }
 
 double flops_of(const Graph& g, bool with_optimizer) {
@@ -26,14 +33,6 @@ double flops_of(const Graph& g, bool with_optimizer) {
   for (const auto& op : g.ops)
     if (op.kind != "collective" && (with_optimizer || op.kind != "optimizer")) f += op.flops;
   return f;
-}
-
-// Each op on its device, in topological order; collectives on a stream of their own, as NCCL runs.
-Plan pinned_plan(const Graph& g, const Platform& p) {
-  Plan plan = Plan::empty(g.op_count(), p, "pinned");
-  for (OpId o : g.topological_order())
-    plan.append(o, *p.find_device(g.op(o).allowed_devices.at(0)), g.op(o).kind == "collective" ? 1 : 0);
-  return plan;
 }
 
 } // namespace
@@ -79,13 +78,7 @@ TEST_CASE("gradients are bucketed in backward order, each bucket but the last at
   const Graph step = load_workload("bert-base:mode=training,batch=1,seq=32");
   const double cap = 25.0 * (1 << 20);
   const Graph dp = data_parallel(step, {gpus(2), cap});
-  double grads = 0;
-  for (const auto& t : step.tensors)
-    for (OpId c : t.consumers)
-      if (step.op(c).kind == "optimizer") {
-        grads += t.bytes;
-        break;
-      }
+  const double grads = gradient_bytes(step);
   std::vector<double> buckets;
   for (const auto& t : dp.tensors)
     if (t.name.rfind("r0/", 0) == 0 && t.name.size() > 10 &&
@@ -116,16 +109,9 @@ TEST_CASE(
   const CostModel cost(dp, p);
   const double t = run_simgrid(pinned_plan(dp, p), cost).makespan;
   // Gradients of all of BERT-base, all-reduced with nothing to overlap, bound the exposed part from above.
-  double grads = 0;
-  for (const auto& x : step.tensors)
-    for (OpId c : x.consumers)
-      if (step.op(c).kind == "optimizer") {
-        grads += x.bytes;
-        break;
-      }
+  const double grads = gradient_bytes(step);
   const Route& r = *p.route(*p.find_device("gpu0"), *p.find_device("gpu1"));
   const double all_reduce = 2.0 * 7 / 8 * grads / r.bandwidth;
-  MESSAGE("one replica " << alone << " s, 8 replicas " << t << " s, all-reduce alone " << all_reduce << " s");
   CHECK(t > alone * 0.999);
   CHECK(t < alone + 0.5 * all_reduce); // one bucket at the end cannot overlap; the others mostly do
 }

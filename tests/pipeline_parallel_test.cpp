@@ -1,6 +1,7 @@
 // Pipeline parallelism: GPipe's bubble (Huang et al. 2019: (p-1)/(m+p-1) of the step idle for p equal
 // stages and m micro-batches), 1F1B's bound on activations in flight (Narayanan et al. 2021: at most p
 // micro-batches on the first stage), and stages as contiguous, balanced cuts.
+#include "parallel_support.hpp"
 #include "sim/cost_model.hpp"
 #include "sim/graph_builder.hpp"
 #include "sim/memory.hpp"
@@ -12,19 +13,13 @@
 #include <doctest/doctest.h>
 
 using namespace hs;
+using hs::test::gpus;
+using hs::test::pinned_plan;
 
 namespace {
 
 const Platform& node() {
-  static const Platform p = load_platform("multi-gpu-node");
-  return p;
-}
-
-std::vector<std::string> gpus(int n) {
-  std::vector<std::string> out;
-  for (int i = 0; i < n; ++i)
-    out.push_back("gpu" + std::to_string(i));
-  return out;
+  return test::gpu_node();
 }
 
 std::string layer(int i, const char* suffix = "") {
@@ -55,9 +50,7 @@ struct Replayed {
 
 Replayed replay(const Graph& g) {
   const CostModel cost(g, node());
-  Plan plan = Plan::empty(g.op_count(), node(), "pinned");
-  for (OpId o : g.topological_order())
-    plan.append(o, *node().find_device(g.op(o).allowed_devices.at(0)));
+  const Plan plan = pinned_plan(g, node(), false);
   const Execution e = run_simgrid(plan, cost);
   return {e.makespan, memory_usage(plan, cost, e)};
 }
@@ -145,9 +138,7 @@ TEST_CASE(
   const Graph g =
       pipeline_parallel(equal_layers(p, 1e3), {gpus(p), m, PipelineSchedule::OneForwardOneBackward});
   const CostModel cost(g, node());
-  Plan plan = Plan::empty(g.op_count(), node(), "pinned");
-  for (OpId o : g.topological_order())
-    plan.append(o, *node().find_device(g.op(o).allowed_devices.at(0)));
+  const Plan plan = pinned_plan(g, node(), false);
   const Execution e = run_simgrid(plan, cost);
   const TrainingMetrics t = training_metrics(plan, cost, e);
   CHECK(t.devices == p);

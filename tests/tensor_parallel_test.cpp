@@ -1,5 +1,6 @@
 // Tensor parallelism as Megatron-LM splits a transformer (Shoeybi et al. 2019): two all-reduces per layer
 // forward and two backward, split layers' FLOPs and weights divided exactly among the ranks.
+#include "parallel_support.hpp"
 #include "sim/cost_model.hpp"
 #include "sim/simgrid_engine.hpp"
 #include "workloads/layer_roles.hpp"
@@ -10,15 +11,10 @@
 #include <set>
 
 using namespace hs;
+using hs::test::gpus;
+using hs::test::pinned_plan;
 
 namespace {
-
-std::vector<std::string> gpus(int n) {
-  std::vector<std::string> out;
-  for (int i = 0; i < n; ++i)
-    out.push_back("gpu" + std::to_string(i));
-  return out;
-}
 
 // The all-reduces of a transformed graph, by name: their step ops are "allreduce.<reader>.<step>.r<rank>".
 std::set<std::string> all_reduces(const Graph& g) {
