@@ -20,7 +20,7 @@ namespace {
 struct CollectiveOptions {
   std::string platform = "multi-gpu-node";
   std::string op = "all-reduce";
-  std::string algorithm = "ring";
+  std::string algorithm;            // empty: direct for all-to-all, ring otherwise
   std::vector<std::string> devices; // empty: every GPU of the platform
   std::string min_bytes = "1MiB", max_bytes = "1GiB";
   double factor = 2.0;
@@ -36,7 +36,9 @@ collectives::CollectiveSpec spec_of(const CollectiveOptions& o, const Platform& 
   namespace c = collectives;
   c::CollectiveSpec spec;
   spec.op = c::collective_named(o.op);
-  spec.algorithm = c::algorithm_named(o.algorithm);
+  spec.algorithm = c::algorithm_named(!o.algorithm.empty()                 ? o.algorithm
+                                      : spec.op == c::Collective::AllToAll ? "direct"
+                                                                           : "ring");
   spec.devices = o.devices;
   spec.group_size = o.group;
   spec.precision = o.precision;
@@ -80,7 +82,7 @@ int collective(const CollectiveOptions& o) {
     if (!o.quiet) std::printf(format, args...);
   };
   print("# %s, %s, %d ranks on %s (%s); busbw = algbw x %.4f (nccl-tests)\n", o.op.c_str(),
-        o.algorithm.c_str(), n, p.name.c_str(), o.engine.c_str(), factor);
+        c::algorithm_name(spec.algorithm).c_str(), n, p.name.c_str(), o.engine.c_str(), factor);
   print("%14s %12s %6s %12s %12s %10s %10s\n", "size (B)", "count", "type", "time (us)", "eval (us)",
         "algbw GB/s", "busbw GB/s");
   std::string csv =
@@ -94,8 +96,8 @@ int collective(const CollectiveOptions& o) {
           evaluated * 1e6, algbw, algbw * factor);
     char line[320];
     std::snprintf(line, sizeof line, "%.0f,%.0f,%s,%d,%s,%s,%s,%.9g,%.9g,%.6g,%.6g\n", bytes, count,
-                  o.precision.c_str(), n, o.op.c_str(), o.algorithm.c_str(), o.engine.c_str(), t, evaluated,
-                  algbw, algbw * factor);
+                  o.precision.c_str(), n, o.op.c_str(), c::algorithm_name(spec.algorithm).c_str(),
+                  o.engine.c_str(), t, evaluated, algbw, algbw * factor);
     csv += line;
   }
   if (!o.out.empty()) {
@@ -114,8 +116,10 @@ Action collective_command(CLI::App& app) {
   cmd->add_option("--platform", o->platform, "Platform file or preset name")->capture_default_str();
   cmd->add_option("--op", o->op, "all-reduce, all-gather, reduce-scatter, broadcast or all-to-all")
       ->capture_default_str();
-  cmd->add_option("--algo", o->algorithm, "ring, tree, hierarchical (all-reduce) or direct (all-to-all)")
-      ->capture_default_str();
+  cmd->add_option(
+      "--algo", o->algorithm,
+      "ring, tree, hierarchical (all-reduce) or direct (all-to-all); default: direct for all-to-all, "
+      "ring otherwise");
   cmd->add_option("--devices", o->devices, "Ranks in order (default: every GPU of the platform)")
       ->delimiter(',');
   cmd->add_option("--group", o->group, "Hierarchical: ranks per node");

@@ -18,7 +18,7 @@ namespace hs::collectives {
 enum class Collective { AllReduce, AllGather, ReduceScatter, Broadcast, AllToAll };
 enum class Algorithm {
   Ring,   // neighbours in rank order; broadcast pipelines `chunks` slices down the chain
-  Tree,   // a binary tree over the ranks, reduced to rank 0 and broadcast back, `chunks` slices pipelined
+  Tree,   // a binary tree over the ranks, reduced to rank 0 and broadcast back, whole buffers (not pipelined)
   Direct, // every rank sends to every other at once (all-to-all)
   Hierarchical, // all-reduce: ring reduce-scatter inside each group, ring all-reduce of each shard across
                 // groups (rank i of every group together, one rail each), ring all-gather inside each group
@@ -33,7 +33,7 @@ struct CollectiveSpec {
   std::vector<std::string> devices; // one per rank, in rank order
   std::string name = "coll";        // prefix of its ops' and tensors' names
   std::string precision = "fp32";
-  int chunks = 0;     // pipelined slices for broadcast and tree (0: one per rank)
+  int chunks = 0;     // pipelined slices for the chain broadcast (0: one per rank)
   int group_size = 0; // hierarchical: ranks per group (a node), consecutive in rank order
 };
 
