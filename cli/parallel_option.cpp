@@ -85,7 +85,7 @@ void set_key(ParallelSetup& s, const std::string& key, const std::string& v) {
 
 // The devices given, or the platform's first GPUs, one per replica or stage.
 std::vector<std::string> devices_for(const ParallelSetup& s, bool listed, const Platform& platform) {
-  const std::string key = s.pipeline_stages > 1 ? "pp" : s.tensor_parallel > 1 ? "tp" : "dp";
+  const std::string key = s.data_parallel > 1 ? "dp" : s.pipeline_stages > 1 ? "pp" : "tp";
   const int width = s.width();
   std::vector<std::string> devices = s.dp.devices;
   if (devices.empty())
@@ -93,7 +93,7 @@ std::vector<std::string> devices_for(const ParallelSetup& s, bool listed, const 
       if (d.kind == "gpu" && static_cast<int>(devices.size()) < width) devices.push_back(d.name);
   if (static_cast<int>(devices.size()) != width)
     throw InputError("--parallel", key,
-                     key + "=" + std::to_string(width) + " needs as many devices, and " +
+                     s.text + " needs " + std::to_string(width) + " devices, and " +
                          std::to_string(devices.size()) +
                          (listed ? " are listed" : " GPUs are on platform '" + platform.name + "'"));
   for (const auto& name : devices)
@@ -128,11 +128,14 @@ ParallelSetup parse_parallel(const std::string& text, const Platform& platform, 
   const auto values = parse_key_values("--parallel", text);
   for (const auto& [key, v] : values)
     set_key(s, key, v);
-  if (values.count("dp") + values.count("pp") + values.count("tp") != 1)
+  if (values.count("dp") + values.count("pp") + values.count("tp") == 0)
     throw InputError("--parallel", "dp",
-                     "give one of dp=N (data), tp=N (tensor) or pp=N (pipeline); they do not compose yet");
+                     "give dp=N (data), tp=N (tensor) or pp=N (pipeline), or dp with one other");
+  if (values.count("tp") && values.count("pp"))
+    throw InputError("--parallel", "pp",
+                     "tensor and pipeline parallelism do not compose yet: give one of tp and pp");
   s.dp.devices = devices_for(s, values.count("devices") > 0, platform);
-  s.pp.devices = s.dp.devices;
+  s.pp.devices.assign(s.dp.devices.begin(), s.dp.devices.begin() + s.inner());
   if (s.dp.algorithm == collectives::Algorithm::Hierarchical &&
       (s.dp.group_size < 2 || s.data_parallel % s.dp.group_size != 0 || s.dp.group_size == s.data_parallel))
     throw InputError("--parallel", "group",
@@ -155,9 +158,11 @@ ParallelSetup parse_parallel(const std::string& text, const Platform& platform, 
 
 Graph apply_parallel(const Graph& step, const ParallelSetup& s) {
   try {
-    if (s.pipeline_stages > 1) return pipeline_parallel(step, s.pp);
-    if (s.tensor_parallel > 1) return tensor_parallel(step, {s.dp.devices, s.dp.algorithm});
-    return s.data_parallel > 1 ? data_parallel(step, s.dp) : step;
+    // One replica's layout on the first devices, then its replicas on all of them.
+    const Graph replica = s.pipeline_stages > 1   ? pipeline_parallel(step, s.pp)
+                          : s.tensor_parallel > 1 ? tensor_parallel(step, {s.pp.devices, s.dp.algorithm})
+                                                  : step;
+    return s.data_parallel > 1 ? data_parallel(replica, s.dp) : replica;
   } catch (const std::invalid_argument& e) {
     throw InputError("--parallel", s.text, e.what());
   }
@@ -166,24 +171,27 @@ Graph apply_parallel(const Graph& step, const ParallelSetup& s) {
 // The first line of the summary: how the step was spread.
 std::string layout_line(const ParallelSetup& s, const Graph& transformed) {
   char line[400];
-  const std::string first = s.devices().front(), last = s.devices().back();
   const std::string algorithm = collectives::algorithm_name(s.dp.algorithm);
-  if (s.pipeline_stages > 1)
+  std::string out = "parallel ";
+  if (s.data_parallel > 1) {
     std::snprintf(line, sizeof line,
-                  "parallel  pipeline of %d stages (%s..%s), %d micro-batches, %s schedule",
-                  s.pipeline_stages, first.c_str(), last.c_str(), s.pp.microbatches,
+                  " data parallel x%d (%s all-reduce of the gradients in %d buckets of >= %s)",
+                  s.data_parallel, algorithm.c_str(), bucket_count(transformed),
+                  units::format_bytes(s.dp.bucket_bytes).c_str());
+    out += line;
+  }
+  if (s.pipeline_stages > 1) {
+    std::snprintf(line, sizeof line, "%s pipeline of %d stages, %d micro-batches, %s schedule",
+                  s.data_parallel > 1 ? " of a" : "", s.pipeline_stages, s.pp.microbatches,
                   s.pp.schedule == PipelineSchedule::GPipe ? "GPipe" : "1F1B");
-  else if (s.tensor_parallel > 1)
-    std::snprintf(line, sizeof line,
-                  "parallel  tensor parallel x%d (%s..%s), Megatron-LM splits, %s all-reduces",
-                  s.tensor_parallel, first.c_str(), last.c_str(), algorithm.c_str());
-  else
-    std::snprintf(
-        line, sizeof line,
-        "parallel  data parallel x%d (%s..%s), %s all-reduce of the gradients in %d buckets of >= %s",
-        s.data_parallel, first.c_str(), last.c_str(), algorithm.c_str(), bucket_count(transformed),
-        units::format_bytes(s.dp.bucket_bytes).c_str());
-  return line;
+    out += line;
+  }
+  if (s.tensor_parallel > 1) {
+    std::snprintf(line, sizeof line, "%s tensor parallel x%d (Megatron-LM splits, %s all-reduces)",
+                  s.data_parallel > 1 ? " of" : "", s.tensor_parallel, algorithm.c_str());
+    out += line;
+  }
+  return out + ", on " + s.devices().front() + ".." + s.devices().back();
 }
 
 std::string parallel_summary(const ParallelSetup& s, const Report& report) {
@@ -192,9 +200,7 @@ std::string parallel_summary(const ParallelSetup& s, const Report& report) {
   std::string out = layout_line(s, report.cost->graph());
   std::snprintf(line, sizeof line, "\n          step %s, %.1f samples/s (%g per %s)",
                 units::format_time(step).c_str(), s.samples_per_step() / step, s.samples_per_replica,
-                s.pipeline_stages > 1   ? "micro-batch"
-                : s.tensor_parallel > 1 ? "step"
-                                        : "replica");
+                s.pipeline_stages > 1 ? "micro-batch" : "replica");
   out += line;
   if (s.tokens_per_sample > 0) {
     std::snprintf(line, sizeof line, ", %.0f tokens/s", s.samples_per_step() * s.tokens_per_sample / step);
@@ -212,17 +218,18 @@ std::string parallel_summary(const ParallelSetup& s, const Report& report) {
 
 nlohmann::ordered_json parallel_json(const ParallelSetup& s, const Report& report) {
   const double step = report.execution.makespan;
-  nlohmann::ordered_json j = {{"spec", s.text}, {"devices", s.devices()}};
+  nlohmann::ordered_json j = {{"spec", s.text},
+                              {"devices", s.devices()},
+                              {"data_parallel", s.data_parallel},
+                              {"tensor_parallel", s.tensor_parallel},
+                              {"pipeline_stages", s.pipeline_stages}};
   if (s.pipeline_stages > 1) {
-    j["pipeline_stages"] = s.pipeline_stages;
     j["microbatches"] = s.pp.microbatches;
     j["schedule"] = s.pp.schedule == PipelineSchedule::GPipe ? "gpipe" : "1f1b";
-  } else if (s.tensor_parallel > 1) {
-    j["tensor_parallel"] = s.tensor_parallel;
+  }
+  if (s.data_parallel > 1 || s.tensor_parallel > 1)
     j["all_reduce"] = collectives::algorithm_name(s.dp.algorithm);
-  } else {
-    j["data_parallel"] = s.data_parallel;
-    j["all_reduce"] = collectives::algorithm_name(s.dp.algorithm);
+  if (s.data_parallel > 1) {
     j["gradient_buckets"] = bucket_count(report.cost->graph());
     j["bucket_bytes"] = s.dp.bucket_bytes;
   }

@@ -6,10 +6,13 @@
 #include "sim/simgrid_engine.hpp"
 #include "sim/training_metrics.hpp"
 #include "workloads/data_parallel.hpp"
+#include "workloads/pipeline_parallel.hpp"
+#include "workloads/tensor_parallel.hpp"
 #include "workloads/workload_registry.hpp"
 
 #include <algorithm>
 #include <doctest/doctest.h>
+#include <map>
 #include <set>
 
 using namespace hs;
@@ -120,7 +123,7 @@ TEST_CASE("data parallelism refuses what it cannot do, saying why") {
   const Graph inference = load_workload("bert-base:batch=1,seq=32");
   CHECK_THROWS_WITH(data_parallel(inference, {gpus(2)}), doctest::Contains("no optimizer op"));
   const Graph step = load_workload("bert-base:mode=training,batch=1,seq=32");
-  CHECK_THROWS_WITH(data_parallel(step, {gpus(1)}), doctest::Contains("at least 2 devices"));
+  CHECK_THROWS_WITH(data_parallel(step, {gpus(1)}), doctest::Contains("at least 2 replicas"));
 }
 
 TEST_CASE("as-pinned places every op where it is pinned, collectives on their own stream") {
@@ -157,4 +160,40 @@ TEST_CASE("communication counts as exposed only where no compute runs on the dev
   CHECK(t.communication == doctest::Approx(2.5)); // 1-3 s and 3.5-4 s
   CHECK(t.exposed == doctest::Approx(1.5));       // 2-3 s and 3.5-4 s
   CHECK(t.idle_fraction == doctest::Approx(0.5));
+}
+
+TEST_CASE("data parallelism composes: replicas of a tensor-parallel step all-reduce among same-shard ranks") {
+  const Graph step = load_workload("bert-base:mode=training,heads=fused,batch=1,seq=32");
+  const Graph tp = tensor_parallel(step, {gpus(2)});
+  const Graph both = data_parallel(tp, {gpus(8)}); // 4 replicas of a 2-GPU step
+  CHECK(flops_of(both, true) == doctest::Approx(4 * flops_of(tp, true)).epsilon(1e-12));
+  std::set<std::set<std::string>> groups; // the devices of each gradient all-reduce
+  std::map<std::string, std::set<std::string>> devices_of;
+  for (const auto& op : both.ops)
+    if (op.name.rfind("allreduce", 0) == 0 && op.name.find(".rs1.") != std::string::npos)
+      devices_of[op.name.substr(0, op.name.find('.'))].insert(op.allowed_devices.at(0));
+  for (const auto& [name, devices] : devices_of)
+    groups.insert(devices);
+  CHECK(groups ==
+        std::set<std::set<std::string>>{{"gpu0", "gpu2", "gpu4", "gpu6"}, {"gpu1", "gpu3", "gpu5", "gpu7"}});
+  CHECK_THROWS_WITH(data_parallel(tp, {gpus(3)}), doctest::Contains("multiple of 2"));
+}
+
+TEST_CASE("replicas of a pipeline all-reduce each weight's gradient once, not once per micro-batch") {
+  const Graph step = load_workload("bert-base:mode=training,batch=1,seq=32");
+  const int m = 4;
+  const Graph pp = pipeline_parallel(step, {gpus(2), m, PipelineSchedule::OneForwardOneBackward});
+  const Graph both = data_parallel(pp, {gpus(4)});
+  double reduced = 0, once = 0;
+  for (const auto& t : both.tensors)
+    if (t.name.rfind("r0/", 0) == 0 && t.name.size() > 9 && t.name.substr(t.name.size() - 9) == ".gradient")
+      reduced += t.bytes;
+  for (OpId o = 0; o < step.op_count(); ++o)
+    if (step.op(o).kind == "optimizer") {
+      double largest = 0;
+      for (TensorId t : step.op(o).inputs)
+        largest = std::max(largest, step.tensor(t).bytes);
+      once += largest;
+    }
+  CHECK(reduced == doctest::Approx(once));
 }

@@ -3,6 +3,7 @@
 #include "sim/graph_builder.hpp"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 
 namespace hs {
@@ -18,26 +19,64 @@ bool is_optimizer(const Graph& g, OpId o) {
   return g.op(o).kind == "optimizer";
 }
 
-// Gradient tensors (what optimizer ops read) in the order the backward pass makes them, grouped into
-// buckets of at least `cap` bytes (the last may be smaller).
-std::vector<std::vector<TensorId>> gradient_buckets(const Graph& g, double cap) {
-  std::vector<TensorId> grads;
-  for (TensorId t = 0; t < g.tensor_count(); ++t) {
-    const auto& c = g.tensor(t).consumers;
-    if (std::any_of(c.begin(), c.end(), [&](OpId o) { return is_optimizer(g, o); })) grads.push_back(t);
-  }
-  std::stable_sort(grads.begin(), grads.end(), [&](TensorId a, TensorId b) {
-    return g.topological_position(g.tensor(a).producer) < g.topological_position(g.tensor(b).producer);
-  });
-  std::vector<std::vector<TensorId>> buckets;
-  double filled = cap;
-  for (TensorId t : grads) {
-    if (filled >= cap) {
-      buckets.emplace_back();
-      filled = 0;
+// The devices `step` is already pinned to, in order of first use (none: a step on one device).
+std::vector<std::string> step_devices(const Graph& step) {
+  std::vector<std::string> devices;
+  bool unpinned = false;
+  for (const auto& op : step.ops) {
+    if (op.allowed_devices.size() != 1) {
+      unpinned = true;
+      continue;
     }
-    buckets.back().push_back(t);
-    filled += g.tensor(t).bytes;
+    if (std::find(devices.begin(), devices.end(), op.allowed_devices[0]) == devices.end())
+      devices.push_back(op.allowed_devices[0]);
+  }
+  if (unpinned && !devices.empty())
+    throw std::invalid_argument("graph '" + step.name + "' pins some ops to one device and not others");
+  return devices;
+}
+
+// One weight's update: its optimizer op, the gradient tensors it reads (contributions to one gradient,
+// added before the all-reduce), the gradient's size, and where in the backward pass it is complete.
+struct Update {
+  OpId optimizer;
+  std::vector<TensorId> grads;
+  double bytes = 0;
+  int ready = 0;
+};
+
+// Updates grouped into buckets of at least `cap` bytes in the order their gradients are complete, separately
+// for each of the step's devices (a bucket is all-reduced among the replicas' copies of one device).
+std::vector<std::pair<int, std::vector<Update>>> gradient_buckets(const Graph& g, double cap,
+                                                                  const std::vector<std::string>& inner) {
+  std::map<OpId, Update> by_optimizer;
+  for (TensorId t = 0; t < g.tensor_count(); ++t)
+    for (OpId c : g.tensor(t).consumers)
+      if (is_optimizer(g, c)) {
+        Update& u = by_optimizer.try_emplace(c, Update{c, {}, 0, 0}).first->second;
+        u.grads.push_back(t);
+        u.bytes = std::max(u.bytes, g.tensor(t).bytes);
+        u.ready = std::max(u.ready, g.topological_position(g.tensor(t).producer));
+      }
+  std::map<int, std::vector<Update>> per_device;
+  for (auto& [op, u] : by_optimizer) {
+    const auto& pin = g.op(op).allowed_devices;
+    const auto j = pin.empty() ? 0 : std::find(inner.begin(), inner.end(), pin[0]) - inner.begin();
+    per_device[static_cast<int>(j)].push_back(std::move(u));
+  }
+  std::vector<std::pair<int, std::vector<Update>>> buckets;
+  for (auto& [j, updates] : per_device) {
+    std::stable_sort(updates.begin(), updates.end(),
+                     [](const Update& a, const Update& b) { return a.ready < b.ready; });
+    double filled = cap;
+    for (auto& u : updates) {
+      if (filled >= cap) {
+        buckets.emplace_back(j, std::vector<Update>{});
+        filled = 0;
+      }
+      filled += u.bytes;
+      buckets.back().second.push_back(std::move(u));
+    }
   }
   return buckets;
 }
@@ -45,15 +84,28 @@ std::vector<std::vector<TensorId>> gradient_buckets(const Graph& g, double cap) 
 } // namespace
 
 Graph data_parallel(const Graph& step, const DataParallelOptions& o) {
-  const std::size_t n = o.devices.size();
+  const std::vector<std::string> inner = step_devices(step);
+  const std::size_t k = std::max<std::size_t>(1, inner.size()), n = o.devices.size() / k;
+  if (o.devices.size() % k != 0)
+    throw std::invalid_argument("a step spread over " + std::to_string(k) + " devices needs a multiple of " +
+                                std::to_string(k) + " devices for its replicas (got " +
+                                std::to_string(o.devices.size()) + ")");
   if (n < 2)
-    throw std::invalid_argument("data parallelism needs at least 2 devices (got " + std::to_string(n) + ")");
+    throw std::invalid_argument("data parallelism needs at least 2 replicas (got " + std::to_string(n) + ")");
   if (!(o.bucket_bytes > 0)) throw std::invalid_argument("the gradient bucket size must be positive");
-  const auto buckets = gradient_buckets(step, o.bucket_bytes);
+  const auto buckets = gradient_buckets(step, o.bucket_bytes, inner);
   if (buckets.empty())
     throw std::invalid_argument(
         "graph '" + step.name +
         "' has no optimizer op, so nothing to all-reduce: build it with mode=training");
+  // Replica r's copy of the step's device j.
+  const auto device = [&](std::size_t r, std::size_t j) { return o.devices[r * k + j]; };
+  const auto device_of = [&](std::size_t r, OpId op) {
+    const auto& pin = step.op(op).allowed_devices;
+    return device(r, pin.empty() ? 0
+                                 : static_cast<std::size_t>(std::find(inner.begin(), inner.end(), pin[0]) -
+                                                            inner.begin()));
+  };
 
   GraphBuilder b(step.name + "-dp" + std::to_string(n));
   b.reserve(n * static_cast<std::size_t>(step.op_count()) * 2,
@@ -63,7 +115,7 @@ Graph data_parallel(const Graph& step, const DataParallelOptions& o) {
     for (OpId op = 0; op < step.op_count(); ++op) {
       Op copy = step.op(op).without_edges();
       copy.name = replica_name(r, copy.name);
-      copy.allowed_devices = {o.devices[r]};
+      copy.allowed_devices = {device_of(r, op)};
       id[r][static_cast<std::size_t>(op)] = b.add(std::move(copy)).id();
     }
   const auto mapped = [&](std::size_t r, OpId op) { return id[r][static_cast<std::size_t>(op)]; };
@@ -78,34 +130,32 @@ Graph data_parallel(const Graph& step, const DataParallelOptions& o) {
         b.tensor(replica_name(r, x.name), x.bytes, mapped(r, x.producer), consumers);
     }
 
-  for (std::size_t k = 0; k < buckets.size(); ++k) {
-    const std::string bucket = "grad_bucket" + std::to_string(k);
+  for (std::size_t q = 0; q < buckets.size(); ++q) {
+    const auto& [j, updates] = buckets[q];
+    const std::string bucket = "grad_bucket" + std::to_string(q);
     collectives::CollectiveSpec spec;
-    spec.op = collectives::Collective::AllReduce;
     spec.algorithm = o.algorithm;
     spec.group_size = o.group_size;
-    spec.devices = o.devices;
-    spec.name = "allreduce" + std::to_string(k);
-    spec.precision = step.op(step.tensor(buckets[k].front()).producer).precision;
-    spec.bytes = 0;
-    for (TensorId t : buckets[k])
-      spec.bytes += step.tensor(t).bytes;
+    for (std::size_t r = 0; r < n; ++r)
+      spec.devices.push_back(device(r, static_cast<std::size_t>(j)));
+    spec.name = "allreduce" + std::to_string(q);
+    spec.precision = step.op(updates.front().optimizer).precision;
+    for (const auto& u : updates)
+      spec.bytes += u.bytes;
     std::vector<OpId> packed(n);
     for (std::size_t r = 0; r < n; ++r) {
-      auto pack = b.op(replica_name(r, bucket)).kind("collective").pinned_to({o.devices[r]});
-      for (TensorId t : buckets[k])
-        b.tensor(replica_name(r, step.tensor(t).name) + ".to_bucket", step.tensor(t).bytes,
-                 mapped(r, step.tensor(t).producer), {pack.id()});
+      auto pack = b.op(replica_name(r, bucket)).kind("collective").pinned_to({spec.devices[r]});
+      for (const auto& u : updates)
+        for (TensorId t : u.grads)
+          b.tensor(replica_name(r, step.tensor(t).name) + ".to_bucket", step.tensor(t).bytes,
+                   mapped(r, step.tensor(t).producer), {pack.id()});
       packed[r] = pack.id();
     }
     const auto reduced = collectives::append_collective(b, spec, packed);
     for (std::size_t r = 0; r < n; ++r)
-      for (TensorId t : buckets[k]) {
-        std::vector<OpId> optimizers;
-        for (OpId c : step.tensor(t).consumers)
-          if (is_optimizer(step, c)) optimizers.push_back(mapped(r, c));
-        b.tensor(replica_name(r, step.tensor(t).name), step.tensor(t).bytes, reduced[r], optimizers);
-      }
+      for (const auto& u : updates)
+        b.tensor(replica_name(r, step.op(u.optimizer).name) + ".gradient", u.bytes, reduced[r],
+                 {mapped(r, u.optimizer)});
   }
   return std::move(b).build();
 }

@@ -11,18 +11,22 @@
 namespace hs {
 
 struct DataParallelOptions {
-  std::vector<std::string> devices;       // one replica per device
+  // One replica per device; or, for a step already spread over k devices by tensor or pipeline
+  // parallelism, k per replica: replica i runs what the step pins to its j-th device on devices[i*k + j].
+  std::vector<std::string> devices;
   double bucket_bytes = 25.0 * (1 << 20); // DDP's default bucket_cap_mb = 25
   collectives::Algorithm algorithm = collectives::Algorithm::Ring;
   int group_size = 0; // hierarchical all-reduce: ranks per node
 };
 
 // `step` is one replica's training step (forward, backward, an optimizer op per weight tensor; see
-// workloads/layers.hpp). Each op becomes "r<i>/<name>" pinned to devices[i]. The gradients an optimizer op
-// reads are gathered, in the order the backward pass produces them, into buckets of at least
-// `bucket_bytes`; each bucket is all-reduced across the replicas, and every replica's optimizer op of a
-// bucket waits for that all-reduce on its own rank. Throws std::invalid_argument for fewer than 2 devices
-// or a graph with no optimizer op.
+// workloads/layers.hpp), on one device or already pinned to several. Each op becomes "r<i>/<name>" on its
+// replica's device. Each weight's gradient (the contributions its optimizer op reads, from several
+// micro-batches or several uses of the weight, added first) joins, in the order the backward pass completes
+// them, a bucket of at least `bucket_bytes` of the same step device; each bucket is all-reduced across the
+// replicas' copies of that device, and every replica's optimizer op waits for it on its own rank. Throws
+// std::invalid_argument for fewer than 2 replicas, a device count that is not a multiple of the step's, or a
+// graph with no optimizer op.
 Graph data_parallel(const Graph& step, const DataParallelOptions& options);
 
 } // namespace hs
