@@ -1,0 +1,139 @@
+// `heterosim strategies`: for a training workload, a platform and a GPU count, every way to spread the step
+// that `run --parallel` knows (data x tensor or data x pipeline parallelism, over micro-batch counts),
+// scored by the contention-aware evaluator, refused when a device's memory overflows, ranked by samples/s;
+// the best few are replayed by SimGrid. Writes strategies.csv.
+#include "cli/commands.hpp"
+#include "cli/parallel_option.hpp"
+#include "cli/policy_runner.hpp"
+#include "sim/error.hpp"
+#include "sim/json_input.hpp"
+#include "sim/memory.hpp"
+#include "sim/units.hpp"
+#include "workloads/workload_registry.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+namespace hs::cli {
+namespace {
+
+struct StrategiesOptions {
+  std::string platform = "multi-gpu-node";
+  std::string workload;
+  int gpus = 8;
+  std::vector<int> microbatches = {4, 8};
+  int top = 3;
+  std::string out;
+  bool force = false;
+};
+
+struct Candidate {
+  std::string spec;
+  double evaluated = 0, replayed = 0, samples_per_s = 0, peak = 0; // peak: the fullest device's bytes
+  std::string refused;                                             // why it cannot run, or empty
+};
+
+// The --parallel specs whose devices multiply to `gpus`.
+std::vector<std::string> layouts(int gpus, const std::vector<int>& microbatches) {
+  std::vector<std::string> specs;
+  for (int inner = 1; inner <= gpus; ++inner) {
+    if (gpus % inner != 0) continue;
+    const int dp = gpus / inner;
+    const std::string data = dp > 1 ? "dp=" + std::to_string(dp) : "";
+    const std::string sep = data.empty() ? "" : ",";
+    if (inner == 1) {
+      if (dp > 1) specs.push_back(data);
+      continue;
+    }
+    specs.push_back(data + sep + "tp=" + std::to_string(inner));
+    for (int m : microbatches)
+      specs.push_back(data + sep + "pp=" + std::to_string(inner) + ",microbatches=" + std::to_string(m));
+  }
+  return specs;
+}
+
+Candidate score(const std::string& spec, const StrategiesOptions& o, const Platform& p, const Graph& step) {
+  Candidate c;
+  c.spec = spec;
+  try {
+    const ParallelSetup s = parse_parallel(spec, p, o.workload);
+    const Graph g = apply_parallel(step, s);
+    const CostModel cost(g, p);
+    PolicyOutcome r = execute_policy("as-pinned", PolicyContext{cost}, Scenario{}, "evaluator");
+    c.evaluated = r.execution.makespan;
+    c.samples_per_s = s.samples_per_step() / c.evaluated;
+    const MemoryUsage m = memory_usage(r.plan, cost, r.execution);
+    c.peak = *std::max_element(m.peak.begin(), m.peak.end());
+    if (const auto over = capacity_violations(m, p); !over.empty()) c.refused = "memory: " + over.front();
+  } catch (const std::exception& e) {
+    c.refused = e.what();
+  }
+  return c;
+}
+
+int strategies(const StrategiesOptions& o) {
+  if (o.gpus < 2) throw std::invalid_argument("--gpus must be at least 2");
+  const Platform p = load_platform(o.platform);
+  if (!o.out.empty() && std::filesystem::exists(o.out + "/strategies.csv") && !o.force)
+    throw InputError(o.out + "/strategies.csv", "", "already exists; pass --force to overwrite");
+  const Graph step = load_workload(o.workload);
+  std::vector<Candidate> all;
+  for (const auto& spec : layouts(o.gpus, o.microbatches))
+    all.push_back(score(spec, o, p, step));
+  std::stable_sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) {
+    return a.refused.empty() != b.refused.empty() ? a.refused.empty() : a.samples_per_s > b.samples_per_s;
+  });
+  for (int i = 0; i < std::min<int>(o.top, static_cast<int>(all.size())) &&
+                  all[static_cast<std::size_t>(i)].refused.empty();
+       ++i) {
+    Candidate& c = all[static_cast<std::size_t>(i)];
+    const ParallelSetup s = parse_parallel(c.spec, p, o.workload);
+    const Graph g = apply_parallel(step, s);
+    const CostModel cost(g, p);
+    c.replayed = execute_policy("as-pinned", PolicyContext{cost}, Scenario{}, "simgrid").execution.makespan;
+  }
+  std::printf("%-28s %12s %12s %12s %12s  %s\n", "parallel", "evaluator", "samples/s", "SimGrid", "peak mem",
+              "refused");
+  std::string csv = "parallel,evaluator_step_s,samples_per_s,simgrid_step_s,peak_memory_bytes,refused\n";
+  for (const auto& c : all) {
+    const std::string replay = c.replayed > 0 ? units::format_time(c.replayed) : "";
+    std::printf("%-28s %12s %12.1f %12s %12s  %s\n", c.spec.c_str(),
+                c.evaluated > 0 ? units::format_time(c.evaluated).c_str() : "", c.samples_per_s,
+                replay.c_str(), c.peak > 0 ? units::format_bytes(c.peak).c_str() : "", c.refused.c_str());
+    char line[600];
+    std::snprintf(line, sizeof line, "\"%s\",%.9g,%.9g,%.9g,%.0f,\"%s\"\n", c.spec.c_str(), c.evaluated,
+                  c.samples_per_s, c.replayed, c.peak, c.refused.c_str());
+    csv += line;
+  }
+  if (!o.out.empty()) {
+    std::filesystem::create_directories(o.out);
+    write_file_atomically(o.out + "/strategies.csv", csv, o.force);
+    std::printf("wrote %s/strategies.csv\n", o.out.c_str());
+  }
+  return 0;
+}
+
+Action strategies_command(CLI::App& app) {
+  auto o = std::make_shared<StrategiesOptions>();
+  auto* cmd =
+      app.add_subcommand("strategies", "Rank the ways to spread a training step over N GPUs (data x tensor "
+                                       "or data x pipeline parallelism) by samples/s under memory capacity");
+  cmd->add_option("--platform", o->platform, "Platform file or preset name")->capture_default_str();
+  cmd->add_option("--workload", o->workload,
+                  "A training workload, such as bert-large:mode=training,heads=fused")
+      ->required();
+  cmd->add_option("--gpus", o->gpus, "GPUs to use (the platform's first)")->capture_default_str();
+  cmd->add_option("--microbatches", o->microbatches, "Micro-batch counts to try for pipelines")
+      ->delimiter(',');
+  cmd->add_option("--top", o->top, "How many of the best to replay with SimGrid")->capture_default_str();
+  cmd->add_option("--out", o->out, "Folder for strategies.csv (none: print only)");
+  cmd->add_flag("--force", o->force, "Overwrite strategies.csv");
+  return [o] { return strategies(*o); };
+}
+
+const bool registered = register_command({"strategies", strategies_command});
+
+} // namespace
+} // namespace hs::cli
