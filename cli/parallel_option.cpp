@@ -36,7 +36,7 @@ std::vector<std::string> split_names(const std::string& v) {
 int bucket_count(const Graph& g) {
   int n = 0;
   for (const auto& op : g.ops)
-    if (op.name.rfind("r0/grad_bucket", 0) == 0) ++n;
+    if (op.name.rfind("r0/grad_bucket", 0) == 0 && op.name.find('.') == std::string::npos) ++n;
   return n;
 }
 
@@ -72,6 +72,9 @@ void set_key(ParallelSetup& s, const std::string& key, const std::string& v) {
   } else if (key == "schedule") {
     one_of({"1f1b", "gpipe"});
     s.pp.schedule = v == "gpipe" ? PipelineSchedule::GPipe : PipelineSchedule::OneForwardOneBackward;
+  } else if (key == "zero") {
+    one_of({"0", "1"});
+    s.dp.zero_stage = v == "1" ? 1 : 0;
   } else if (key == "batch") {
     s.samples_per_replica = positive_integer(key, v);
   } else if (key == "devices") {
@@ -79,7 +82,7 @@ void set_key(ParallelSetup& s, const std::string& key, const std::string& v) {
   } else {
     throw InputError(
         "--parallel", key,
-        "unknown key (known: dp, tp, pp, bucket, algo, group, microbatches, schedule, batch, devices)");
+        "unknown key (known: dp, tp, pp, bucket, algo, group, zero, microbatches, schedule, batch, devices)");
   }
 }
 
@@ -131,6 +134,9 @@ ParallelSetup parse_parallel(const std::string& text, const Platform& platform, 
   if (values.count("dp") + values.count("pp") + values.count("tp") == 0)
     throw InputError("--parallel", "dp",
                      "give dp=N (data), tp=N (tensor) or pp=N (pipeline), or dp with one other");
+  if (values.count("zero") && s.data_parallel < 2)
+    throw InputError("--parallel", "zero",
+                     "ZeRO shards the optimizer state across data-parallel replicas: give dp=N too");
   if (values.count("tp") && values.count("pp"))
     throw InputError("--parallel", "pp",
                      "tensor and pipeline parallelism do not compose yet: give one of tp and pp");
@@ -174,10 +180,11 @@ std::string layout_line(const ParallelSetup& s, const Graph& transformed) {
   const std::string algorithm = collectives::algorithm_name(s.dp.algorithm);
   std::string out = "parallel ";
   if (s.data_parallel > 1) {
-    std::snprintf(line, sizeof line,
-                  " data parallel x%d (%s all-reduce of the gradients in %d buckets of >= %s)",
-                  s.data_parallel, algorithm.c_str(), bucket_count(transformed),
-                  units::format_bytes(s.dp.bucket_bytes).c_str());
+    std::snprintf(line, sizeof line, " data parallel x%d (%s of the gradients in %d buckets of >= %s)",
+                  s.data_parallel,
+                  s.dp.zero_stage >= 1 ? "ZeRO-1: ring reduce-scatter, then all-gather of the weights,"
+                                       : (algorithm + " all-reduce").c_str(),
+                  bucket_count(transformed), units::format_bytes(s.dp.bucket_bytes).c_str());
     out += line;
   }
   if (s.pipeline_stages > 1) {
@@ -231,6 +238,7 @@ nlohmann::ordered_json parallel_json(const ParallelSetup& s, const Report& repor
     j["all_reduce"] = collectives::algorithm_name(s.dp.algorithm);
   if (s.data_parallel > 1) {
     j["gradient_buckets"] = bucket_count(report.cost->graph());
+    j["zero_stage"] = s.dp.zero_stage;
     j["bucket_bytes"] = s.dp.bucket_bytes;
   }
   const TrainingMetrics m = training_metrics(*report.plan, *report.cost, report.execution);

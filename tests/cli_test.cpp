@@ -124,8 +124,8 @@ TEST_CASE("each kind of bad input gets a clear error naming the file and the pla
       {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel dp=9",
        "--parallel: dp: dp=9 needs 9 devices, and 8 GPUs are on platform 'multi-gpu-node'"},
       {"run --platform multi-gpu-node --workload bert-base --parallel dp=2", "no optimizer op"},
-      {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel dp=2,zero=1",
-       "--parallel: zero: unknown key"},
+      {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel dp=2,sp=2",
+       "--parallel: sp: unknown key"},
       {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel "
        "dp=4,algo=hierarchical,group=3",
        "--parallel: group: hierarchical all-reduce needs group=G"},

@@ -3,6 +3,7 @@
 #include "policies/policy.hpp"
 #include "sim/cost_model.hpp"
 #include "sim/graph_builder.hpp"
+#include "sim/memory.hpp"
 #include "sim/simgrid_engine.hpp"
 #include "sim/training_metrics.hpp"
 #include "workloads/data_parallel.hpp"
@@ -196,4 +197,34 @@ TEST_CASE("replicas of a pipeline all-reduce each weight's gradient once, not on
       once += largest;
     }
   CHECK(reduced == doctest::Approx(once));
+}
+
+TEST_CASE("ZeRO-1 keeps 1/n of the optimizer state per rank and moves the bytes of an all-reduce") {
+  const Platform& p = test::gpu_node();
+  const Graph step = load_workload("gpt2-small:mode=training,batch=1,seq=64");
+  const int n = 4;
+  DataParallelOptions plain{gpus(n)}, zero{gpus(n)};
+  zero.zero_stage = 1;
+  const Graph a = data_parallel(step, plain), b = data_parallel(step, zero);
+  const auto state_on_gpu0 = [](const Graph& g) {
+    double bytes = 0;
+    for (const auto& op : g.ops)
+      if (op.kind == "optimizer" && op.allowed_devices.at(0) == "gpu0") bytes += op.param_bytes;
+    return bytes;
+  };
+  CHECK(state_on_gpu0(b) == doctest::Approx(state_on_gpu0(a) / n).epsilon(1e-12));
+  const CostModel ca(a, p), cb(b, p);
+  const Plan pa = pinned_plan(a, p), pb = pinned_plan(b, p);
+  const Execution ea = run_simgrid(pa, ca), eb = run_simgrid(pb, cb);
+  double moved_a = 0, moved_b = 0;
+  for (const auto& t : ea.transfers)
+    moved_a += t.bytes;
+  for (const auto& t : eb.transfers)
+    moved_b += t.bytes;
+  CHECK(moved_b == doctest::Approx(moved_a).epsilon(1e-9)); // reduce-scatter + all-gather = all-reduce
+  const DeviceId gpu0 = *p.find_device("gpu0");
+  CHECK(memory_usage(pb, cb, eb).peak[static_cast<std::size_t>(gpu0)] <
+        memory_usage(pa, ca, ea).peak[static_cast<std::size_t>(gpu0)]);
+  zero.zero_stage = 2;
+  CHECK_THROWS_WITH(data_parallel(step, zero), doctest::Contains("ZeRO stage 2 is not built"));
 }

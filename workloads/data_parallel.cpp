@@ -81,6 +81,53 @@ std::vector<std::pair<int, std::vector<Update>>> gradient_buckets(const Graph& g
   return buckets;
 }
 
+// Bucket q's gradients, from every replica, into one collective: an all-reduce whose result each replica's
+// optimizer ops read; or, with ZeRO-1, a reduce-scatter that leaves each rank the shard of the gradients
+// whose optimizer state it holds, then an all-gather of the updated weights.
+template <class Mapped>
+void synchronise_bucket(GraphBuilder& b, const Graph& step, const DataParallelOptions& o, std::size_t q,
+                        const std::vector<Update>& updates, const std::vector<std::string>& ranks,
+                        Mapped mapped) {
+  const std::size_t n = ranks.size();
+  const std::string bucket = "grad_bucket" + std::to_string(q);
+  collectives::CollectiveSpec spec;
+  spec.op = o.zero_stage >= 1 ? collectives::Collective::ReduceScatter : collectives::Collective::AllReduce;
+  spec.algorithm = o.zero_stage >= 1 ? collectives::Algorithm::Ring : o.algorithm;
+  spec.group_size = o.group_size;
+  spec.devices = ranks;
+  spec.name = (o.zero_stage >= 1 ? "reducescatter" : "allreduce") + std::to_string(q);
+  spec.precision = step.op(updates.front().optimizer).precision;
+  for (const auto& u : updates)
+    spec.bytes += u.bytes;
+  std::vector<OpId> packed(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    auto pack = b.op(replica_name(r, bucket)).kind("collective").pinned_to({ranks[r]});
+    for (const auto& u : updates)
+      for (TensorId t : u.grads)
+        b.tensor(replica_name(r, step.tensor(t).name) + ".to_bucket", step.tensor(t).bytes,
+                 mapped(r, step.tensor(t).producer), {pack.id()});
+    packed[r] = pack.id();
+  }
+  const auto reduced = collectives::append_collective(b, spec, packed);
+  const double shard = o.zero_stage >= 1 ? 1.0 / static_cast<double>(n) : 1.0;
+  for (std::size_t r = 0; r < n; ++r)
+    for (const auto& u : updates)
+      b.tensor(replica_name(r, step.op(u.optimizer).name) + ".gradient", u.bytes * shard, reduced[r],
+               {mapped(r, u.optimizer)});
+  if (o.zero_stage < 1) return;
+  std::vector<OpId> updated(n); // each rank's updated shard of the bucket's weights, gathered by all
+  for (std::size_t r = 0; r < n; ++r) {
+    auto done = b.op(replica_name(r, bucket + ".updated")).kind("collective").pinned_to({ranks[r]});
+    for (const auto& u : updates)
+      b.tensor(replica_name(r, step.op(u.optimizer).name) + ".updated", 0.0, mapped(r, u.optimizer),
+               {done.id()});
+    updated[r] = done.id();
+  }
+  spec.op = collectives::Collective::AllGather;
+  spec.name = "allgather" + std::to_string(q);
+  collectives::append_collective(b, spec, updated);
+}
+
 } // namespace
 
 Graph data_parallel(const Graph& step, const DataParallelOptions& o) {
@@ -93,6 +140,8 @@ Graph data_parallel(const Graph& step, const DataParallelOptions& o) {
   if (n < 2)
     throw std::invalid_argument("data parallelism needs at least 2 replicas (got " + std::to_string(n) + ")");
   if (!(o.bucket_bytes > 0)) throw std::invalid_argument("the gradient bucket size must be positive");
+  if (o.zero_stage < 0 || o.zero_stage > 1)
+    throw std::invalid_argument("ZeRO stage " + std::to_string(o.zero_stage) + " is not built (0 or 1)");
   const auto buckets = gradient_buckets(step, o.bucket_bytes, inner);
   if (buckets.empty())
     throw std::invalid_argument(
@@ -116,6 +165,13 @@ Graph data_parallel(const Graph& step, const DataParallelOptions& o) {
       Op copy = step.op(op).without_edges();
       copy.name = replica_name(r, copy.name);
       copy.allowed_devices = {device_of(r, op)};
+      if (o.zero_stage >= 1 && is_optimizer(step, op)) { // ZeRO-1: each rank updates 1/n of the weights
+        const double shard = 1.0 / static_cast<double>(n);
+        copy.flops *= shard;
+        copy.param_bytes *= shard;
+        copy.bytes_read *= shard;
+        copy.bytes_written *= shard;
+      }
       id[r][static_cast<std::size_t>(op)] = b.add(std::move(copy)).id();
     }
   const auto mapped = [&](std::size_t r, OpId op) { return id[r][static_cast<std::size_t>(op)]; };
@@ -131,31 +187,10 @@ Graph data_parallel(const Graph& step, const DataParallelOptions& o) {
     }
 
   for (std::size_t q = 0; q < buckets.size(); ++q) {
-    const auto& [j, updates] = buckets[q];
-    const std::string bucket = "grad_bucket" + std::to_string(q);
-    collectives::CollectiveSpec spec;
-    spec.algorithm = o.algorithm;
-    spec.group_size = o.group_size;
+    std::vector<std::string> ranks;
     for (std::size_t r = 0; r < n; ++r)
-      spec.devices.push_back(device(r, static_cast<std::size_t>(j)));
-    spec.name = "allreduce" + std::to_string(q);
-    spec.precision = step.op(updates.front().optimizer).precision;
-    for (const auto& u : updates)
-      spec.bytes += u.bytes;
-    std::vector<OpId> packed(n);
-    for (std::size_t r = 0; r < n; ++r) {
-      auto pack = b.op(replica_name(r, bucket)).kind("collective").pinned_to({spec.devices[r]});
-      for (const auto& u : updates)
-        for (TensorId t : u.grads)
-          b.tensor(replica_name(r, step.tensor(t).name) + ".to_bucket", step.tensor(t).bytes,
-                   mapped(r, step.tensor(t).producer), {pack.id()});
-      packed[r] = pack.id();
-    }
-    const auto reduced = collectives::append_collective(b, spec, packed);
-    for (std::size_t r = 0; r < n; ++r)
-      for (const auto& u : updates)
-        b.tensor(replica_name(r, step.op(u.optimizer).name) + ".gradient", u.bytes, reduced[r],
-                 {mapped(r, u.optimizer)});
+      ranks.push_back(device(r, static_cast<std::size_t>(buckets[q].first)));
+    synchronise_bucket(b, step, o, q, buckets[q].second, ranks, mapped);
   }
   return std::move(b).build();
 }

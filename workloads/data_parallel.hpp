@@ -17,6 +17,10 @@ struct DataParallelOptions {
   double bucket_bytes = 25.0 * (1 << 20); // DDP's default bucket_cap_mb = 25
   collectives::Algorithm algorithm = collectives::Algorithm::Ring;
   int group_size = 0; // hierarchical all-reduce: ranks per node
+  // 0: every replica keeps all optimizer state and all-reduces the gradients. 1 (ZeRO-1, Rajbhandari et
+  // al. 2020): each rank keeps and updates 1/n of it; gradients are reduce-scattered and the updated
+  // weights all-gathered (ring), the same bytes as an all-reduce.
+  int zero_stage = 0;
 };
 
 // `step` is one replica's training step (forward, backward, an optimizer op per weight tensor; see
