@@ -2,6 +2,7 @@
 
 #include "sim/error.hpp"
 #include "sim/key_values.hpp"
+#include "sim/memory.hpp"
 #include "sim/training_metrics.hpp"
 #include "sim/units.hpp"
 #include "workloads/workload_registry.hpp"
@@ -123,6 +124,12 @@ void check_tensor_parallel(int t, const std::string& builder_name) {
   }
 }
 
+// The device whose memory peaks highest.
+std::size_t fullest(const Report& r) {
+  return static_cast<std::size_t>(std::max_element(r.memory.peak.begin(), r.memory.peak.end()) -
+                                  r.memory.peak.begin());
+}
+
 } // namespace
 
 ParallelSetup parse_parallel(const std::string& text, const Platform& platform, const std::string& workload) {
@@ -220,6 +227,17 @@ std::string parallel_summary(const ParallelSetup& s, const Report& report) {
       "%s of it exposed",
       100 * m.mfu, 100 * m.idle_fraction, s.pipeline_stages > 1 ? "the bubble" : "mean",
       units::format_time(m.communication).c_str(), units::format_time(m.exposed).c_str());
+  out += line;
+  const std::size_t d = fullest(report);
+  const MemoryBreakdown& at = report.memory.at_peak[d];
+  std::snprintf(
+      line, sizeof line,
+      "\n          memory  %s peaks at %s: parameters %s, optimizer state %s, gradients %s, activations %s, "
+      "workspace %s",
+      report.cost->platform().devices[d].name.c_str(), units::format_bytes(report.memory.peak[d]).c_str(),
+      units::format_bytes(at.parameters).c_str(), units::format_bytes(at.optimizer_state).c_str(),
+      units::format_bytes(at.gradients).c_str(), units::format_bytes(at.activations).c_str(),
+      units::format_bytes(at.workspace).c_str());
   return out + line;
 }
 
@@ -251,6 +269,15 @@ nlohmann::ordered_json parallel_json(const ParallelSetup& s, const Report& repor
   j["idle_fraction"] = m.idle_fraction;
   j["communication_s"] = m.communication;
   j["exposed_communication_s"] = m.exposed;
+  const std::size_t d = fullest(report);
+  const MemoryBreakdown& at = report.memory.at_peak[d];
+  j["fullest_device"] = {{"device", report.cost->platform().devices[d].name},
+                         {"peak_bytes", report.memory.peak[d]},
+                         {"parameters", at.parameters},
+                         {"optimizer_state", at.optimizer_state},
+                         {"gradients", at.gradients},
+                         {"activations", at.activations},
+                         {"workspace", at.workspace}};
   return j;
 }
 

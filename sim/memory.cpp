@@ -7,25 +7,69 @@
 
 namespace hs {
 
+namespace {
+
+enum Kind { Workspace, Activation, Gradient };
+struct Event {
+  double time;
+  double delta;
+  Kind kind;
+};
+
+Kind tensor_kind(const Graph& g, const Tensor& t) {
+  const Op& producer = g.op(t.producer);
+  const bool weight_gradient =
+      producer.name.size() > 6 && producer.name.compare(producer.name.size() - 6, 6, ".wgrad") == 0;
+  const bool read_by_optimizer = std::any_of(t.consumers.begin(), t.consumers.end(),
+                                             [&](OpId c) { return g.op(c).kind == "optimizer"; });
+  return producer.kind == "collective" || weight_gradient || read_by_optimizer ? Gradient : Activation;
+}
+
+// The highest point of `resident` bytes plus the buffers `ev` allocates and frees, when it is first reached,
+// and what it is made of.
+void find_peak(std::vector<Event>& ev, const MemoryBreakdown& resident, double& peak, double& when,
+               MemoryBreakdown& at) {
+  // Frees before allocations at the same instant: a buffer released as another is created is not both live.
+  std::sort(ev.begin(), ev.end(), [](const Event& a, const Event& b) {
+    return std::tie(a.time, a.delta) < std::tie(b.time, b.delta);
+  });
+  double live = resident.parameters + resident.optimizer_state;
+  MemoryBreakdown now = resident;
+  peak = live;
+  at = now;
+  for (const auto& x : ev) {
+    live += x.delta;
+    (x.kind == Workspace ? now.workspace : x.kind == Gradient ? now.gradients : now.activations) += x.delta;
+    if (live > peak * (1 + 1e-12)) {
+      peak = live;
+      when = x.time;
+      at = now;
+    }
+  }
+}
+
+} // namespace
+
 MemoryUsage memory_usage(const Plan& plan, const CostModel& cost, const Execution& e) {
   const Graph& g = cost.graph();
   const auto devices = static_cast<std::size_t>(cost.platform().device_count());
-  struct Event {
-    double time;
-    double delta;
-  };
   std::vector<std::vector<Event>> events(devices);
   MemoryUsage m;
   m.parameters.assign(devices, 0.0);
-  auto occupy = [&](DeviceId d, double from, double to, double bytes) {
+  m.at_peak.assign(devices, {});
+  std::vector<MemoryBreakdown> resident(devices);
+  auto occupy = [&](DeviceId d, double from, double to, double bytes, Kind kind) {
     if (bytes <= 0) return;
-    events[static_cast<std::size_t>(d)].push_back({from, bytes});
-    events[static_cast<std::size_t>(d)].push_back({to, -bytes});
+    events[static_cast<std::size_t>(d)].push_back({from, bytes, kind});
+    events[static_cast<std::size_t>(d)].push_back({to, -bytes, kind});
   };
   for (OpId o = 0; o < g.op_count(); ++o) {
     const auto oi = static_cast<std::size_t>(o);
-    m.parameters[static_cast<std::size_t>(plan.device[oi])] += g.ops[oi].param_bytes;
-    occupy(plan.device[oi], e.ops[oi].start, e.ops[oi].end, g.ops[oi].workspace_bytes);
+    const auto d = static_cast<std::size_t>(plan.device[oi]);
+    m.parameters[d] += g.ops[oi].param_bytes;
+    (g.ops[oi].kind == "optimizer" ? resident[d].optimizer_state : resident[d].parameters) +=
+        g.ops[oi].param_bytes;
+    occupy(plan.device[oi], e.ops[oi].start, e.ops[oi].end, g.ops[oi].workspace_bytes, Workspace);
   }
   // Where each tensor lives, and until when: (device, from, until) per copy.
   std::vector<std::vector<std::tuple<DeviceId, double, double>>> copies(
@@ -53,28 +97,16 @@ MemoryUsage memory_usage(const Plan& plan, const CostModel& cost, const Executio
       auto& copy = copy_on(t, plan.device[static_cast<std::size_t>(c)]);
       std::get<2>(copy) = std::max(std::get<2>(copy), e.ops[static_cast<std::size_t>(c)].end);
     }
-  for (TensorId t = 0; t < g.tensor_count(); ++t)
+  for (TensorId t = 0; t < g.tensor_count(); ++t) {
+    const Kind kind = tensor_kind(g, g.tensor(t));
     for (const auto& [d, from, until] : copies[static_cast<std::size_t>(t)])
-      occupy(d, from, until, g.tensor(t).bytes);
+      occupy(d, from, until, g.tensor(t).bytes, kind);
+  }
 
   m.peak.assign(devices, 0.0);
   m.peak_time.assign(devices, 0.0);
-  for (std::size_t d = 0; d < devices; ++d) {
-    auto& ev = events[d];
-    // Frees before allocations at the same instant: a buffer released as another is created is not both live.
-    std::sort(ev.begin(), ev.end(), [](const Event& a, const Event& b) {
-      return std::tie(a.time, a.delta) < std::tie(b.time, b.delta);
-    });
-    double live = m.parameters[d];
-    m.peak[d] = live;
-    for (const auto& x : ev) {
-      live += x.delta;
-      if (live > m.peak[d] * (1 + 1e-12)) {
-        m.peak[d] = live;
-        m.peak_time[d] = x.time;
-      }
-    }
-  }
+  for (std::size_t d = 0; d < devices; ++d)
+    find_peak(events[d], resident[d], m.peak[d], m.peak_time[d], m.at_peak[d]);
   return m;
 }
 

@@ -9,10 +9,19 @@
 
 namespace hs {
 
+// What a device's peak is made of. Parameters are the resident bytes of ops other than optimizers; an
+// optimizer op's resident bytes are its state (Adam's moments, a master copy). Gradients are tensors that
+// weight-gradient ops (".wgrad") or collectives produce or that optimizer ops read; workspaces live while
+// their op runs; every other tensor is an activation.
+struct MemoryBreakdown {
+  double parameters = 0, optimizer_state = 0, gradients = 0, activations = 0, workspace = 0;
+};
+
 struct MemoryUsage {
-  std::vector<double> peak;       // bytes per device
-  std::vector<double> peak_time;  // when the peak was first reached
-  std::vector<double> parameters; // resident parameter bytes per device
+  std::vector<double> peak;             // bytes per device
+  std::vector<double> peak_time;        // when the peak was first reached
+  std::vector<double> parameters;       // resident parameter bytes per device (optimizer state included)
+  std::vector<MemoryBreakdown> at_peak; // per device, the peak by kind of buffer
 };
 
 MemoryUsage memory_usage(const Plan& plan, const CostModel& cost, const Execution& e);

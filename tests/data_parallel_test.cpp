@@ -228,3 +228,27 @@ TEST_CASE("ZeRO-1 keeps 1/n of the optimizer state per rank and moves the bytes 
   zero.zero_stage = 2;
   CHECK_THROWS_WITH(data_parallel(step, zero), doctest::Contains("ZeRO stage 2 is not built"));
 }
+
+TEST_CASE("a device's peak splits into parameters, optimizer state, gradients, activations and workspace") {
+  const Platform& p = test::gpu_node();
+  const Graph step = load_workload("gpt2-small:mode=training,batch=1,seq=64");
+  for (int zero : {0, 1}) {
+    DataParallelOptions o{gpus(2)};
+    o.zero_stage = zero;
+    const Graph g = data_parallel(step, o);
+    const CostModel cost(g, p);
+    const Plan plan = pinned_plan(g, p);
+    const MemoryUsage m = memory_usage(plan, cost, run_simgrid(plan, cost));
+    const auto d = static_cast<std::size_t>(*p.find_device("gpu0"));
+    const MemoryBreakdown& at = m.at_peak[d];
+    CHECK(at.parameters + at.optimizer_state + at.gradients + at.activations + at.workspace ==
+          doctest::Approx(m.peak[d]));
+    double weights = 0; // GPT-2 small's fp32 weights: Adam keeps 8 bytes of state per 4 of weight
+    for (const auto& op : step.ops)
+      if (op.kind != "optimizer") weights += op.param_bytes;
+    CHECK(at.parameters == doctest::Approx(weights));
+    CHECK(at.optimizer_state == doctest::Approx(2 * weights / (zero ? 2 : 1)));
+    CHECK(at.gradients > 0);
+    if (zero == 0) CHECK(at.activations > 0); // with ZeRO-1 the peak can come after the backward pass
+  }
+}

@@ -137,8 +137,9 @@ Graph pipeline_parallel(const Graph& g, const PipelineOptions& o) {
       return stage_of(x) == s && role(x) == (backward ? Pass::Backward : Pass::Forward);
     };
     for (std::size_t i = 0; i + 1 < order.size(); ++i) {
-      const auto [k1, back1] = order[i];
-      const auto [k2, back2] = order[i + 1];
+      // Plain variables, not a structured binding: clang 14 cannot capture one in the lambdas below.
+      const int k1 = order[i].first, k2 = order[i + 1].first;
+      const bool back1 = order[i].second, back2 = order[i + 1].second;
       const std::string name = "stage" + std::to_string(s) + ".after" + std::to_string(i);
       auto barrier = b.op(name).kind("barrier").pinned_to({o.devices[static_cast<std::size_t>(s)]});
       for (OpId x = 0; x < g.op_count(); ++x) {
