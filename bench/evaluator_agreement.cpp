@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
     } catch (const std::exception&) {
     }
     for (const Policy& policy : PolicyRegistry::instance().all()) {
+      if (!policy.in_comparisons()) continue;
       Plan plan;
       try {
         plan = policy.plan({cost, seed});

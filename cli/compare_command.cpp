@@ -44,7 +44,7 @@ std::vector<std::string> split_names(const std::string& list) {
 // The policies to run: the listed ones (all by default, less the run-time ones an in-process engine cannot
 // run), the baseline first when it is not listed, so every ratio has its denominator.
 std::vector<std::string> chosen_policies(const CompareOptions& o, std::string& skipped) {
-  std::vector<std::string> names = o.policies.empty() ? all_policy_names() : split_names(o.policies);
+  std::vector<std::string> names = o.policies.empty() ? compared_policy_names() : split_names(o.policies);
   if (o.policies.empty() && o.engine != "simgrid")
     names.erase(std::remove_if(names.begin(), names.end(),
                                [&](const std::string& n) {

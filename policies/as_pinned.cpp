@@ -14,6 +14,8 @@ struct AsPinned {
     return "each op on the device it is pinned to (else the first that can run it), topological order; "
            "collectives on their own stream";
   }
+  // On a graph nothing pinned it puts everything on the first device: no schedule worth comparing.
+  bool in_comparisons() const { return false; }
   Plan plan(const PolicyContext& ctx) const {
     const Graph& g = ctx.graph();
     const Platform& p = ctx.platform();

@@ -65,6 +65,8 @@ private:
 
 // Every policy name, static and dynamic, sorted.
 std::vector<std::string> all_policy_names();
+// The same without the policies that leave themselves out of comparisons (Policy::in_comparisons).
+std::vector<std::string> compared_policy_names();
 
 // `policy`'s replay on `ctx`'s cost model (sim/simgrid_engine.hpp), a fresh scheduler from it per replay.
 inline DynamicRun run_simgrid_dynamic(const DynamicPolicy& policy, const PolicyContext& ctx,

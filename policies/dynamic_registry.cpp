@@ -30,6 +30,14 @@ std::vector<DynamicPolicy> DynamicPolicyRegistry::all() const {
   return out;
 }
 
+std::vector<std::string> compared_policy_names() {
+  std::vector<std::string> names;
+  for (const auto& name : all_policy_names())
+    if (const Policy* p = PolicyRegistry::instance().find(name); !p || p->in_comparisons())
+      names.push_back(name);
+  return names;
+}
+
 std::vector<std::string> all_policy_names() {
   auto names = PolicyRegistry::instance().names();
   for (const auto& p : DynamicPolicyRegistry::instance().all())

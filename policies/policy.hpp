@@ -41,6 +41,9 @@ public:
 
   std::string name() const { return self_->name(); }
   std::string description() const { return self_->description(); }
+  // Optional in the user type (default true): whether a comparison over every policy (`compare`, the
+  // studies) includes it. A policy that only serves graphs a transformation already placed says false.
+  bool in_comparisons() const { return self_->in_comparisons(); }
   Plan plan(const PolicyContext& ctx) const {
     Plan p = self_->plan(ctx);
     if (p.policy.empty()) p.policy = name();
@@ -53,12 +56,19 @@ private:
     virtual std::string name() const = 0;
     virtual std::string description() const = 0;
     virtual Plan plan(const PolicyContext& ctx) const = 0;
+    virtual bool in_comparisons() const = 0;
   };
   template <class T> struct Model final : Concept {
     explicit Model(T x) : impl(std::move(x)) {}
     std::string name() const override { return impl.name(); }
     std::string description() const override { return impl.description(); }
     Plan plan(const PolicyContext& ctx) const override { return impl.plan(ctx); }
+    bool in_comparisons() const override {
+      if constexpr (requires { impl.in_comparisons(); })
+        return impl.in_comparisons();
+      else
+        return true;
+    }
     T impl;
   };
   std::shared_ptr<const Concept> self_;

@@ -181,7 +181,8 @@ int main(int argc, char** argv) {
           ++m.slr_by_ccr[ccr].second;
         };
         for (const auto& policy : PolicyRegistry::instance().all())
-          row(policy.name(), "analytic", run_analytic(policy.plan({cost, seed}), cost).makespan);
+          if (policy.in_comparisons())
+            row(policy.name(), "analytic", run_analytic(policy.plan({cost, seed}), cost).makespan);
         for (const auto& policy : DynamicPolicyRegistry::instance().all())
           row(policy.name(), "simgrid", run_simgrid_dynamic(policy, {cost, seed}).execution.makespan);
       }
