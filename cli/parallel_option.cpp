@@ -22,18 +22,6 @@ int positive_integer(const std::string& key, const std::string& v) {
   return x;
 }
 
-std::vector<std::string> split_names(const std::string& v) {
-  std::vector<std::string> out;
-  std::size_t pos = 0;
-  while (pos <= v.size()) {
-    const auto comma = v.find(',', pos);
-    out.push_back(v.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  return out;
-}
-
 int bucket_count(const Graph& g) {
   int n = 0;
   for (const auto& op : g.ops)
@@ -79,7 +67,7 @@ void set_key(ParallelSetup& s, const std::string& key, const std::string& v) {
   } else if (key == "batch") {
     s.samples_per_replica = positive_integer(key, v);
   } else if (key == "devices") {
-    s.dp.devices = split_names(v);
+    s.dp.devices = parse_name_list("--parallel", key, v);
   } else {
     throw InputError(
         "--parallel", key,

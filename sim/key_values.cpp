@@ -2,6 +2,8 @@
 
 #include "sim/error.hpp"
 
+#include <algorithm>
+
 namespace hs {
 
 std::map<std::string, std::string> parse_key_values(const std::string& label, const std::string& text) {
@@ -24,6 +26,23 @@ std::map<std::string, std::string> parse_key_values(const std::string& label, co
     pos = comma + 1;
   }
   return values;
+}
+
+std::vector<std::string> parse_name_list(const std::string& label, const std::string& key,
+                                         const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const auto comma = text.find(',', pos);
+    const std::string name = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    if (name.empty()) throw InputError(label, key, "empty name in '" + text + "'");
+    if (std::find(out.begin(), out.end(), name) != out.end())
+      throw InputError(label, key, "'" + name + "' listed twice");
+    out.push_back(name);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
 }
 
 } // namespace hs

@@ -130,6 +130,8 @@ TEST_CASE("each kind of bad input gets a clear error naming the file and the pla
        "dp=4,algo=hierarchical,group=3",
        "--parallel: group: hierarchical all-reduce needs group=G"},
       {"collective --op all-gather --algo tree", "all-gather has no tree algorithm"},
+      {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel dp=2,devices=gpu0,gpu0",
+       "--parallel: devices: 'gpu0' listed twice"},
       {"run --platform multi-gpu-node --workload bert-base:mode=training,heads=fused --parallel tp=2,pp=2",
        "--parallel: pp: tensor and pipeline parallelism do not compose yet"},
       {"run --platform multi-gpu-node --workload bert-base:mode=training,heads=fused --parallel dp=4,tp=4",

@@ -175,3 +175,12 @@ TEST_CASE("a cluster file's parameters and node are checked, naming the place") 
   CHECK_THROWS_WITH(load_platform("dgx-a100-cluster:racks=2"), doctest::Contains("racks: unknown parameter"));
   CHECK_THROWS_WITH(load_platform("multi-gpu-node:nodes=2"), doctest::Contains("only a cluster platform"));
 }
+
+TEST_CASE("a collective's ranks are distinct devices") {
+  CHECK_THROWS_WITH(build(c::Collective::AllReduce, c::Algorithm::Ring, 1e6, 1), doctest::Contains("at least 2"));
+  GraphBuilder b("twice");
+  c::CollectiveSpec s;
+  s.bytes = 1e6;
+  s.devices = {"gpu0", "gpu1", "gpu0"};
+  CHECK_THROWS_WITH(c::append_collective(b, s, {}), doctest::Contains("'gpu0' holds two ranks"));
+}

@@ -3,6 +3,7 @@
 #include "sim/nearest_name.hpp"
 #include "workloads/layers.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <utility>
@@ -135,6 +136,11 @@ void check(const CollectiveSpec& s) {
   if (!(s.bytes > 0) || !std::isfinite(s.bytes))
     throw std::invalid_argument("a collective's size must be a positive number of bytes");
   if (s.chunks < 0) throw std::invalid_argument("chunks must be 0 (one per rank) or more");
+  for (std::size_t r = 0; r < s.devices.size(); ++r)
+    if (std::find(s.devices.begin(), s.devices.begin() + static_cast<std::ptrdiff_t>(r), s.devices[r]) !=
+        s.devices.begin() + static_cast<std::ptrdiff_t>(r))
+      throw std::invalid_argument("device '" + s.devices[r] +
+                                  "' holds two ranks: a collective's ranks are distinct devices");
   const bool ok = (s.algorithm == Algorithm::Ring && s.op != Collective::AllToAll) ||
                   (s.algorithm == Algorithm::Tree && s.op == Collective::AllReduce) ||
                   (s.algorithm == Algorithm::Direct && s.op == Collective::AllToAll) ||

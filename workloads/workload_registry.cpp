@@ -110,20 +110,7 @@ double WorkloadParams::bytes(const std::string& key, double fallback) {
 
 std::vector<std::string> WorkloadParams::names(const std::string& key, const std::string& fallback) {
   const std::string* v = take(key);
-  const std::string text = v ? *v : fallback;
-  std::vector<std::string> out;
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    const auto comma = text.find(',', pos);
-    const std::string name = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    if (name.empty()) throw InputError(builder_, key, "empty name in '" + text + "'");
-    if (std::find(out.begin(), out.end(), name) != out.end())
-      throw InputError(builder_, key, "'" + name + "' listed twice");
-    out.push_back(name);
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  return out;
+  return parse_name_list(builder_, key, v ? *v : fallback);
 }
 
 void WorkloadParams::expect_all_used() const {
