@@ -1,5 +1,7 @@
 #include "sim/analytic_engine.hpp"
 
+#include "sim/transfer_rule.hpp"
+
 #include <algorithm>
 
 namespace hs {
@@ -33,16 +35,15 @@ Execution run_analytic(const Plan& plan, const CostModel& cost) {
     for (TensorId t : g.op(o).outputs) {
       auto& arrived = arrival[static_cast<std::size_t>(t)];
       arrived.emplace_back(dev, end);
-      for (OpId c : g.tensor(t).consumers) {
-        const DeviceId to = plan.device[static_cast<std::size_t>(c)];
-        const bool known =
-            std::any_of(arrived.begin(), arrived.end(), [&](const auto& a) { return a.first == to; });
-        if (known) continue;
-        const double finish = end + cost.transfer_time(t, dev, to);
-        arrived.emplace_back(to, finish);
-        e.transfers.push_back({t, dev, to, g.tensor(t).bytes, end, finish});
-        e.makespan = std::max(e.makespan, finish);
-      }
+      for_each_destination(
+          g.tensor(t).consumers, dev, plan.device,
+          [&](DeviceId to) {
+            const double finish = end + cost.transfer_time(t, dev, to);
+            arrived.emplace_back(to, finish);
+            e.transfers.push_back({t, dev, to, g.tensor(t).bytes, end, finish});
+            e.makespan = std::max(e.makespan, finish);
+          },
+          [](OpId) {});
     }
   }
   sort_transfers(e.transfers);

@@ -3,6 +3,7 @@
 #include "sim/replay_process.hpp"
 #include "sim/simgrid_replay_support.hpp"
 #include "sim/stream_executor.hpp"
+#include "sim/transfer_rule.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -94,21 +95,17 @@ private:
     // simcalls.
     std::vector<OpId> local;
     for (TensorId t : g_.op(o).outputs) {
-      const std::size_t first_new = pending_.size();
-      for (OpId c : g_.tensor(t).consumers) {
-        const DeviceId to = plan_.device[static_cast<std::size_t>(c)];
-        if (to == dev) {
-          local.push_back(c);
-          continue;
-        }
-        std::size_t i = first_new;
-        while (i < pending_.size() && pending_[i].to != to)
-          ++i;
-        if (i == pending_.size()) pending_.push_back({t, dev, to, {}});
-        pending_[i].waiters.push_back(c);
-      }
-      for (std::size_t i = first_new; i < pending_.size(); ++i)
-        transfers_.enqueue(t, dev, pending_[i].to, i);
+      const auto& consumers = g_.tensor(t).consumers;
+      for_each_destination(
+          consumers, dev, plan_.device,
+          [&](DeviceId to) {
+            std::vector<OpId> waiters;
+            for (OpId c : consumers)
+              if (plan_.device[static_cast<std::size_t>(c)] == to) waiters.push_back(c);
+            transfers_.enqueue(t, dev, to, pending_.size());
+            pending_.push_back({t, dev, to, std::move(waiters)});
+          },
+          [&](OpId c) { local.push_back(c); });
     }
     transfers_.flush();
     for (OpId c : local)
