@@ -71,7 +71,7 @@ Action build_workload_command(CLI::App& app) {
   return [o] { return build(*o); };
 }
 
-const bool registered = register_command({"build-workload", build_workload_command});
+HS_REGISTER_COMMAND(build_workload, {"build-workload", build_workload_command})
 
 } // namespace
 } // namespace hs::cli

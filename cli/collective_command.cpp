@@ -134,7 +134,7 @@ Action collective_command(CLI::App& app) {
   return [o] { return collective(*o); };
 }
 
-const bool registered = register_command({"collective", collective_command});
+HS_REGISTER_COMMAND(collective, {"collective", collective_command})
 
 } // namespace
 } // namespace hs::cli

@@ -2,7 +2,7 @@
 // Subcommands register themselves (one file each under cli/), so adding one touches no other file:
 //
 //   namespace hs::cli {
-//   static const bool registered = register_command({"info", [](CLI::App& app) -> Action { ... }});
+//   HS_REGISTER_COMMAND(info, {"info", [](CLI::App& app) -> Action { ... }})
 //   }
 #include "sim/registry.hpp"
 
@@ -29,3 +29,8 @@ inline bool register_command(Command c) {
 std::vector<Command> registered_commands(); // sorted by name, "run" first
 
 } // namespace hs::cli
+
+// Inside namespace hs::cli (an anonymous namespace in it is fine); `id` makes the variable's name unique, so
+// command files may also be compiled together (a unity build).
+#define HS_REGISTER_COMMAND(id, ...)                                                                         \
+  [[maybe_unused]] const bool hs_command_##id = ::hs::cli::register_command(__VA_ARGS__);

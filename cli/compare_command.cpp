@@ -147,7 +147,7 @@ Action compare_command(CLI::App& app) {
   return [o] { return compare(*o); };
 }
 
-const bool registered = register_command({"compare", compare_command});
+HS_REGISTER_COMMAND(compare, {"compare", compare_command})
 
 } // namespace
 } // namespace hs::cli

@@ -75,7 +75,7 @@ Action explain_command(CLI::App& app) {
   return [o] { return explain(*o); };
 }
 
-const bool registered = register_command({"explain", explain_command});
+HS_REGISTER_COMMAND(explain, {"explain", explain_command})
 
 } // namespace
 } // namespace hs::cli

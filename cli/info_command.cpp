@@ -112,7 +112,7 @@ Action info_command(CLI::App& app) {
   return [o] { return info(*o); };
 }
 
-const bool registered = register_command({"info", info_command});
+HS_REGISTER_COMMAND(info, {"info", info_command})
 
 } // namespace
 } // namespace hs::cli

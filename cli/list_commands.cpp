@@ -58,9 +58,9 @@ Action workloads_command(CLI::App& app) {
   };
 }
 
-const bool registered = register_command({"policies", policies_command}) &&
-                        register_command({"platforms", platforms_command}) &&
-                        register_command({"workloads", workloads_command});
+HS_REGISTER_COMMAND(policies, {"policies", policies_command})
+HS_REGISTER_COMMAND(platforms, {"platforms", platforms_command})
+HS_REGISTER_COMMAND(workloads, {"workloads", workloads_command})
 
 } // namespace
 } // namespace hs::cli

@@ -199,7 +199,7 @@ Action pareto_command(CLI::App& app) {
   return [o] { return run_pareto(*o); };
 }
 
-const bool registered = register_command({"pareto", pareto_command});
+HS_REGISTER_COMMAND(pareto, {"pareto", pareto_command})
 
 } // namespace
 } // namespace hs::cli

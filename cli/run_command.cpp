@@ -180,7 +180,7 @@ Action run_command(CLI::App& app) {
   return [o] { return run(*o); };
 }
 
-const bool registered = register_command({"run", run_command});
+HS_REGISTER_COMMAND(run, {"run", run_command})
 
 } // namespace
 } // namespace hs::cli

@@ -170,7 +170,7 @@ Action select_command(CLI::App& app) {
   return [o] { return run_select(*o); };
 }
 
-const bool registered = register_command({"select", select_command});
+HS_REGISTER_COMMAND(select, {"select", select_command})
 
 } // namespace
 } // namespace hs::cli

@@ -133,7 +133,7 @@ Action strategies_command(CLI::App& app) {
   return [o] { return strategies(*o); };
 }
 
-const bool registered = register_command({"strategies", strategies_command});
+HS_REGISTER_COMMAND(strategies, {"strategies", strategies_command})
 
 } // namespace
 } // namespace hs::cli

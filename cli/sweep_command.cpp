@@ -124,7 +124,7 @@ Action sweep_command(CLI::App& app) {
   return [o] { return sweep(*o); };
 }
 
-const bool registered = register_command({"sweep", sweep_command});
+HS_REGISTER_COMMAND(sweep, {"sweep", sweep_command})
 
 } // namespace
 } // namespace hs::cli

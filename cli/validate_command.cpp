@@ -211,7 +211,7 @@ Action validate_command(CLI::App& app) {
   return [o] { return validate(*o); };
 }
 
-const bool registered = register_command({"validate", validate_command});
+HS_REGISTER_COMMAND(validate, {"validate", validate_command})
 
 } // namespace
 } // namespace hs::cli

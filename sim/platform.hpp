@@ -74,6 +74,15 @@ struct Route {
   double bandwidth = 0.0; // bottleneck over hops
   bool computed = false;  // from the topology; false: written in the file's "routes"
   double time(double bytes) const { return latency + bytes / bandwidth; }
+  // The same hops walked backwards, each in the other direction (latency and bandwidth left to the caller,
+  // who knows the links).
+  Route reversed() const {
+    Route back;
+    back.computed = computed;
+    for (auto it = hops.rbegin(); it != hops.rend(); ++it)
+      back.hops.push_back({it->link, !it->forward});
+    return back;
+  }
 };
 
 class Platform;

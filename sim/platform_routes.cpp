@@ -104,13 +104,6 @@ Route read_hops(const Platform& p, const JsonNode& links) {
   return r;
 }
 
-Route reversed(const Route& r) {
-  Route back;
-  for (auto it = r.hops.rbegin(); it != r.hops.rend(); ++it)
-    back.hops.push_back({it->link, !it->forward});
-  return back;
-}
-
 // The file's "routes": each pair it writes, and the reverse of each symmetrical one unless the file writes
 // that reverse too.
 std::map<Pair, Route> read_written_routes(const Platform& p, const JsonNode& root) {
@@ -133,7 +126,7 @@ std::map<Pair, Route> read_written_routes(const Platform& p, const JsonNode& roo
     if (written.count({*from, *to}))
       r.fail("a route from '" + from_name + "' to '" + to_name + "' is already defined");
     const bool symmetrical = r.find("symmetrical") ? r.at("symmetrical").as_bool() : true;
-    if (symmetrical) mirrored[{*to, *from}] = reversed(forward);
+    if (symmetrical) mirrored[{*to, *from}] = forward.reversed();
     written[{*from, *to}] = std::move(forward);
   }
   for (auto& [pair, route] : mirrored)

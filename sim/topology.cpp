@@ -128,14 +128,6 @@ std::vector<std::optional<ArcId>> best_paths_from(const Routing& r, std::size_t 
   return out;
 }
 
-Route reversed(const Route& r) {
-  Route back;
-  back.computed = r.computed;
-  for (auto it = r.hops.rbegin(); it != r.hops.rend(); ++it)
-    back.hops.push_back({it->link, !it->forward});
-  return back;
-}
-
 } // namespace
 
 std::vector<std::optional<Route>> compute_routes(const Platform& p) {
@@ -154,7 +146,7 @@ std::vector<std::optional<Route>> compute_routes(const Platform& p) {
         v = arc.tail;
       }
       std::reverse(route.hops.begin(), route.hops.end());
-      routes[b * n + a] = reversed(route);
+      routes[b * n + a] = route.reversed();
       routes[a * n + b] = std::move(route);
     }
   }
