@@ -1,0 +1,179 @@
+#include "serving/service_table.hpp"
+
+#include "policies/policy.hpp"
+#include "sim/contention_engine.hpp"
+#include "sim/cost_model.hpp"
+#include "sim/error.hpp"
+#include "sim/key_values.hpp"
+#include "sim/simgrid_engine.hpp"
+#include "workloads/workload_registry.hpp"
+
+#include <chrono>
+
+namespace hs::serving {
+namespace {
+
+std::string tenant_place(std::size_t i, const std::string& field) {
+  return "tenants[" + std::to_string(i) + "]." + field;
+}
+
+// The builder's own default for `key` ("" when it has no such parameter).
+std::string builder_default(const WorkloadBuilder& b, const std::string& key, bool& known) {
+  for (const auto& p : b.parameters)
+    if (p.key == key) {
+      known = true;
+      return p.value;
+    }
+  known = false;
+  return "";
+}
+
+} // namespace
+
+EngineServiceTable::EngineServiceTable(const Platform& platform, const ServingConfig& config,
+                                       std::string engine, std::uint64_t seed)
+    : platform_(&platform), config_(&config), engine_(std::move(engine)), seed_(seed) {
+  for (std::size_t i = 0; i < config.tenants.size(); ++i) {
+    const TenantSpec& t = config.tenants[i];
+    for (const auto& d : t.devices)
+      if (!platform.find_device(d))
+        throw InputError(config.file, tenant_place(i, "placement.devices"),
+                         "no device '" + d + "' on platform " + platform.name);
+    try {
+      policy_by_name(t.policy);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(config.file, tenant_place(i, "placement.policy"), e.what());
+    }
+    const auto colon = t.workload.find(':');
+    const std::string name = t.workload.substr(0, colon);
+    const WorkloadBuilder* b = WorkloadRegistry::instance().find(name);
+    const auto need = [&](const char* key, const std::string& why) {
+      bool known = false;
+      builder_default(*b, key, known);
+      if (!known)
+        throw InputError(config.file, tenant_place(i, "workload"),
+                         "'" + name + "' has no " + key + "= parameter, " + why);
+    };
+    if (!b)
+      throw InputError(
+          config.file, tenant_place(i, "workload"),
+          "'" + name +
+              "' is not a workload builder (see `heterosim workloads`): the batcher builds each batch size");
+    need("batch", "which batching needs");
+    if (!t.seq_buckets.empty()) need("seq", "which seq_buckets need");
+    builders_.push_back(name);
+    params_.push_back(colon == std::string::npos ? std::map<std::string, std::string>{}
+                                                 : parse_key_values(name, t.workload.substr(colon + 1)));
+    bool has_decode = false;
+    const std::string fallback = builder_default(*b, "decode", has_decode);
+    const auto given = params_.back().find("decode");
+    tokens_.push_back(has_decode ? std::stoi(given != params_.back().end() ? given->second : fallback) : 0);
+    if (t.batching.mode == BatchingMode::Continuous && tokens_.back() < 1)
+      throw InputError(
+          config.file, tenant_place(i, "batching.mode"),
+          "continuous batching needs a decoder that generates tokens (a workload with decode= above 0)");
+    try {
+      record(i, ServicePart::Whole, 1, 0); // a bad workload parameter fails now, not mid-run
+    } catch (const InputError& e) {
+      throw InputError(config.file, tenant_place(i, "workload"), e.what());
+    }
+  }
+}
+
+std::string EngineServiceTable::spec_of(std::size_t tenant, int batch, int seq, int decode) const {
+  std::map<std::string, std::string> p = params_[tenant];
+  p["batch"] = std::to_string(batch);
+  if (seq > 0) p["seq"] = std::to_string(seq);
+  if (decode >= 0) p["decode"] = std::to_string(decode);
+  std::string spec = builders_[tenant];
+  char sep = ':';
+  for (const auto& [k, v] : p) {
+    spec.push_back(sep);
+    spec.append(k).append("=").append(v);
+    sep = ',';
+  }
+  return spec;
+}
+
+ServiceRecord EngineServiceTable::measure(std::size_t tenant, int batch, int seq, int decode) const {
+  const TenantSpec& t = config_->tenants[tenant];
+  Graph g = load_workload(spec_of(tenant, batch, seq, decode), seed_);
+  for (auto& op : g.ops)
+    if (op.allowed_devices.empty()) op.allowed_devices = t.devices; // dedicated or shared placement
+  const CostModel cost(g, *platform_);
+  const PolicyContext ctx{cost, seed_, nullptr, nullptr};
+  const Plan plan = policy_by_name(t.policy).plan(ctx);
+  validate_plan(plan, cost);
+  const Execution e = engine_ == "simgrid" ? run_simgrid(plan, cost) : run_contention(plan, cost);
+  ServiceRecord r;
+  r.seconds = e.makespan;
+  const std::size_t n = platform_->devices.size();
+  r.busy = busy_seconds_per_device(e, plan, n);
+  r.dynamic_joules.resize(n);
+  for (std::size_t d = 0; d < n; ++d) {
+    r.dynamic_joules[d] = e.device_energy[d] - platform_->devices[d].idle_watts() * e.makespan;
+    if (r.busy[d] > 0) r.devices.push_back(d);
+  }
+  for (std::size_t l = 0; l < platform_->links.size(); ++l)
+    r.link_dynamic_joules += e.link_energy[l] - platform_->links[l].idle_watts * e.makespan;
+  return r;
+}
+
+const ServiceRecord& EngineServiceTable::record(std::size_t tenant, ServicePart part, int batch, int seq) {
+  const TenantSpec& t = config_->tenants[tenant];
+  if (seq > 0 && !t.seq_buckets.empty()) {
+    int bucket = 0;
+    for (int b : t.seq_buckets)
+      if (b >= seq) {
+        bucket = b;
+        break;
+      }
+    if (bucket == 0)
+      throw InputError(config_->file, tenant_place(tenant, "seq_buckets"),
+                       "a request of seq " + std::to_string(seq) +
+                           " is above every bucket (re-search is not implemented)");
+    seq = bucket;
+  }
+  const auto key = std::make_tuple(tenant, static_cast<int>(part), batch, seq);
+  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+  // A decode step needs the prefill's record; it is timed on its own.
+  const ServiceRecord* prefill =
+      part == ServicePart::DecodeStep ? &record(tenant, ServicePart::Prefill, batch, seq) : nullptr;
+  const auto began = std::chrono::steady_clock::now();
+  ServiceRecord r;
+  if (part == ServicePart::Whole) r = measure(tenant, batch, seq, -1);
+  if (part == ServicePart::Prefill) r = measure(tenant, batch, seq, 0);
+  if (part == ServicePart::DecodeStep) {
+    // One token step: (prefill and D steps) less the prefill, over D. The steps' context grows from seq to
+    // seq + D - 1, so this is the mean step over that range.
+    const ServiceRecord whole = measure(tenant, batch, seq, tokens_[tenant]);
+    const double d = tokens_[tenant];
+    r = whole;
+    r.seconds = (whole.seconds - prefill->seconds) / d;
+    for (std::size_t i = 0; i < r.busy.size(); ++i) {
+      r.busy[i] = (whole.busy[i] - prefill->busy[i]) / d;
+      r.dynamic_joules[i] = (whole.dynamic_joules[i] - prefill->dynamic_joules[i]) / d;
+    }
+    r.link_dynamic_joules = (whole.link_dynamic_joules - prefill->link_dynamic_joules) / d;
+  }
+  measuring_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  return cache_.emplace(key, std::move(r)).first->second;
+}
+
+double EngineServiceTable::link_idle_watts() const {
+  double w = 0.0;
+  for (const auto& l : platform_->links)
+    w += l.idle_watts;
+  return w;
+}
+
+std::string EngineServiceTable::provenance() const {
+  return std::string(engine_ == "simgrid" ? "SimGrid replay" : "contention-aware evaluator")
+      .append(" of each batch's plan on ")
+      .append(platform_->name)
+      .append(" (")
+      .append(std::to_string(cache_.size()))
+      .append(" records)");
+}
+
+} // namespace hs::serving
