@@ -55,7 +55,10 @@ GeneratedArrivals::GeneratedArrivals(const std::vector<TenantSpec>& tenants, std
   for (std::size_t i = 0; i < tenants.size(); ++i) {
     if (tenants[i].arrival.kind == ArrivalKind::Trace)
       throw InputError(tenants[i].name, "arrival", "comes from a trace, which this run was not given");
-    Stream s{tenants[i].arrival, Rng(seed * 0x9E3779B97F4A7C15ULL + i + 1), 0.0};
+    // Each stream starts from a hashed state: splitmix64 seeded with seed x gamma + i would only be
+    // seed 1's stream shifted, so every seed gave nearly the same run.
+    const std::uint64_t start = Rng(seed ^ (0xD1B54A32D192ED03ULL * (i + 1))).next();
+    Stream s{tenants[i].arrival, Rng(start), 0.0};
     s.next = draw_gap(s);
     streams_.push_back(s);
   }

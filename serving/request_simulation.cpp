@@ -55,7 +55,7 @@ class Simulation {
 public:
   Simulation(const std::vector<TenantSpec>& tenants, ServiceSource& service, ArrivalSource& arrivals,
              const SimulationOptions& o)
-      : specs_(tenants), service_(service), arrivals_(arrivals), o_(o), rng_(o.seed ^ 0x5E2F1CE5ULL),
+      : specs_(tenants), service_(service), arrivals_(arrivals), o_(o), rng_(Rng(o.seed ^ 0x5E2F1CE5A3B1C7D9ULL).next()),
         state_(tenants.size()), busy_(service.device_count(), 0), free_since_(service.device_count(), 0.0) {
     result_.tenants.resize(tenants.size());
     result_.devices.resize(service.device_count());
@@ -334,6 +334,7 @@ void Simulation::complete(std::size_t t, const Request& r, double now) {
   st.service_sum += now - r.start;
   const bool met = latency <= specs_[t].slo;
   if (met) ++st.met;
+  if (o_.on_finish) o_.on_finish(t, r.arrival, r.start, now);
   if (o_.requests) {
     char line[160];
     std::snprintf(line, sizeof line, ",%.9g,%.9g,%.9g,%.9g,%s\n", r.arrival, r.start, now, latency,

@@ -13,6 +13,7 @@
 #include "serving/serving_config.hpp"
 #include "serving/serving_stats.hpp"
 
+#include <functional>
 #include <iosfwd>
 
 namespace hs::serving {
@@ -28,6 +29,8 @@ struct SimulationOptions {
   std::ostream* requests = nullptr; // one CSV line per finished or dropped request (see csv_header)
   std::ostream* progress = nullptr; // a line every 2^17 finished requests
   std::uint64_t expected = 0;       // arrivals expected, for the progress lines
+  // Told of each finished request (tenant, arrival, start of its first batch, end), in completion order.
+  std::function<void(std::size_t, double, double, double)> on_finish = nullptr;
 };
 
 std::string requests_csv_header();

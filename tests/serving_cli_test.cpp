@@ -1,6 +1,7 @@
 // `heterosim serve` as a user runs it: the summary, the files, byte-identical reruns, no silent overwrite.
 #include "cli_support.hpp"
 
+#include <algorithm>
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 

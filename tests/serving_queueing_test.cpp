@@ -6,7 +6,6 @@
 
 #include <cmath>
 #include <doctest/doctest.h>
-#include <sstream>
 
 namespace {
 
@@ -25,25 +24,16 @@ Waits simulate_queue(double rho, double service, bool exponential, std::uint64_t
   const std::vector<TenantSpec> tenants{t};
   hs::test::FixedService fixed([&](std::size_t, int) { return service; });
   GeneratedArrivals arrivals(tenants, seed, n);
-  std::stringstream csv;
   SimulationOptions o;
   o.seed = seed;
-  o.requests = &csv;
+  // One FIFO server finishes requests in arrival order: batch means over that order.
+  std::vector<double> batch(50, 0.0);
+  std::uint64_t i = 0;
+  o.on_finish = [&](std::size_t, double arrival, double start, double) {
+    batch[i++ * 50 / n] += (start - arrival) / static_cast<double>(n / 50);
+  };
   Waits w;
   w.result = simulate_serving(tenants, fixed, arrivals, o);
-  // The CSV is in completion order, which for one FIFO server is arrival order: batch means over it.
-  std::vector<double> batch(50, 0.0);
-  std::string line;
-  std::uint64_t i = 0;
-  while (std::getline(csv, line)) {
-    std::stringstream s(line);
-    std::string id, tenant, arrival, start;
-    std::getline(s, id, ',');
-    std::getline(s, tenant, ',');
-    std::getline(s, arrival, ',');
-    std::getline(s, start, ',');
-    batch[i++ * 50 / n] += (std::stod(start) - std::stod(arrival)) / static_cast<double>(n / 50);
-  }
   REQUIRE(i == n);
   for (double b : batch)
     w.mean += b / 50.0;
@@ -56,24 +46,34 @@ Waits simulate_queue(double rho, double service, bool exponential, std::uint64_t
 
 } // namespace
 
+// Waits in a queue are correlated, so 100k requests resolve the mean only to its batch-means standard
+// error: about 1.1% at rho 0.5 and 2.1-2.4% at rho 0.8 (printed), so "within 2% at 100k" would pass or fail
+// by the seed at rho 0.8. At 100k the check is therefore "within three standard errors"; the 2% is checked
+// on runs long enough for 2% to be more than three standard errors (1M requests at rho 0.5, 2M at 0.8).
 TEST_CASE("M/D/1: mean wait within 2% of rho / (2 mu (1 - rho)) at rho 0.5 and 0.8") {
   const double service = 0.01, mu = 1.0 / service;
-  for (double rho : {0.5, 0.8}) {
-    CAPTURE(rho);
-    const std::uint64_t n = 100000;
-    const Waits w = simulate_queue(rho, service, false, n, 11);
-    const double expected = rho / (2 * mu * (1 - rho));
-    MESSAGE("rho " << rho << ": mean wait " << w.mean << " s, expected " << expected << " s, error "
-                   << 100 * (w.mean / expected - 1) << "%, standard error "
-                   << 100 * w.standard_error / expected << "%");
-    CHECK(std::abs(w.mean / expected - 1) < 0.02);
-    // The 2% is meaningful only if this run resolves it: its own standard error must be well below it.
-    CHECK(w.standard_error / expected < 0.02);
-    const auto& t = w.result.tenants[0];
-    CHECK(t.arrived == n);
-    CHECK(t.served == n);
-    // The histogram's mean is the exact mean of latencies: wait plus the fixed service.
-    CHECK(t.latency.mean() == doctest::Approx(w.mean + service).epsilon(1e-9));
+  for (const auto& c : {std::pair{0.5, 1000000}, std::pair{0.8, 2000000}}) {
+    const double rho = c.first;
+    for (const std::uint64_t n : {std::uint64_t{100000}, static_cast<std::uint64_t>(c.second)}) {
+      CAPTURE(rho);
+      CAPTURE(n);
+      const Waits w = simulate_queue(rho, service, false, n, 11);
+      const double expected = rho / (2 * mu * (1 - rho));
+      MESSAGE("rho " << rho << ", " << n << " requests: mean wait " << w.mean << " s, expected " << expected
+                     << " s, error " << 100 * (w.mean / expected - 1) << "%, standard error "
+                     << 100 * w.standard_error / expected << "%");
+      if (n == 100000) {
+        CHECK(std::abs(w.mean - expected) < 3 * w.standard_error);
+      } else {
+        CHECK(std::abs(w.mean / expected - 1) < 0.02);
+        CHECK(3 * w.standard_error / expected < 0.02);
+      }
+      const auto& t = w.result.tenants[0];
+      CHECK(t.arrived == n);
+      CHECK(t.served == n);
+      // The histogram's mean is the exact mean of latencies: wait plus the fixed service.
+      CHECK(t.latency.mean() == doctest::Approx(w.mean + service).epsilon(1e-7));
+    }
   }
 }
 
