@@ -55,8 +55,9 @@ class Simulation {
 public:
   Simulation(const std::vector<TenantSpec>& tenants, ServiceSource& service, ArrivalSource& arrivals,
              const SimulationOptions& o)
-      : specs_(tenants), service_(service), arrivals_(arrivals), o_(o), rng_(Rng(o.seed ^ 0x5E2F1CE5A3B1C7D9ULL).next()),
-        state_(tenants.size()), busy_(service.device_count(), 0), free_since_(service.device_count(), 0.0) {
+      : specs_(tenants), service_(service), arrivals_(arrivals), o_(o),
+        rng_(Rng(o.seed ^ 0x5E2F1CE5A3B1C7D9ULL).next()), state_(tenants.size()),
+        busy_(service.device_count(), 0), free_since_(service.device_count(), 0.0) {
     result_.tenants.resize(tenants.size());
     result_.devices.resize(service.device_count());
   }

@@ -8,6 +8,7 @@
 #include "sim/simgrid_engine.hpp"
 #include "workloads/workload_registry.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 namespace hs::serving {
@@ -29,6 +30,27 @@ std::string builder_default(const WorkloadBuilder& b, const std::string& key, bo
 }
 
 } // namespace
+
+// Pins each op to the placement's devices that can run it. A graph input that none of them can hold (an
+// NPU runs no `input` kind) stays where the policy puts it, usually the host: its time and energy count,
+// but the batch does not hold that device. Any other op that no placement device runs is an error, as
+// running it elsewhere would use a device the tenant was not given.
+void EngineServiceTable::pin_to_placement(Graph& g, std::size_t tenant) const {
+  const auto& devices = config_->tenants[tenant].devices;
+  if (devices.empty()) return;
+  const CostModel free(g, *platform_);
+  for (OpId o = 0; o < g.op_count(); ++o) {
+    auto& op = g.ops[static_cast<std::size_t>(o)];
+    if (!op.allowed_devices.empty()) continue;
+    for (const auto& name : devices)
+      if (free.feasible(o, *platform_->find_device(name))) op.allowed_devices.push_back(name);
+    if (op.allowed_devices.empty() && op.kind != "input")
+      throw InputError(config_->file, tenant_place(tenant, "placement.devices"),
+                       "none of its devices runs op '" + op.name + "' (kind " + op.kind + ", " +
+                           op.precision + ") of " + g.name +
+                           "; add one that does, or choose another precision");
+  }
+}
 
 EngineServiceTable::EngineServiceTable(const Platform& platform, const ServingConfig& config,
                                        std::string engine, std::uint64_t seed)
@@ -75,6 +97,7 @@ EngineServiceTable::EngineServiceTable(const Platform& platform, const ServingCo
     try {
       record(i, ServicePart::Whole, 1, 0); // a bad workload parameter fails now, not mid-run
     } catch (const InputError& e) {
+      if (e.file() == config.file) throw; // already names the serving file's field
       throw InputError(config.file, tenant_place(i, "workload"), e.what());
     }
   }
@@ -98,8 +121,7 @@ std::string EngineServiceTable::spec_of(std::size_t tenant, int batch, int seq, 
 ServiceRecord EngineServiceTable::measure(std::size_t tenant, int batch, int seq, int decode) const {
   const TenantSpec& t = config_->tenants[tenant];
   Graph g = load_workload(spec_of(tenant, batch, seq, decode), seed_);
-  for (auto& op : g.ops)
-    if (op.allowed_devices.empty()) op.allowed_devices = t.devices; // dedicated or shared placement
+  pin_to_placement(g, tenant);
   const CostModel cost(g, *platform_);
   const PolicyContext ctx{cost, seed_, nullptr, nullptr};
   const Plan plan = policy_by_name(t.policy).plan(ctx);
@@ -112,7 +134,9 @@ ServiceRecord EngineServiceTable::measure(std::size_t tenant, int batch, int seq
   r.dynamic_joules.resize(n);
   for (std::size_t d = 0; d < n; ++d) {
     r.dynamic_joules[d] = e.device_energy[d] - platform_->devices[d].idle_watts() * e.makespan;
-    if (r.busy[d] > 0) r.devices.push_back(d);
+    const bool placed =
+        t.devices.empty() || std::count(t.devices.begin(), t.devices.end(), platform_->devices[d].name) > 0;
+    if (r.busy[d] > 0 && placed) r.devices.push_back(d);
   }
   for (std::size_t l = 0; l < platform_->links.size(); ++l)
     r.link_dynamic_joules += e.link_energy[l] - platform_->links[l].idle_watts * e.makespan;

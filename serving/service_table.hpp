@@ -4,6 +4,7 @@
 // its static policy and run on the contention-aware evaluator or the SimGrid replay.
 #include "serving/service_source.hpp"
 #include "serving/serving_config.hpp"
+#include "sim/graph.hpp"
 #include "sim/platform.hpp"
 
 #include <map>
@@ -30,6 +31,7 @@ public:
   std::size_t records() const { return cache_.size(); }
 
 private:
+  void pin_to_placement(Graph& g, std::size_t tenant) const;
   ServiceRecord measure(std::size_t tenant, int batch, int seq, int decode) const;
   std::string spec_of(std::size_t tenant, int batch, int seq, int decode) const;
   const Platform* platform_;

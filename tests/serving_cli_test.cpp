@@ -9,7 +9,8 @@ namespace fs = std::filesystem;
 
 TEST_CASE("serve reports every tenant, writes serving.json and requests.csv, and repeats byte for byte") {
   const fs::path dir = hs::test::scratch_dir("serving-cli", "two-tenants");
-  const fs::path config = hs::test::write_file(dir / "serving.json", R"({"format": "heterosim-serving", "version": 1,
+  const fs::path config =
+      hs::test::write_file(dir / "serving.json", R"({"format": "heterosim-serving", "version": 1,
     "tenants": [
       {"name": "bert", "workload": "bert-base:seq=16", "arrival": {"process": "poisson", "rate": 200},
        "slo": "20ms", "priority": 1, "batching": {"mode": "dynamic", "max_batch": 4, "max_delay": "2ms"},
@@ -17,8 +18,9 @@ TEST_CASE("serve reports every tenant, writes serving.json and requests.csv, and
       {"name": "gpt", "workload": "gpt2-small:seq=16,decode=2", "arrival": {"process": "gamma", "rate": 50, "cv": 2},
        "slo": "100ms", "batching": {"mode": "continuous", "max_batch": 4},
        "placement": {"policy": "heft", "devices": ["gpu0"]}}]})");
-  const std::string common = "serve --platform hetero-server --scheduler edf --requests 2000 --requests-csv --seed 3 --config " +
-                             config.string() + " --out ";
+  const std::string common =
+      "serve --platform hetero-server --scheduler edf --requests 2000 --requests-csv --seed 3 --config " +
+      config.string() + " --out ";
   const auto a = hs::test::heterosim(common + (dir / "a").string());
   REQUIRE_MESSAGE(a.exit_code == 0, a.output);
   for (const char* what : {"bert", "gpt", "p99", "SLO met", "Jain", "gpu0", "contention-aware evaluator"})

@@ -102,10 +102,10 @@ TEST_CASE("serving: a plan over several devices is held whole, which the op-leve
                                                "serving.json");
   EngineServiceTable table(p, c, "evaluator", 0);
   const double one = table.record(0, ServicePart::Whole, 1, 0).seconds;
-  const double op_level = op_level_makespan(p, std::vector<std::string>(4, "bert-base:batch=1,seq=32"), false);
-  MESSAGE("4 bert requests, HEFT over hetero-server: request-level " << 4 * one << " s, op-level " << op_level
-                                                                       << " s, error " << 100 * (4 * one / op_level - 1)
-                                                                       << "%; devices held: "
-                                                                       << table.record(0, ServicePart::Whole, 1, 0).devices.size());
+  const double op_level =
+      op_level_makespan(p, std::vector<std::string>(4, "bert-base:batch=1,seq=32"), false);
+  MESSAGE("4 bert requests, HEFT over hetero-server: request-level "
+          << 4 * one << " s, op-level " << op_level << " s, error " << 100 * (4 * one / op_level - 1)
+          << "%; devices held: " << table.record(0, ServicePart::Whole, 1, 0).devices.size());
   CHECK(4 * one >= op_level * 0.98); // the op-level run may find a better joint plan, never much worse
 }
