@@ -73,7 +73,8 @@ int serve(const ServeOptions& o) {
   }
   const serving::ServingRunInfo info{platform.name, o.config, o.scheduler,
                                      o.admission,   o.seed,   table.provenance()};
-  const auto report = serving::serving_json(info, config.tenants, result, table);
+  auto report = serving::serving_json(info, config.tenants, result, table);
+  report["service_records"] = serving::service_records_json(table, config.tenants);
   write_file_atomically(json_file, report.dump(1) + "\n", o.force);
   if (!o.quiet) {
     std::cout << serving::serving_summary(report) << "wrote " << json_file

@@ -29,6 +29,8 @@ public:
   // Wall-clock seconds spent building, planning and running batch graphs.
   double measuring_seconds() const { return measuring_seconds_; }
   std::size_t records() const { return cache_.size(); }
+  // Every record measured, keyed by (tenant, part, batch, seq), for the report.
+  const std::map<std::tuple<std::size_t, int, int, int>, ServiceRecord>& cached() const { return cache_; }
 
 private:
   void pin_to_placement(Graph& g, std::size_t tenant) const;

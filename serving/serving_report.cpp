@@ -1,5 +1,6 @@
 #include "serving/serving_report.hpp"
 
+#include "serving/service_table.hpp"
 #include "sim/units.hpp"
 
 #include <cstdio>
@@ -92,6 +93,28 @@ nlohmann::ordered_json serving_json(const ServingRunInfo& info, const std::vecto
   j["energy_j"] = energy;
   j["energy_per_request_j"] = ratio(energy, static_cast<double>(served));
   return j;
+}
+
+nlohmann::ordered_json service_records_json(const EngineServiceTable& table,
+                                            const std::vector<TenantSpec>& tenants) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  static const char* parts[] = {"whole", "prefill", "decode-step"};
+  for (const auto& [key, r] : table.cached()) {
+    double joules = r.link_dynamic_joules;
+    for (double j : r.dynamic_joules)
+      joules += j;
+    nlohmann::ordered_json devices = nlohmann::ordered_json::array();
+    for (std::size_t d : r.devices)
+      devices.push_back(table.device_name(d));
+    list.push_back({{"tenant", tenants[std::get<0>(key)].name},
+                    {"part", parts[std::get<1>(key)]},
+                    {"batch", std::get<2>(key)},
+                    {"seq", std::get<3>(key)},
+                    {"seconds", r.seconds},
+                    {"dynamic_energy_j", joules},
+                    {"devices_held", devices}});
+  }
+  return list;
 }
 
 std::string serving_summary(const nlohmann::ordered_json& j) {

@@ -25,6 +25,11 @@ double jain_index(const std::vector<double>& x);
 
 nlohmann::ordered_json serving_json(const ServingRunInfo& info, const std::vector<TenantSpec>& tenants,
                                     const ServingResult& r, const ServiceSource& service);
+class EngineServiceTable;
+// The service records a run used (tenant, part, batch, seq, seconds, devices held, energy): what batching
+// buys per batch size, as the engine measured it.
+nlohmann::ordered_json service_records_json(const EngineServiceTable& table,
+                                            const std::vector<TenantSpec>& tenants);
 std::string serving_summary(const nlohmann::ordered_json& report);
 
 } // namespace hs::serving
