@@ -25,6 +25,7 @@ struct ServeOptions {
   std::string engine = "evaluator";
   std::string out = "heterosim-serve";
   std::uint64_t requests = 10000;
+  bool requests_given = false; // with a trace, the default is the whole trace
   std::uint64_t seed = 0;
   bool admission = false;
   bool requests_csv = false;
@@ -33,7 +34,8 @@ struct ServeOptions {
 };
 
 std::unique_ptr<serving::ArrivalSource> arrivals_of(const serving::ServingConfig& c, const ServeOptions& o) {
-  if (!c.trace.empty()) return std::make_unique<serving::TraceArrivals>(c.trace, c.tenants, o.requests);
+  if (!c.trace.empty())
+    return std::make_unique<serving::TraceArrivals>(c.trace, c.tenants, o.requests_given ? o.requests : 0);
   if (o.requests == 0) throw InputError("--requests", "0", "must be above 0 without a trace");
   return std::make_unique<serving::GeneratedArrivals>(c.tenants, o.seed, o.requests);
 }
@@ -95,10 +97,14 @@ Action serve_command(CLI::App& app) {
                   "Serving file: tenants, arrivals, SLOs, batching, placement "
                   "(format heterosim-serving; see docs/serving.md)")
       ->required();
-  cmd->add_option(
-         "--requests", o->requests,
-         "Arrivals to simulate over all tenants (with a trace: at most this many; 0: the whole trace)")
-      ->capture_default_str();
+  cmd->add_option_function<std::uint64_t>(
+      "--requests",
+      [o](const std::uint64_t& n) {
+        o->requests = n;
+        o->requests_given = true;
+      },
+      "Arrivals to simulate over all tenants (default 10000; with a trace: at most this many, by default or "
+      "with 0 the whole trace)");
   cmd->add_option("--scheduler", o->scheduler,
                   "Which ready batch goes first: fifo, priority, edf, least-slack")
       ->check(CLI::IsMember({"fifo", "priority", "edf", "least-slack"}))

@@ -3,6 +3,7 @@
 # contention-aware evaluator of its HEFT plan,
 #   knee.csv      latency and throughput as load rises, bert-base on the GPU, without and with dynamic batching;
 #   batching.csv  batching's effect on P99 and energy per request at one load (max batch, then max delay);
+#   decoder.csv   gpt2-small without batching, with dynamic and with continuous batching, as load rises;
 #   edf_fifo.csv  SLO attainment of two tenants with different deadlines sharing the GPU, per scheduler.
 # Writes the CSVs and tables.md here. 20k requests a point, seed 1. Usage (from the repo root):
 #   results/serving_study/run.sh [path/to/heterosim]
@@ -75,6 +76,29 @@ two='{"format": "heterosim-serving", "version": 1, "tenants": [
   done
 } > "$here/edf_fifo.csv"
 
+# A decoder: gpt2-small (seq 128, 8 generated tokens) on gpu0, SLO 500 ms, without batching, with dynamic
+# batching of whole requests, and with continuous batching (requests join and leave between decode steps).
+gpt2_config() { # rate, batching
+  cat <<JSON
+{"format": "heterosim-serving", "version": 1, "tenants": [
+  {"name": "gpt2", "workload": "gpt2-small:seq=128,decode=8", "arrival": {"process": "poisson", "rate": $1},
+   "slo": "500ms", "batching": $2, "placement": {"policy": "heft", "devices": ["gpu0"]}}]}
+JSON
+}
+{
+  echo "batching,offered_rps,throughput_rps,p50_ms,p99_ms,slo_attainment,mean_batch,energy_per_request_mj"
+  continuous='{"mode": "continuous", "max_batch": 8}'
+  gdynamic='{"mode": "dynamic", "max_batch": 8, "max_delay": "10ms"}'
+  for mode in none gdynamic continuous; do
+    for rate in 10 20 40 80 120; do
+      j=$(serve "gpt2-$mode-$rate" "$(gpt2_config "$rate" "${!mode}")")
+      jq -r --arg m "${mode#g}" --arg r "$rate" '[$m, $r, (.throughput_rps*10|round/10), (.tenants[0].latency_s.p50*1e5|round/100),
+        (.tenants[0].latency_s.p99*1e5|round/100), (.tenants[0].slo_attainment*1e4|round/1e4),
+        (.tenants[0].mean_batch*100|round/100), (.energy_per_request_j*1e4|round/10)] | @csv' "$j"
+    done
+  done
+} > "$here/decoder.csv"
+
 # The batch records behind the curves (engine figures, once per batch size).
 jq -r '.service_records[] | "\(.batch),\(.seconds*1e5|round/100),\(.dynamic_energy_j*1e3|round)"' \
   "$work/batch-16-5/serving.json" | sort -t, -n -k1 > "$work/records.csv"
@@ -92,7 +116,9 @@ table() { # csv file -> markdown table
   echo; table "$here/batching.csv"; echo
   echo "Service records (batch, ms, dynamic mJ) from the evaluator: $(tr '\n' ' ' < "$work/records.csv")"
   echo
+  echo "## A decoder: gpt2-small seq 128, 8 tokens, on gpu0, SLO 500 ms (mean_batch: requests per batch or per decode step)"
+  echo; table "$here/decoder.csv"; echo
   echo "## Two tenants on gpu0: bert-base (SLO 60 ms, 80 req/s, priority 1) and gpt2-small decode 8 (SLO 500 ms, 9 req/s)"
   echo; table "$here/edf_fifo.csv"
 } > "$here/tables.md"
-echo "wrote $here/knee.csv, batching.csv, edf_fifo.csv, tables.md"
+echo "wrote $here/knee.csv, batching.csv, decoder.csv, edf_fifo.csv, tables.md"
