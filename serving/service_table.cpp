@@ -118,13 +118,39 @@ std::string EngineServiceTable::spec_of(std::size_t tenant, int batch, int seq, 
   return spec;
 }
 
+int EngineServiceTable::bucket_of(std::size_t tenant, int seq) const {
+  const TenantSpec& t = config_->tenants[tenant];
+  if (seq <= 0 || t.seq_buckets.empty()) return seq;
+  for (int b : t.seq_buckets)
+    if (b >= seq) return b;
+  throw InputError(config_->file, tenant_place(tenant, "seq_buckets"),
+                   "a request of seq " + std::to_string(seq) +
+                       " is above every bucket (re-search is not implemented)");
+}
+
+Plan EngineServiceTable::plan_at(std::size_t tenant, int batch, int seq, int decode,
+                                 const Graph* same_as) const {
+  Graph g = load_workload(spec_of(tenant, batch, seq, decode), seed_);
+  pin_to_placement(g, tenant);
+  if (same_as && (g.op_count() != same_as->op_count() || g.tensor_count() != same_as->tensor_count()))
+    throw InputError(config_->file, tenant_place(tenant, "shape_plans"),
+                     "two-level plans need one graph structure at every shape, but " + g.name + " and " +
+                         same_as->name + " differ");
+  return plan_with(CostModel(g, *platform_), config_->tenants[tenant].policy);
+}
+
+Plan EngineServiceTable::plan_with(const CostModel& cost, const std::string& policy) const {
+  const PolicyContext ctx{cost, seed_, nullptr, nullptr};
+  return policy_by_name(policy).plan(ctx);
+}
+
 ServiceRecord EngineServiceTable::measure(std::size_t tenant, int batch, int seq, int decode) const {
   const TenantSpec& t = config_->tenants[tenant];
   Graph g = load_workload(spec_of(tenant, batch, seq, decode), seed_);
   pin_to_placement(g, tenant);
   const CostModel cost(g, *platform_);
-  const PolicyContext ctx{cost, seed_, nullptr, nullptr};
-  const Plan plan = policy_by_name(t.policy).plan(ctx);
+  const int bucket = bucket_of(tenant, seq);
+  const Plan plan = bucket == seq ? plan_with(cost, t.policy) : plan_at(tenant, batch, bucket, decode, &g);
   validate_plan(plan, cost);
   const Execution e = engine_ == "simgrid" ? run_simgrid(plan, cost) : run_contention(plan, cost);
   ServiceRecord r;
@@ -145,19 +171,8 @@ ServiceRecord EngineServiceTable::measure(std::size_t tenant, int batch, int seq
 
 const ServiceRecord& EngineServiceTable::record(std::size_t tenant, ServicePart part, int batch, int seq) {
   const TenantSpec& t = config_->tenants[tenant];
-  if (seq > 0 && !t.seq_buckets.empty()) {
-    int bucket = 0;
-    for (int b : t.seq_buckets)
-      if (b >= seq) {
-        bucket = b;
-        break;
-      }
-    if (bucket == 0)
-      throw InputError(config_->file, tenant_place(tenant, "seq_buckets"),
-                       "a request of seq " + std::to_string(seq) +
-                           " is above every bucket (re-search is not implemented)");
-    seq = bucket;
-  }
+  // Padded: the batch runs its bucket's graph. Two-level: its bucket's plan on the graph of its own shape.
+  if (!t.two_level_shapes) seq = bucket_of(tenant, seq);
   const auto key = std::make_tuple(tenant, static_cast<int>(part), batch, seq);
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
   // A decode step needs the prefill's record; it is timed on its own.

@@ -5,6 +5,7 @@
 #include "serving/service_source.hpp"
 #include "serving/serving_config.hpp"
 #include "sim/graph.hpp"
+#include "sim/plan.hpp"
 #include "sim/platform.hpp"
 
 #include <map>
@@ -34,6 +35,11 @@ public:
 
 private:
   void pin_to_placement(Graph& g, std::size_t tenant) const;
+  // The bucket a request of `seq` is padded up to (`seq` itself without buckets; 0 stays 0).
+  int bucket_of(std::size_t tenant, int seq) const;
+  // The tenant's policy's plan of its graph at `seq`; with `same_as`, that graph must have its structure.
+  Plan plan_at(std::size_t tenant, int batch, int seq, int decode, const Graph* same_as) const;
+  Plan plan_with(const CostModel& cost, const std::string& policy) const;
   ServiceRecord measure(std::size_t tenant, int batch, int seq, int decode) const;
   std::string spec_of(std::size_t tenant, int batch, int seq, int decode) const;
   const Platform* platform_;

@@ -68,7 +68,7 @@ void parse_buckets(const JsonNode& n, TenantSpec& t) {
 
 TenantSpec parse_tenant(const JsonNode& n) {
   n.expect_only({"name", "workload", "arrival", "slo", "priority", "batching", "placement", "seq_buckets",
-                 "service_noise", "notes"});
+                 "shape_plans", "service_noise", "notes"});
   TenantSpec t;
   t.name = n.at("name").as_string();
   if (t.name.empty() || t.name.find_first_of(",\n\"") != std::string::npos)
@@ -86,6 +86,12 @@ TenantSpec parse_tenant(const JsonNode& n) {
   if (auto b = n.find("batching")) t.batching = parse_batching(*b);
   if (auto p = n.find("placement")) parse_placement(*p, t);
   if (auto b = n.find("seq_buckets")) parse_buckets(*b, t);
+  if (auto s = n.find("shape_plans")) {
+    const std::string v = s->as_string();
+    if (v != "padded" && v != "two-level") s->fail("must be padded or two-level (got '" + v + "')");
+    if (t.seq_buckets.empty()) s->fail("needs seq_buckets");
+    t.two_level_shapes = v == "two-level";
+  }
   if (auto s = n.find("service_noise")) {
     const std::string v = s->as_string();
     if (v != "none" && v != "exponential") s->fail("must be none or exponential (got '" + v + "')");

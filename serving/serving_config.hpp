@@ -31,6 +31,10 @@ struct TenantSpec {
   std::string policy = "heft";      // a static policy (policies/policy.hpp) that places each batch's graph
   std::vector<std::string> devices; // the devices its plans may use; empty: every device
   std::vector<int> seq_buckets;     // sequence lengths a request's shape is padded up to; empty: none
+  // With buckets: false runs a batch at its bucket's shape (padded); true plans it at the bucket's shape and
+  // runs that plan at the batch's own (the two-level plan of issue 11: placement per bucket, op times at
+  // the real shape).
+  bool two_level_shapes = false;
   bool exponential_service = false; // each batch's service time x Exp(1): the M/M/1 known answer
 };
 
