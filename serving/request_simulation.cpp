@@ -294,8 +294,10 @@ void Simulation::hold(std::size_t t, double now, double seconds, double scale, c
     for (std::size_t d = 0; d < r->busy.size(); ++d) {
       result_.devices[d].busy += r->busy[d] * scale;
       result_.devices[d].dynamic_joules += r->dynamic_joules[d] * scale;
+      result_.tenants[t].dynamic_joules += r->dynamic_joules[d] * scale;
     }
     result_.link_dynamic_joules += r->link_dynamic_joules * scale;
+    result_.tenants[t].dynamic_joules += r->link_dynamic_joules * scale;
   }
   for (std::size_t d : s.held) {
     busy_[d] = 1;
@@ -332,6 +334,7 @@ void Simulation::complete(std::size_t t, const Request& r, double now) {
   ++st.served;
   st.latency.add(latency);
   st.queue_sum += r.start - r.arrival;
+  st.queueing.add(r.start - r.arrival);
   st.service_sum += now - r.start;
   const bool met = latency <= specs_[t].slo;
   if (met) ++st.met;

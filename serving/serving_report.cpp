@@ -40,8 +40,15 @@ nlohmann::ordered_json tenant_json(const TenantSpec& t, const TenantStats& s, do
                     {"p95", s.latency.quantile(0.95)},
                     {"p99", s.latency.quantile(0.99)},
                     {"max", s.latency.max()}};
+  j["queueing_s"] = {{"mean", s.queueing.mean()},
+                     {"p50", s.queueing.quantile(0.5)},
+                     {"p95", s.queueing.quantile(0.95)},
+                     {"p99", s.queueing.quantile(0.99)}};
   j["mean_queueing_s"] = ratio(s.queue_sum, static_cast<double>(s.served));
   j["mean_service_s"] = ratio(s.service_sum, static_cast<double>(s.served));
+  // The energy its batches drew above idle, per served request; the idle draw is the server's, not a
+  // tenant's.
+  j["dynamic_energy_per_request_j"] = ratio(s.dynamic_joules, static_cast<double>(s.served));
   j["batches"] = s.batches;
   j["mean_batch"] = ratio(static_cast<double>(s.batched_requests), static_cast<double>(s.batches));
   j["largest_batch"] = s.largest_batch;

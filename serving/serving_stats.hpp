@@ -12,8 +12,10 @@ namespace hs::serving {
 struct TenantStats {
   std::uint64_t arrived = 0, served = 0, dropped = 0, met = 0; // met: finished within the SLO
   LatencyHistogram latency;                                    // arrival to completion
-  double queue_sum = 0.0;   // seconds from arrival to the start of its first batch
-  double service_sum = 0.0; // seconds from that start to completion
+  LatencyHistogram queueing;                                   // arrival to the start of its first batch
+  double queue_sum = 0.0;      // seconds from arrival to the start of its first batch
+  double service_sum = 0.0;    // seconds from that start to completion
+  double dynamic_joules = 0.0; // its batches' energy above idle power, devices and links
   std::uint64_t batches = 0, batched_requests = 0;
   int largest_batch = 0;
   // Batches started later than both "the batch was ready" (full, or its oldest request's max_delay
