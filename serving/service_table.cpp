@@ -1,5 +1,6 @@
 #include "serving/service_table.hpp"
 
+#include "policies/pareto/stored_plan.hpp"
 #include "policies/policy.hpp"
 #include "sim/contention_engine.hpp"
 #include "sim/cost_model.hpp"
@@ -55,57 +56,70 @@ void EngineServiceTable::pin_to_placement(Graph& g, std::size_t tenant) const {
 EngineServiceTable::EngineServiceTable(const Platform& platform, const ServingConfig& config,
                                        std::string engine, std::uint64_t seed)
     : platform_(&platform), config_(&config), engine_(std::move(engine)), seed_(seed) {
-  for (std::size_t i = 0; i < config.tenants.size(); ++i) {
-    const TenantSpec& t = config.tenants[i];
-    for (const auto& d : t.devices)
-      if (!platform.find_device(d))
-        throw InputError(config.file, tenant_place(i, "placement.devices"),
-                         "no device '" + d + "' on platform " + platform.name);
-    try {
-      policy_by_name(t.policy);
-    } catch (const std::invalid_argument& e) {
-      throw InputError(config.file, tenant_place(i, "placement.policy"), e.what());
-    }
-    const auto colon = t.workload.find(':');
-    const std::string name = t.workload.substr(0, colon);
-    const WorkloadBuilder* b = WorkloadRegistry::instance().find(name);
-    const auto need = [&](const char* key, const std::string& why) {
-      bool known = false;
-      builder_default(*b, key, known);
-      if (!known)
-        throw InputError(config.file, tenant_place(i, "workload"),
-                         "'" + name + "' has no " + key + "= parameter, " + why);
-    };
-    if (!b)
-      throw InputError(
-          config.file, tenant_place(i, "workload"),
-          "'" + name +
-              "' is not a workload builder (see `heterosim workloads`): the batcher builds each batch size");
-    need("batch", "which batching needs");
-    if (!t.seq_buckets.empty()) need("seq", "which seq_buckets need");
-    builders_.push_back(name);
-    params_.push_back(colon == std::string::npos ? std::map<std::string, std::string>{}
-                                                 : parse_key_values(name, t.workload.substr(colon + 1)));
-    bool has_decode = false;
-    const std::string fallback = builder_default(*b, "decode", has_decode);
-    const auto given = params_.back().find("decode");
-    tokens_.push_back(has_decode ? std::stoi(given != params_.back().end() ? given->second : fallback) : 0);
-    if (t.batching.mode == BatchingMode::Continuous && tokens_.back() < 1)
-      throw InputError(
-          config.file, tenant_place(i, "batching.mode"),
-          "continuous batching needs a decoder that generates tokens (a workload with decode= above 0)");
-    try {
-      record(i, ServicePart::Whole, 1, 0); // a bad workload parameter fails now, not mid-run
-    } catch (const InputError& e) {
-      if (e.file() == config.file) throw; // already names the serving file's field
-      throw InputError(config.file, tenant_place(i, "workload"), e.what());
-    }
+  for (std::size_t i = 0; i < config.tenants.size(); ++i)
+    check_tenant(i);
+}
+
+// The workload's builder and parameters, and whether it can be batched, shaped and decoded as asked.
+void EngineServiceTable::read_workload(std::size_t i) {
+  const TenantSpec& t = config_->tenants[i];
+  const auto colon = t.workload.find(':');
+  const std::string name = t.workload.substr(0, colon);
+  const WorkloadBuilder* b = WorkloadRegistry::instance().find(name);
+  if (!b)
+    throw InputError(config_->file, tenant_place(i, "workload"),
+                     "'" + name +
+                         "' is not a workload builder (see `heterosim workloads`): the batcher builds "
+                         "each batch size");
+  bool has_batch = false, has_seq = false, has_decode = false;
+  builder_default(*b, "batch", has_batch);
+  builder_default(*b, "seq", has_seq);
+  const std::string decode_default = builder_default(*b, "decode", has_decode);
+  const auto need = [&](bool known, const char* key, const std::string& why) {
+    if (!known)
+      throw InputError(config_->file, tenant_place(i, "workload"),
+                       "'" + name + "' has no " + key + "= parameter, " + why);
+  };
+  need(has_batch || t.batching.mode == BatchingMode::None, "batch", "which batching needs");
+  if (!t.seq_buckets.empty()) need(has_seq, "seq", "which seq_buckets need");
+  builders_.push_back(name);
+  has_batch_.push_back(has_batch);
+  params_.push_back(colon == std::string::npos ? std::map<std::string, std::string>{}
+                                               : parse_key_values(name, t.workload.substr(colon + 1)));
+  const auto given = params_.back().find("decode");
+  // A bad decode= is left for the builder to refuse with its own message.
+  tokens_.push_back(
+      has_decode ? std::atoi((given != params_.back().end() ? given->second : decode_default).c_str()) : 0);
+  if (t.batching.mode == BatchingMode::Continuous && tokens_.back() < 1)
+    throw InputError(
+        config_->file, tenant_place(i, "batching.mode"),
+        "continuous batching needs a decoder that generates tokens (a workload with decode= above 0)");
+}
+
+void EngineServiceTable::check_tenant(std::size_t i) {
+  const TenantSpec& t = config_->tenants[i];
+  for (const auto& d : t.devices)
+    if (!platform_->find_device(d))
+      throw InputError(config_->file, tenant_place(i, "placement.devices"),
+                       "no device '" + d + "' on platform " + platform_->name);
+  try {
+    policy_by_name(t.policy);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(config_->file, tenant_place(i, "placement.policy"), e.what());
+  }
+  read_workload(i);
+  try {
+    record(i, ServicePart::Whole, 1, 0); // a bad workload parameter fails now, not mid-run
+  } catch (const InputError& e) {
+    // Errors of the serving file's own fields, or of a stored plan's file, already name their place.
+    if (e.file() == config_->file || e.file() == t.stored_plan) throw;
+    throw InputError(config_->file, tenant_place(i, "workload"), e.what());
   }
 }
 
 std::string EngineServiceTable::spec_of(std::size_t tenant, int batch, int seq, int decode) const {
   std::map<std::string, std::string> p = params_[tenant];
-  p["batch"] = std::to_string(batch);
+  if (has_batch_[tenant]) p["batch"] = std::to_string(batch);
   if (seq > 0) p["seq"] = std::to_string(seq);
   if (decode >= 0) p["decode"] = std::to_string(decode);
   std::string spec = builders_[tenant];
@@ -149,9 +163,21 @@ ServiceRecord EngineServiceTable::measure(std::size_t tenant, int batch, int seq
   Graph g = load_workload(spec_of(tenant, batch, seq, decode), seed_);
   pin_to_placement(g, tenant);
   const CostModel cost(g, *platform_);
+  if (!t.stored_plan.empty()) {
+    // A stored plan (a front's or select's) carries its own placement and rewrites; it is replayed as stored.
+    const pareto::StoredPlan stored = pareto::load_stored_plan(t.stored_plan, t.stored_plan_id, cost);
+    validate_plan(stored.plan, *stored.cost);
+    return run_plan(tenant, stored.plan, *stored.cost);
+  }
   const int bucket = bucket_of(tenant, seq);
   const Plan plan = bucket == seq ? plan_with(cost, t.policy) : plan_at(tenant, batch, bucket, decode, &g);
   validate_plan(plan, cost);
+  return run_plan(tenant, plan, cost);
+}
+
+ServiceRecord EngineServiceTable::run_plan(std::size_t tenant, const Plan& plan,
+                                           const CostModel& cost) const {
+  const TenantSpec& t = config_->tenants[tenant];
   const Execution e = engine_ == "simgrid" ? run_simgrid(plan, cost) : run_contention(plan, cost);
   ServiceRecord r;
   r.seconds = e.makespan;

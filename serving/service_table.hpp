@@ -40,6 +40,9 @@ private:
   // The tenant's policy's plan of its graph at `seq`; with `same_as`, that graph must have its structure.
   Plan plan_at(std::size_t tenant, int batch, int seq, int decode, const Graph* same_as) const;
   Plan plan_with(const CostModel& cost, const std::string& policy) const;
+  void check_tenant(std::size_t tenant);
+  void read_workload(std::size_t tenant);
+  ServiceRecord run_plan(std::size_t tenant, const Plan& plan, const CostModel& cost) const;
   ServiceRecord measure(std::size_t tenant, int batch, int seq, int decode) const;
   std::string spec_of(std::size_t tenant, int batch, int seq, int decode) const;
   const Platform* platform_;
@@ -49,6 +52,7 @@ private:
   std::vector<int> tokens_; // per tenant: the workload's decode= (0: not a decoder)
   std::vector<std::map<std::string, std::string>> params_; // per tenant: the workload's parameters
   std::vector<std::string> builders_;
+  std::vector<char> has_batch_; // per tenant: the builder takes batch= (a tenant without batching may not)
   std::map<std::tuple<std::size_t, int, int, int>, ServiceRecord> cache_;
   double measuring_seconds_ = 0.0;
 };

@@ -47,8 +47,20 @@ BatchingSpec parse_batching(const JsonNode& n) {
 }
 
 void parse_placement(const JsonNode& n, TenantSpec& t) {
-  n.expect_only({"policy", "devices"});
+  n.expect_only({"policy", "devices", "plan", "plan_id"});
   t.policy = n.string_or("policy", t.policy);
+  if (auto plan = n.find("plan")) {
+    t.stored_plan = plan->as_string();
+    if (t.stored_plan.empty()) plan->fail("names no file");
+    if (n.has("policy") || n.has("devices"))
+      plan->fail("a stored plan brings its own placement: drop policy and devices");
+    if (t.batching.mode != BatchingMode::None || !t.seq_buckets.empty())
+      plan->fail("a stored plan is one graph's: it serves batching none without seq_buckets");
+  }
+  if (auto id = n.find("plan_id")) {
+    if (t.stored_plan.empty()) id->fail("needs plan");
+    t.stored_plan_id = static_cast<int>(id->as_integer(0, 1 << 20));
+  }
   if (auto d = n.find("devices")) {
     t.devices = d->as_string_list();
     if (t.devices.empty()) d->fail("lists no device (leave it out for every device)");
@@ -84,8 +96,8 @@ TenantSpec parse_tenant(const JsonNode& n) {
   if (!(t.slo > 0)) n.at("slo").fail("must be a positive duration");
   if (auto p = n.find("priority")) t.priority = static_cast<int>(p->as_integer(-1000, 1000));
   if (auto b = n.find("batching")) t.batching = parse_batching(*b);
-  if (auto p = n.find("placement")) parse_placement(*p, t);
   if (auto b = n.find("seq_buckets")) parse_buckets(*b, t);
+  if (auto p = n.find("placement")) parse_placement(*p, t);
   if (auto s = n.find("shape_plans")) {
     const std::string v = s->as_string();
     if (v != "padded" && v != "two-level") s->fail("must be padded or two-level (got '" + v + "')");
@@ -100,6 +112,13 @@ TenantSpec parse_tenant(const JsonNode& n) {
   return t;
 }
 
+// A relative path in the serving file is beside it, so a study directory can be moved whole.
+std::string beside(const std::string& file, const std::string& path) {
+  const auto dir = std::filesystem::path(file).parent_path();
+  if (path.empty() || std::filesystem::path(path).is_absolute() || dir.empty()) return path;
+  return (dir / path).string();
+}
+
 ServingConfig parse_serving_json(const Json& doc, const std::string& file) {
   const JsonNode root(doc, file, "");
   root.expect_only({"format", "version", "description", "tenants", "trace", "notes"});
@@ -110,6 +129,7 @@ ServingConfig parse_serving_json(const Json& doc, const std::string& file) {
   std::set<std::string> names;
   for (const auto& item : tenants.items()) {
     c.tenants.push_back(parse_tenant(item));
+    c.tenants.back().stored_plan = beside(file, c.tenants.back().stored_plan);
     if (!names.insert(c.tenants.back().name).second) item.at("name").fail("names a tenant twice");
   }
   if (c.tenants.empty()) tenants.fail("lists no tenant");
@@ -117,11 +137,7 @@ ServingConfig parse_serving_json(const Json& doc, const std::string& file) {
   for (const auto& t : c.tenants)
     traced = traced || t.arrival.kind == ArrivalKind::Trace;
   if (auto trace = root.find("trace")) {
-    c.trace = trace->as_string();
-    // A relative trace is beside the serving file, so a study directory can be moved whole.
-    const auto dir = std::filesystem::path(file).parent_path();
-    if (!c.trace.empty() && std::filesystem::path(c.trace).is_relative() && !dir.empty())
-      c.trace = (dir / c.trace).string();
+    c.trace = beside(file, trace->as_string());
     for (std::size_t i = 0; i < c.tenants.size(); ++i)
       if (c.tenants[i].arrival.kind != ArrivalKind::Trace)
         tenants.items()[i].at("arrival").fail("must be {\"process\": \"trace\"} when the file gives a trace");

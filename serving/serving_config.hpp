@@ -2,6 +2,7 @@
 // What a serving run is given: tenants, each a model with a request stream, an SLO, a priority, a batching
 // rule and a placement. Read from a `heterosim-serving` JSON file (docs/serving.md has the format).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,9 +29,11 @@ struct TenantSpec {
   double slo = 0.0; // seconds from arrival to completion
   int priority = 0; // larger is served first by the priority scheduler
   BatchingSpec batching;
-  std::string policy = "heft";      // a static policy (policies/policy.hpp) that places each batch's graph
-  std::vector<std::string> devices; // the devices its plans may use; empty: every device
-  std::vector<int> seq_buckets;     // sequence lengths a request's shape is padded up to; empty: none
+  std::string policy = "heft";       // a static policy (policies/policy.hpp) that places each batch's graph
+  std::string stored_plan;           // instead: a stored plan (front.json or `select --out`), batch 1 only
+  std::optional<int> stored_plan_id; // which plan of a front
+  std::vector<std::string> devices;  // the devices its plans may use; empty: every device
+  std::vector<int> seq_buckets;      // sequence lengths a request's shape is padded up to; empty: none
   // With buckets: false runs a batch at its bucket's shape (padded); true plans it at the bucket's shape and
   // runs that plan at the batch's own (the two-level plan of issue 11: placement per bucket, op times at
   // the real shape).

@@ -1,6 +1,7 @@
 // The request-level model against the engines it reads: service records are the engine's own figures,
 // back-to-back requests add up exactly, and the error against an op-level run of the same requests as one
 // graph (every request's ops free to overlap) is measured and bounded.
+#include "policies/pareto/stored_plan.hpp"
 #include "policies/policy.hpp"
 #include "serving/request_simulation.hpp"
 #include "serving/service_table.hpp"
@@ -108,4 +109,20 @@ TEST_CASE("serving: a plan over several devices is held whole, which the op-leve
           << 4 * one << " s, op-level " << op_level << " s, error " << 100 * (4 * one / op_level - 1)
           << "%; devices held: " << table.record(0, ServicePart::Whole, 1, 0).devices.size());
   CHECK(4 * one >= op_level * 0.98); // the op-level run may find a better joint plan, never much worse
+}
+
+TEST_CASE("serving: a tenant placed by a stored plan is served at that plan's evaluated latency") {
+  const hs::Platform p = hs::load_platform("hetero-server");
+  const std::string pick = std::string(HS_SOURCE_DIR) + "/fuzz/corpus/stored_plan/pick.json";
+  const ServingConfig c = parse_serving_config(R"({"format": "heterosim-serving", "version": 1, "tenants": [
+    {"name": "r", "workload": "random:ops=12,precision=fp16,seed=1", "arrival": {"process": "poisson", "rate": 1},
+     "slo": "1s", "placement": {"plan": ")" + pick +
+                                                   R"("}}]})",
+                                               "serving.json");
+  EngineServiceTable table(p, c, "evaluator", 0);
+  const hs::Graph g = hs::load_workload("random:ops=12,precision=fp16,seed=1");
+  const hs::CostModel cost(g, p);
+  const auto stored = hs::pareto::load_stored_plan(pick, std::nullopt, cost);
+  CHECK(table.record(0, ServicePart::Whole, 1, 0).seconds ==
+        hs::run_contention(stored.plan, *stored.cost).makespan);
 }

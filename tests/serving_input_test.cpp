@@ -69,6 +69,12 @@ TEST_CASE("a serving file's bad fields are refused naming the file and the field
       {tenant_file(R"("arrival": {"process": "trace"}, "slo": "50ms")"), "gives no \"trace\""},
       {tenant_file(ok, R"("trace": "t.csv", )"), "tenants[0].arrival: must be {\"process\": \"trace\"}"},
       {tenant_file(ok + R"(, "sloo": 1)"), "sloo"},
+      {tenant_file(ok + R"(, "batching": {"mode": "dynamic", "max_batch": 4, "max_delay": "1ms"},
+         "placement": {"plan": "pick.json"})"),
+       "tenants[0].placement.plan: a stored plan is one graph's"},
+      {tenant_file(ok + R"(, "placement": {"plan": "pick.json", "devices": ["gpu0"]})"),
+       "tenants[0].placement.plan: a stored plan brings its own placement"},
+      {tenant_file(ok + R"(, "placement": {"plan_id": 2})"), "tenants[0].placement.plan_id: needs plan"},
       {R"({"format": "heterosim-serving", "version": 1, "tenants": []})", "tenants: lists no tenant"},
       {R"({"format": "heterosim-serving", "version": 2, "tenants": []})", "version"},
   };
