@@ -67,7 +67,13 @@ int serve(const ServeOptions& o) {
   so.requests = o.requests_csv ? &csv : nullptr;
   so.progress = o.quiet ? nullptr : &std::cerr;
   so.expected = config.trace.empty() ? o.requests : 0;
-  const serving::ServingResult result = serving::simulate_serving(config.tenants, table, *arrivals, so);
+  serving::ServingResult result;
+  try {
+    result = serving::simulate_serving(config.tenants, table, *arrivals, so);
+  } catch (...) { // a bad trace line found mid-run: leave no partial CSV behind
+    if (o.requests_csv) std::filesystem::remove(csv_temp);
+    throw;
+  }
   if (o.requests_csv) {
     csv.close();
     if (!csv) throw InputError(csv_temp, "", "writing failed");
