@@ -163,27 +163,34 @@ TEST_CASE("each kind of bad input gets a clear error naming the file and the pla
        "platform.json: devices[0].memory.capacity: must not be negative"},
       {"run --platform workstation --workload random:ops=5 --engine quantum", "--engine"},
       {"serve --platform hetero-server --config " +
-           write(dir, "serving-rate.json", serving_file(R"("arrival": {"process": "poisson", "rate": 0}, "slo": "1s")")),
+           write(dir, "serving-rate.json",
+                 serving_file(R"("arrival": {"process": "poisson", "rate": 0}, "slo": "1s")")),
        "serving-rate.json: tenants[0].arrival.rate: requests per second must be above 0"},
       {"serve --platform hetero-server --config " +
-           write(dir, "serving-slo.json", serving_file(R"("arrival": {"process": "poisson", "rate": 5}, "slo": "soon")")),
+           write(dir, "serving-slo.json",
+                 serving_file(R"("arrival": {"process": "poisson", "rate": 5}, "slo": "soon")")),
        "serving-slo.json: tenants[0].slo"},
       {"serve --platform hetero-server --config " +
-           write(dir, "serving-device.json",
-                 serving_file(R"("arrival": {"process": "poisson", "rate": 5}, "slo": "1s", "placement": {"devices": ["gpu7"]})")),
+           write(
+               dir, "serving-device.json",
+               serving_file(
+                   R"("arrival": {"process": "poisson", "rate": 5}, "slo": "1s", "placement": {"devices": ["gpu7"]})")),
        "serving-device.json: tenants[0].placement.devices: no device 'gpu7'"},
       {"serve --platform hetero-server --config " +
            write(dir, "serving-trace.json",
-                 serving_file(R"("arrival": {"process": "trace"}, "slo": "1s")", R"("trace": "trace-unknown.csv", )")) +
+                 serving_file(R"("arrival": {"process": "trace"}, "slo": "1s")",
+                              R"("trace": "trace-unknown.csv", )")) +
            (write(dir, "trace-unknown.csv", "time,tenant\n0,bert\n0.1,gpt\n"), ""),
        "trace-unknown.csv: line 3: tenant: unknown tenant 'gpt'"},
       {"serve --platform hetero-server --config " +
            write(dir, "serving-empty.json",
-                 serving_file(R"("arrival": {"process": "trace"}, "slo": "1s")", R"("trace": "trace-empty.csv", )")) +
+                 serving_file(R"("arrival": {"process": "trace"}, "slo": "1s")",
+                              R"("trace": "trace-empty.csv", )")) +
            (write(dir, "trace-empty.csv", "time,tenant\n"), ""),
        "trace-empty.csv: the trace has a header but no request"},
       {"serve --platform hetero-server --scheduler lottery --config " +
-           write(dir, "serving-ok.json", serving_file(R"("arrival": {"process": "poisson", "rate": 5}, "slo": "1s")")),
+           write(dir, "serving-ok.json",
+                 serving_file(R"("arrival": {"process": "poisson", "rate": 5}, "slo": "1s")")),
        "--scheduler"},
   };
   for (const auto& c : cases) {
