@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
       fastest_replay = run_simgrid(policy_by_name("fastest-device").plan({cost, seed}), cost).makespan;
     } catch (const std::exception&) {
     }
-    for (const Policy& policy : PolicyRegistry::instance().all()) {
+    for (const Policy& policy : planning_policies()) {
       if (!policy.in_comparisons()) continue;
       Plan plan;
       try {

@@ -44,7 +44,7 @@ std::string spec_of(const BuildOptions& o) {
 }
 
 int build(const BuildOptions& o) {
-  if (!WorkloadRegistry::instance().find(o.builder))
+  if (!workload_builders().find(o.builder))
     throw InputError(o.builder, "", "no workload builder of that name (see `heterosim workloads`)");
   const Graph g = load_workload(spec_of(o), o.seed);
   const std::string out = o.out.empty() ? g.name + ".json" : o.out;

@@ -2,7 +2,7 @@
 // as nccl-tests prints it (size, count, time, algorithm bandwidth = size / time, bus bandwidth = algbw x
 // the collective's factor), with the contention-aware evaluator's time beside it. Writes collective.csv.
 #include "cli/commands.hpp"
-#include "cli/policy_runner.hpp"
+#include "policies/policy_runner.hpp"
 #include "sim/error.hpp"
 #include "sim/json_input.hpp"
 #include "sim/platform.hpp"

@@ -1,9 +1,11 @@
 #pragma once
-// Subcommands register themselves (one file each under sim/cli/), so adding one touches no other file:
+// Subcommands register themselves (one file each under cli/), so adding one touches no other file:
 //
 //   namespace hs::cli {
 //   static const bool registered = register_command({"info", [](CLI::App& app) -> Action { ... }});
 //   }
+#include "sim/registry.hpp"
+
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
@@ -20,7 +22,10 @@ struct Command {
   std::function<Action(CLI::App& app)> install;
 };
 
-bool register_command(Command c);
+Registry<Command>& command_registry();
+inline bool register_command(Command c) {
+  return command_registry().add(std::move(c));
+}
 std::vector<Command> registered_commands(); // sorted by name, "run" first
 
 } // namespace hs::cli

@@ -4,8 +4,8 @@
 // the single best device).
 #include "cli/commands.hpp"
 #include "cli/compare_table.hpp"
-#include "cli/policy_runner.hpp"
 #include "policies/policy_config.hpp"
+#include "policies/policy_runner.hpp"
 #include "sim/json_input.hpp"
 #include "sim/report.hpp"
 #include "workloads/workload_registry.hpp"
@@ -48,7 +48,7 @@ std::vector<std::string> chosen_policies(const CompareOptions& o, std::string& s
   if (o.policies.empty() && o.engine != "simgrid")
     names.erase(std::remove_if(names.begin(), names.end(),
                                [&](const std::string& n) {
-                                 const bool dynamic = DynamicPolicyRegistry::instance().find(n) != nullptr;
+                                 const bool dynamic = !policy_by_name(n).plans_ahead();
                                  if (dynamic) skipped += (skipped.empty() ? "" : ", ") + n;
                                  return dynamic;
                                }),
@@ -69,7 +69,7 @@ std::vector<CompareRow> collect_rows(const std::vector<std::string>& names, cons
   for (const auto& name : names) {
     CompareRow row;
     row.policy = name;
-    row.kind = DynamicPolicyRegistry::instance().find(name) ? "run-time" : "static";
+    row.kind = policy_by_name(name).mode();
     try {
       PolicyOutcome out = execute_policy(name, ctx, scenario, o.engine);
       const Report r = make_report({cost.platform().name, cost.graph().name, name, o.seed}, out.plan, cost,

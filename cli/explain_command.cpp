@@ -1,7 +1,7 @@
 // `heterosim explain`: how a list scheduler decided, for teaching: the rank table in priority order, then
 // every decision with each candidate device's earliest start and finish and the one chosen.
 #include "cli/commands.hpp"
-#include "cli/policy_runner.hpp"
+#include "policies/policy_runner.hpp"
 #include "policies/explain.hpp"
 #include "policies/policy_config.hpp"
 #include "sim/json_input.hpp"

@@ -1,6 +1,6 @@
 // `heterosim policies | platforms | workloads`: what exists, one line each.
 #include "cli/commands.hpp"
-#include "policies/dynamic_policy.hpp"
+#include "policies/policy.hpp"
 #include "sim/platform.hpp"
 #include "workloads/workload_registry.hpp"
 
@@ -15,10 +15,8 @@ namespace {
 Action policies_command(CLI::App& app) {
   app.add_subcommand("policies", "List the scheduling policies, one line each");
   return [] {
-    for (const auto& p : PolicyRegistry::instance().all())
-      std::cout << p.name() << "\tstatic\t" << p.description() << "\n";
-    for (const auto& p : DynamicPolicyRegistry::instance().all())
-      std::cout << p.name() << "\trun-time\t" << p.description() << "\n";
+    for (const Policy& p : policy_registry().all())
+      std::cout << p.name() << "\t" << p.mode() << "\t" << p.description() << "\n";
     return 0;
   };
 }
@@ -50,10 +48,10 @@ Action workloads_command(CLI::App& app) {
       "workloads",
       "List the workload builders and their parameters, one line each, and the graph file formats");
   return [] {
-    for (const auto& w : WorkloadRegistry::instance().all())
+    for (const auto& w : workload_builders().all())
       std::cout << w.name << "\t" << w.description << "\t[" << w.parameter_line() << "]\n";
     std::cout << "\nfiles: .json (heterosim-graph)";
-    for (const auto& f : workload_file_formats())
+    for (const auto& f : workload_file_formats().all())
       std::cout << ", " << f.extension << " (" << f.description << ")";
     std::cout << "\n";
     return 0;

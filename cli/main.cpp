@@ -8,20 +8,13 @@
 
 namespace hs::cli {
 
-namespace {
-std::vector<Command>& commands() {
-  static std::vector<Command> list;
-  return list;
-}
-} // namespace
-
-bool register_command(Command c) {
-  commands().push_back(std::move(c));
-  return true;
+Registry<Command>& command_registry() {
+  static Registry<Command> registry("command");
+  return registry;
 }
 
 std::vector<Command> registered_commands() {
-  auto list = commands();
+  auto list = command_registry().all();
   std::sort(list.begin(), list.end(), [](const Command& a, const Command& b) {
     if ((a.name == "run") != (b.name == "run")) return a.name == "run";
     return a.name < b.name;

@@ -97,7 +97,7 @@ std::vector<std::string> devices_for(const ParallelSetup& s, bool listed, const 
 
 // Megatron's splits need the degree to divide the heads, the hidden size and the MLP's inner size.
 void check_tensor_parallel(int t, const std::string& builder_name) {
-  const auto* builder = WorkloadRegistry::instance().find(builder_name);
+  const auto* builder = workload_builders().find(builder_name);
   if (!builder || !builder->architecture.count("heads"))
     throw InputError("--parallel", "tp",
                      "tensor parallelism splits transformer layers: use a bert-* or gpt2-* builder");
@@ -149,7 +149,7 @@ ParallelSetup parse_parallel(const std::string& text, const Platform& platform, 
     s.samples_per_replica = positive_integer("batch", it->second);
   if (auto it = spec.find("seq"); it != spec.end()) {
     s.tokens_per_sample = positive_integer("seq", it->second);
-  } else if (const auto* builder = WorkloadRegistry::instance().find(workload.substr(0, colon))) {
+  } else if (const auto* builder = workload_builders().find(workload.substr(0, colon))) {
     for (const auto& parameter : builder->parameters) // the builder's default sequence length
       if (parameter.key == "seq") s.tokens_per_sample = positive_integer("seq", parameter.value);
   }

@@ -1,13 +1,12 @@
 // `heterosim run`: plan a workload on a platform with a policy, replay it, report.
 #include "cli/child_process.hpp"
 #include "cli/commands.hpp"
-#include "cli/html_report.hpp"
 #include "cli/parallel_option.hpp"
-#include "cli/policy_runner.hpp"
-#include "cli/run_outputs.hpp"
+#include "cli/run_writers.hpp"
+#include "policies/explain.hpp"
 #include "policies/pareto/stored_plan.hpp"
 #include "policies/policy_config.hpp"
-#include "sim/gantt_chart.hpp"
+#include "policies/policy_runner.hpp"
 #include "sim/json_input.hpp"
 #include "sim/report.hpp"
 #include "workloads/workload_registry.hpp"
@@ -71,19 +70,30 @@ bool fits_or_kept(const Report& report, const Platform& platform, bool allow_ove
   return false;
 }
 
-// What the run writes, report.json first; refused before any time is spent on the replay when one exists
-// and --force is not given.
-std::vector<std::string> output_files(const RunOptions& o) {
-  std::vector<std::string> outputs = {o.out + "/report.json"};
-  if (!o.report_only)
-    for (const char* f : {"timeline.csv", "trace.json", "gantt.svg", "gantt.png", "report.html"})
-      outputs.push_back(o.out + "/" + f);
-  if (o.explain) outputs.push_back(o.out + "/explain.json");
+// What the run writes (cli/run_writers.hpp), report.json first; refused before any time is spent on the
+// replay when one exists and --force is not given.
+std::vector<const RunWriter*> chosen_writers(const RunOptions& o) {
+  const auto writers = run_writers_for(o.report_only, o.explain);
   if (!o.force)
-    for (const auto& f : outputs)
-      if (path_exists(f))
+    for (const RunWriter* w : writers)
+      if (const std::string f = o.out + "/" + w->file; path_exists(f))
         throw InputError(f, "", "already exists; pass --force to overwrite or choose another --out");
-  return outputs;
+  return writers;
+}
+
+// Runs the writers; prints what was written and the notes of those that wrote nothing.
+void write_outputs(const std::vector<const RunWriter*>& writers, const RunArtifacts& artifacts, bool quiet) {
+  std::string wrote, notes;
+  for (const RunWriter* w : writers) {
+    const std::string path = artifacts.dir + "/" + w->file;
+    const Written result = w->write(artifacts, path);
+    if (result.wrote) wrote.append(wrote.empty() ? " " : ", ").append(path);
+    if (!result.note.empty()) notes.append("note: ").append(result.note).append("\n");
+  }
+  if (quiet) return;
+  std::cout << "\nwrote" << wrote << "\n";
+  if (writers.size() > 1) std::cout << "(open trace.json in ui.perfetto.dev, report.html in a browser)\n";
+  std::cout << notes;
 }
 
 int run(const RunOptions& o) {
@@ -101,9 +111,7 @@ int run(const RunOptions& o) {
   const PolicyContext ctx{cost, o.seed,
                           o.policy_config.empty() ? nullptr : load_policy_config(o.policy_config)};
 
-  const std::vector<std::string> outputs = output_files(o);
-  const std::string explain_file = o.out + "/explain.json";
-  const std::string gantt_file = o.out + "/gantt.svg", png_file = o.out + "/gantt.png";
+  const auto writers = chosen_writers(o);
 
   std::optional<pareto::StoredPlan> stored;
   if (!o.plan.empty()) stored = pareto::load_stored_plan(o.plan, o.plan_id, cost);
@@ -116,32 +124,12 @@ int run(const RunOptions& o) {
   if (!fits_or_kept(report, platform, o.allow_over_capacity)) return 3;
   nlohmann::ordered_json json = report_json(report);
   if (parallel) json["parallel"] = parallel_json(*parallel, report);
-  write_file_atomically(outputs[0], json.dump(1) + "\n", o.force);
-  if (o.report_only) {
-    if (!o.quiet)
-      std::cout << summary_text(report) << (parallel ? "\n" + parallel_summary(*parallel, report) : "")
-                << "\nwrote " << outputs[0] << "\n";
-    return 0;
-  }
-  write_file_atomically(outputs[1], timeline_csv(report), o.force);
-  write_file_atomically(outputs[2], chrome_trace(report), o.force);
-  const auto explain_doc = o.explain ? write_explanation(explain_file, explained, cost,
-                                                         {o.policy, platform.name, graph.name}, o.force)
-                                     : std::nullopt;
-  write_file_atomically(gantt_file, gantt_svg(report), o.force);
-  const std::string png_note = write_gantt_png(gantt_file, png_file, o.force);
-  write_file_atomically(o.out + "/report.html", run_page(json, explain_doc ? &*explain_doc : nullptr),
-                        o.force);
-  if (!o.quiet) {
-    std::cout << summary_text(report);
-    if (parallel) std::cout << "\n" << parallel_summary(*parallel, report) << "\n";
-    std::cout << "\nwrote";
-    for (std::size_t i = 0; i < outputs.size(); ++i)
-      if ((outputs[i] != png_file || png_note.empty()) && (outputs[i] != explain_file || explain_doc))
-        std::cout << (i ? ", " : " ") << outputs[i];
-    std::cout << "\n(open trace.json in ui.perfetto.dev, report.html in a browser)\n";
-    if (!png_note.empty()) std::cout << "note: " << png_note << "\n";
-  }
+  const auto explain_doc =
+      explained ? std::optional(explain_json(*explained, cost, {o.policy, platform.name, graph.name}))
+                : std::nullopt;
+  if (!o.quiet)
+    std::cout << summary_text(report) << (parallel ? "\n" + parallel_summary(*parallel, report) + "\n" : "");
+  write_outputs(writers, {report, json, explain_doc ? &*explain_doc : nullptr, o.out, o.force}, o.quiet);
   return 0;
 }
 
@@ -161,10 +149,10 @@ Action run_command(CLI::App& app) {
          "analytic: contention-free O(V+E) lower bound")
       ->check(CLI::IsMember({"simgrid", "evaluator", "analytic"}))
       ->capture_default_str();
-  cmd->add_option("--out", o->out,
-                  "Directory for report.json, timeline.csv, trace.json, gantt.svg (and gantt.png), "
-                  "report.html (and explain.json)")
-      ->capture_default_str();
+  std::string files;
+  for (const RunWriter& w : run_writers().all())
+    files.append(files.empty() ? "" : ", ").append(w.file);
+  cmd->add_option("--out", o->out, "Directory for the run's files (" + files + ")")->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed for random workloads and randomised policies")
       ->capture_default_str();
   cmd->add_option("--calibration", o->calibration, "Calibration file overriding the platform's efficiencies");

@@ -29,21 +29,17 @@ std::string write_gantt_png(const std::string& svg, const std::string& png, bool
   return "";
 }
 
-std::optional<nlohmann::ordered_json> write_explanation(const std::string& path,
-                                                        const std::optional<Explanation>& explained,
-                                                        const CostModel& cost, const ExplainLabels& labels,
-                                                        bool force) {
-  if (explained) {
-    auto json = explain_json(*explained, cost, labels);
-    write_file_atomically(path, json.dump(1) + "\n", force);
-    return json;
+bool write_explanation(const std::string& path, const nlohmann::ordered_json* explain, bool force) {
+  if (explain) {
+    write_file_atomically(path, explain->dump(1) + "\n", force);
+    return true;
   }
   if (path_exists(path)) {
     std::error_code ignored;
     std::filesystem::remove(path, ignored);
     std::cerr << "heterosim: note: removed " << path << ", which explained an earlier plan\n";
   }
-  return std::nullopt;
+  return false;
 }
 
 } // namespace hs::cli

@@ -4,7 +4,7 @@
 // the best few are replayed by SimGrid. Writes strategies.csv.
 #include "cli/commands.hpp"
 #include "cli/parallel_option.hpp"
-#include "cli/policy_runner.hpp"
+#include "policies/policy_runner.hpp"
 #include "sim/error.hpp"
 #include "sim/json_input.hpp"
 #include "sim/memory.hpp"

@@ -1,7 +1,7 @@
 #include "cli/sweep_spec.hpp"
 
 #include "cli/platform_patch.hpp"
-#include "cli/policy_runner.hpp"
+#include "policies/policy_runner.hpp"
 #include "cli/sweep_metrics.hpp"
 #include "sim/nearest_name.hpp"
 #include "sim/platform.hpp"

@@ -4,7 +4,7 @@
 // from the cost model corrected by each device's observed speed (the ratio of actual to expected
 // durations of its last finished ops, a moving average, as StarPU's history-based performance models learn
 // from measurements), so a slowed device stops attracting work once its first slowed op finishes.
-#include "policies/dynamic_policy.hpp"
+#include "policies/policy.hpp"
 
 #include <deque>
 
@@ -76,6 +76,6 @@ struct Dmda {
 
 } // namespace
 
-HS_REGISTER_DYNAMIC_POLICY(Dmda)
+HS_REGISTER_POLICY(Dmda)
 
 } // namespace hs

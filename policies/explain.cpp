@@ -71,8 +71,8 @@ const std::vector<std::string>& explainable_policies() {
 }
 
 std::optional<ExplainedPlan> plan_with_explanation(const std::string& policy, const PolicyContext& ctx) {
-  const Policy* p = PolicyRegistry::instance().find(policy);
-  if (!p) return std::nullopt; // a run-time policy decides during the replay
+  const Policy* p = policy_registry().find(policy);
+  if (!p || !p->plans_ahead()) return std::nullopt; // a run-time policy decides during the replay
   ExplainRecorder recorder;
   PolicyContext observed = ctx;
   observed.observer = &recorder;
@@ -83,7 +83,7 @@ std::optional<ExplainedPlan> plan_with_explanation(const std::string& policy, co
 
 std::string nothing_to_explain(const std::string& policy) {
   const std::string why =
-      PolicyRegistry::instance().find(policy)
+      policy_registry().find(policy) && policy_registry().find(policy)->plans_ahead()
           ? "is not a list scheduler that records its ranks and decisions"
           : "decides at run time, inside the replay, so there is no list schedule to explain";
   return "policy '" + policy + "' " + why + " (explainable: " + name_list(explainable_policies()) + ")";

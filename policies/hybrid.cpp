@@ -4,7 +4,7 @@
 // run-time part absorbs interference and noise among interchangeable devices (in the spirit of StarPU's
 // "heteroprio" and of two-level static/dynamic schemes such as Beaumont et al., "Fast approximation
 // algorithms for task-based runtime systems", CCPE 2018).
-#include "policies/dynamic_policy.hpp"
+#include "policies/policy.hpp"
 #include "policies/heft.hpp"
 #include "policies/ready_queue.hpp"
 
@@ -57,6 +57,6 @@ struct Hybrid {
 
 } // namespace
 
-HS_REGISTER_DYNAMIC_POLICY(Hybrid)
+HS_REGISTER_POLICY(Hybrid)
 
 } // namespace hs

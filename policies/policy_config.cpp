@@ -1,6 +1,6 @@
 #include "policies/policy_config.hpp"
 
-#include "policies/dynamic_policy.hpp"
+#include "policies/policy.hpp"
 #include "sim/nearest_name.hpp"
 
 #include <algorithm>

@@ -1,50 +1,35 @@
-#include "policies/dynamic_policy.hpp"
 #include "policies/policy.hpp"
-#include "sim/nearest_name.hpp"
 
 #include <algorithm>
-#include <stdexcept>
 
 namespace hs {
 
-PolicyRegistry& PolicyRegistry::instance() {
-  static PolicyRegistry registry;
+std::string Policy::mode() const {
+  if (plans_ahead() && decides_at_run_time()) return "hybrid";
+  return plans_ahead() ? "static" : "run-time";
+}
+
+Registry<Policy>& policy_registry() {
+  static Registry<Policy> registry("policy");
   return registry;
 }
 
-bool PolicyRegistry::add(Policy p) {
-  // Static and run-time policies share one namespace, checked from both sides (registration order across
-  // files is unspecified).
-  if (find(p.name()) || DynamicPolicyRegistry::instance().find(p.name()))
-    throw std::logic_error("policy '" + p.name() + "' registered twice");
-  policies_.push_back(std::move(p));
-  return true;
+std::vector<std::string> all_policy_names() {
+  return policy_registry().names();
 }
 
-const Policy* PolicyRegistry::find(const std::string& name) const {
-  for (const auto& p : policies_)
-    if (p.name() == name) return &p;
-  return nullptr;
+std::vector<std::string> compared_policy_names() {
+  std::vector<std::string> names;
+  for (const Policy& p : policy_registry().all())
+    if (p.in_comparisons()) names.push_back(p.name());
+  return names;
 }
 
-std::vector<Policy> PolicyRegistry::all() const {
-  auto out = policies_;
-  std::sort(out.begin(), out.end(), [](const Policy& a, const Policy& b) { return a.name() < b.name(); });
+std::vector<Policy> planning_policies() {
+  std::vector<Policy> out;
+  for (const Policy& p : policy_registry().all())
+    if (p.plans_ahead()) out.push_back(p);
   return out;
-}
-
-std::vector<std::string> PolicyRegistry::names() const {
-  std::vector<std::string> out;
-  for (const auto& p : all())
-    out.push_back(p.name());
-  return out;
-}
-
-const Policy& policy_by_name(const std::string& name) {
-  if (const Policy* p = PolicyRegistry::instance().find(name)) return *p;
-  const auto known = PolicyRegistry::instance().names();
-  throw std::invalid_argument("unknown policy '" + name + "'" + did_you_mean(name, known) +
-                              " (known: " + name_list(known) + ")");
 }
 
 } // namespace hs

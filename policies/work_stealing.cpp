@@ -3,7 +3,7 @@
 // kind; an owner runs its newest op first, and an idle device steals the oldest op from the most loaded
 // device of its own kind (Blumofe and Leiserson, "Scheduling multithreaded computations by work
 // stealing", JACM 1999; restricted to same-kind devices as in StarPU's "ws" scheduler).
-#include "policies/dynamic_policy.hpp"
+#include "policies/policy.hpp"
 
 #include <deque>
 
@@ -88,6 +88,6 @@ struct WorkStealing {
 
 } // namespace
 
-HS_REGISTER_DYNAMIC_POLICY(WorkStealing)
+HS_REGISTER_POLICY(WorkStealing)
 
 } // namespace hs

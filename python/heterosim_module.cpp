@@ -1,8 +1,8 @@
 // The Python module's native half (`heterosim._native`): platforms and workloads as objects, runs and
 // Pareto searches returning their JSON reports as text, which python/heterosim/__init__.py turns into
 // dicts. Errors arrive in Python as ValueError (bad input) or RuntimeError, with HeteroSim's message.
-#include "cli/policy_runner.hpp"
-#include "policies/dynamic_policy.hpp"
+#include "policies/policy_runner.hpp"
+#include "policies/policy.hpp"
 #include "policies/pareto/archive_search.hpp"
 #include "policies/pareto/front_report.hpp"
 #include "policies/pareto/objectives.hpp"
@@ -30,17 +30,17 @@ std::vector<std::string> device_names(const Platform& p) {
 
 std::vector<std::string> workload_builder_names() {
   std::vector<std::string> names;
-  for (const auto& b : WorkloadRegistry::instance().all())
+  for (const auto& b : workload_builders().all())
     names.push_back(b.name);
   return names;
 }
 
 std::string run_plan(const Platform& platform, const Graph& graph, const std::string& policy,
                      const std::string& engine, std::uint64_t seed) {
-  cli::require_known_policy(policy);
+  require_known_policy(policy);
   const CostModel cost(graph, platform);
   const PolicyContext ctx{cost, seed};
-  cli::PolicyOutcome out = cli::execute_policy(policy, ctx, Scenario{}, engine);
+  PolicyOutcome out = execute_policy(policy, ctx, Scenario{}, engine);
   const Report report = make_report({platform.name, graph.name, policy, seed}, out.plan, cost,
                                     std::move(out.execution), std::move(out.cross_check));
   return report_json(report).dump();

@@ -1,7 +1,7 @@
 #pragma once
 // The hooks through which the SimGrid replay lets a run-time policy decide (sim/simgrid_dynamic.cpp): what
 // the policy may observe of the replay, and the calls it answers. The engine owns this interface, as
-// SimGrid owns its plug-in signals; policies (policies/dynamic_policy.hpp) implement it.
+// SimGrid owns its plug-in signals; policies (policies/policy.hpp) implement it.
 #include "sim/cost_model.hpp"
 
 #include <optional>
@@ -27,7 +27,7 @@ public:
   double input_transfer_time(OpId op, DeviceId device) const;
 };
 
-// One replay's worth of run-time decisions; created by DynamicPolicy::start for each replay.
+// One replay's worth of run-time decisions; created by Policy::start for each replay.
 class DynamicScheduler {
 public:
   virtual ~DynamicScheduler() = default;
@@ -40,6 +40,12 @@ public:
   // noise included): policies that learn device speeds, as StarPU's history-based models do, listen here.
   virtual void on_finished(OpId op, DeviceId device, double seconds, const ReplayView& view) {
     (void)op, (void)device, (void)seconds, (void)view;
+  }
+  // The p-state `op` runs at on `device`, asked as it is dispatched: the nominal state (0) unless a policy
+  // trades speed for energy at run time, as heft-dvfs does ahead of time. The energy plugins see it.
+  virtual int pstate_for(OpId op, DeviceId device, const ReplayView& view) {
+    (void)op, (void)device, (void)view;
+    return 0;
   }
 };
 

@@ -1,10 +1,10 @@
-// The replay of a run-time policy: one actor per device stream asks the policy for work whenever it is
-// idle; ops become ready when their predecessors finish; inputs are pulled from their producer's device
-// when an op is dispatched (or earlier, when the policy commits it to a device: prefetch).
+// The replay of a run-time policy: the feed of the replay core (sim/stream_executor.hpp) through which
+// each device stream asks the policy for work whenever it is idle; ops become ready when their
+// predecessors finish; inputs are pulled from their producer's device when an op is dispatched (or
+// earlier, when the policy commits it to a device: prefetch).
 #include "sim/replay_process.hpp"
 #include "sim/simgrid_engine.hpp"
-#include "sim/simgrid_replay_support.hpp"
-#include "sim/simgrid_transfers.hpp"
+#include "sim/stream_executor.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -15,8 +15,6 @@ namespace sg4 = simgrid::s4u;
 
 namespace hs {
 namespace {
-
-using replay::Waitable;
 
 struct Copy {
   DeviceId device;
@@ -29,17 +27,17 @@ struct Request {
   DeviceId to;
 };
 
-class DynamicReplay final : public ReplayView {
+class DynamicFeed final : public replay::Feed, public ReplayView {
 public:
-  DynamicReplay(std::unique_ptr<DynamicScheduler> scheduler, const CostModel& cost, const SimgridPlatform& sg,
-                std::vector<double> time_factor)
-      : scheduler_(std::move(scheduler)), cost_(cost), g_(cost.graph()), sg_(sg),
-        time_factor_(std::move(time_factor)), transfers_(g_, cost.platform(), sg, result_.transfers,
-                                                         [this](std::size_t i) { transfer_arrived(i); }) {
+  DynamicFeed(std::unique_ptr<DynamicScheduler> scheduler, const CostModel& cost,
+              replay::StreamExecutor& executor)
+      : scheduler_(std::move(scheduler)), cost_(cost), g_(cost.graph()), executor_(executor),
+        transfers_(executor.transfers()) {
     const auto n = static_cast<std::size_t>(g_.op_count());
     const Platform& p = cost.platform();
     placed_.assign(n, -1);
     stream_of_.assign(n, -1);
+    pstate_.assign(n, 0);
     started_.assign(n, -1.0);
     missing_inputs_.assign(n, 0);
     input_signal_.assign(n, nullptr);
@@ -49,13 +47,6 @@ public:
     copies_.resize(static_cast<std::size_t>(g_.tensor_count()));
     running_.resize(p.devices.size());
     ops_left_ = n;
-    result_.engine = "simgrid";
-    result_.ops.resize(n);
-    for (const auto& d : p.devices) {
-      stream_signal_.emplace_back();
-      for (int s = 0; s < d.streams; ++s)
-        stream_signal_.back().push_back(std::make_unique<Waitable>());
-    }
   }
 
   void start() {
@@ -63,11 +54,11 @@ public:
     for (OpId o = 0; o < g_.op_count(); ++o)
       if (preds_left_[static_cast<std::size_t>(o)] == 0) became_ready(o);
     if (ops_left_ == 0) transfers_.close(true);
+    std::vector<std::pair<DeviceId, int>> streams;
     for (std::size_t d = 0; d < p.devices.size(); ++d)
       for (int s = 0; s < p.devices[d].streams; ++s)
-        sg4::Actor::create(p.devices[d].name + "/stream" + std::to_string(s), sg_.hosts[d],
-                           [this, d, s] { run_stream(static_cast<DeviceId>(d), s); });
-    transfers_.start_actors();
+        streams.emplace_back(static_cast<DeviceId>(d), s);
+    executor_.start(*this, streams);
   }
 
   std::string finish() {
@@ -75,15 +66,19 @@ public:
     if (ops_left_ != 0)
       throw std::runtime_error("the run-time policy left " + std::to_string(ops_left_) +
                                " ops unscheduled (no idle device accepted them)");
-    result_.makespan = sg4::Engine::get_clock();
-    replay::collect_energy(sg_, result_);
-    sort_transfers(result_.transfers);
-    std::string out = serialize(result_);
+    std::string out = serialize(executor_.finish());
     replay::put_vector(out, placed_);
     replay::put_vector(out, stream_of_);
+    replay::put_vector(out, pstate_);
     replay::put_vector(out, dispatch_order_);
     return out;
   }
+
+  // --- replay::Feed ---
+  std::optional<OpId> next(DeviceId d, int s, replay::Waitable& me) override;
+  int pstate(OpId o) const override { return pstate_[static_cast<std::size_t>(o)]; }
+  void finished(OpId o, DeviceId d, double seconds) override;
+  void arrived(std::size_t request) override { transfer_arrived(request); }
 
   // --- ReplayView ---
   double now() const override { return sg4::Engine::get_clock(); }
@@ -154,41 +149,6 @@ private:
     }
   }
 
-  void run_stream(DeviceId d, int s) {
-    const auto di = static_cast<std::size_t>(d);
-    Waitable& me = *stream_signal_[di][static_cast<std::size_t>(s)];
-    while (auto next = next_op(d)) {
-      const OpId o = *next;
-      const auto oi = static_cast<std::size_t>(o);
-      if (o < 0 || o >= g_.op_count() || preds_left_[oi] != 0 || placed_[oi] >= 0)
-        return fail("the run-time policy dispatched op " + std::to_string(o) +
-                    " that is not ready or already placed");
-      if (!cost_.feasible(o, d))
-        return fail("the run-time policy dispatched op '" + g_.op(o).name + "' to device '" +
-                    cost_.platform().devices[di].name + "', which cannot run it");
-      placed_[oi] = d;
-      stream_of_[oi] = s;
-      dispatch_order_.push_back(o);
-      running_[di].push_back(o);
-      input_signal_[oi] = &me;
-      request_inputs(o, d, true);
-      me.wait_for([&] { return missing_inputs_[oi] == 0; });
-      started_[oi] = now();
-      result_.ops[oi].start = now();
-      sg4::this_actor::execute(cost_.op_time(o, d) * time_factor_[oi] * kNominalSpeed);
-      result_.ops[oi].end = now();
-      auto& run = running_[di];
-      run.erase(std::find(run.begin(), run.end(), o));
-      scheduler_->on_finished(o, d, result_.ops[oi].end - result_.ops[oi].start, *this);
-      for (TensorId t : g_.op(o).outputs)
-        copies_[static_cast<std::size_t>(t)].push_back({d, true, {}});
-      for (OpId c : g_.successors(o))
-        if (--preds_left_[static_cast<std::size_t>(c)] == 0) became_ready(c);
-      if (--ops_left_ == 0) transfers_.close(true); // what is still queued is an unused prefetch
-      wake_idle_streams();                          // new ready ops, or a device whose load changed
-    }
-  }
-
   void wake_idle_streams() {
     ++wake_generation_;
     idle_.notify();
@@ -209,43 +169,89 @@ private:
   std::unique_ptr<DynamicScheduler> scheduler_;
   const CostModel& cost_;
   const Graph& g_;
-  const SimgridPlatform& sg_;
-  std::vector<double> time_factor_;
+  replay::StreamExecutor& executor_;
+  replay::Transfers& transfers_;
   std::vector<DeviceId> placed_;
   std::vector<int> stream_of_;
+  std::vector<int> pstate_; // the p-state each op ran at (DynamicScheduler::pstate_for)
   std::vector<double> started_;
   std::vector<int> missing_inputs_;
-  std::vector<Waitable*> input_signal_;
+  std::vector<replay::Waitable*> input_signal_;
   std::vector<int> preds_left_;
   std::vector<std::vector<Copy>> copies_;  // per tensor
   std::vector<std::vector<OpId>> running_; // per device: dispatched, not finished
   std::vector<OpId> dispatch_order_;
   std::size_t ops_left_ = 0;
   std::string error_;
-  Waitable idle_;                     // idle streams wait here for new ready ops
+  replay::Waitable idle_;             // idle streams wait here for new ready ops
   std::uint64_t wake_generation_ = 0; // bumped by every event that may give an idle stream work
-  std::vector<std::vector<std::unique_ptr<Waitable>>> stream_signal_;
-  std::vector<Request> requests_; // what each queued transfer brings where
-  Execution result_;
-  replay::Transfers transfers_; // after result_, which it records into
+  std::vector<Request> requests_;     // what each queued transfer brings where
 };
+
+std::optional<OpId> DynamicFeed::next(DeviceId d, int s, replay::Waitable& me) {
+  const auto di = static_cast<std::size_t>(d);
+  const auto next = next_op(d);
+  if (!next) return std::nullopt;
+  const OpId o = *next;
+  const auto oi = static_cast<std::size_t>(o);
+  if (o < 0 || o >= g_.op_count() || preds_left_[oi] != 0 || placed_[oi] >= 0) {
+    fail("the run-time policy dispatched op " + std::to_string(o) + " that is not ready or already placed");
+    return std::nullopt;
+  }
+  if (!cost_.feasible(o, d)) {
+    fail("the run-time policy dispatched op '" + g_.op(o).name + "' to device '" +
+         cost_.platform().devices[di].name + "', which cannot run it");
+    return std::nullopt;
+  }
+  const int pstate = scheduler_->pstate_for(o, d, *this);
+  if (pstate < 0 || static_cast<std::size_t>(pstate) >= cost_.platform().devices[di].pstates.size()) {
+    fail("the run-time policy chose p-state " + std::to_string(pstate) + " for op '" + g_.op(o).name +
+         "' on device '" + cost_.platform().devices[di].name + "', which has no such state");
+    return std::nullopt;
+  }
+  placed_[oi] = d;
+  stream_of_[oi] = s;
+  pstate_[oi] = pstate;
+  dispatch_order_.push_back(o);
+  running_[di].push_back(o);
+  input_signal_[oi] = &me;
+  request_inputs(o, d, true);
+  me.wait_for([&] { return missing_inputs_[oi] == 0; });
+  started_[oi] = now();
+  return o;
+}
+
+void DynamicFeed::finished(OpId o, DeviceId d, double seconds) {
+  auto& run = running_[static_cast<std::size_t>(d)];
+  run.erase(std::find(run.begin(), run.end(), o));
+  scheduler_->on_finished(o, d, seconds, *this);
+  for (TensorId t : g_.op(o).outputs)
+    copies_[static_cast<std::size_t>(t)].push_back({d, true, {}});
+  for (OpId c : g_.successors(o))
+    if (--preds_left_[static_cast<std::size_t>(c)] == 0) became_ready(c);
+  if (--ops_left_ == 0) transfers_.close(true); // what is still queued is an unused prefetch
+  wake_idle_streams();                          // new ready ops, or a device whose load changed
+}
 
 } // namespace
 
 DynamicRun run_simgrid_dynamic(const std::function<std::unique_ptr<DynamicScheduler>()>& start,
                                const std::string& policy, const CostModel& cost, const Scenario& scenario) {
   const std::string bytes = replay::run_in_child([&] {
-    std::unique_ptr<DynamicReplay> r;
+    std::unique_ptr<replay::StreamExecutor> executor;
+    std::unique_ptr<DynamicFeed> feed;
     return replay::simulate(
         cost.platform(), scenario,
         [&](SimgridPlatform& sg) {
-          r = std::make_unique<DynamicReplay>(start(), cost, sg,
-                                              scenario.op_time_factors(cost.graph().op_count()));
-          r->start();
+          executor = std::make_unique<replay::StreamExecutor>(
+              cost, sg, scenario.op_time_factors(cost.graph().op_count()));
+          feed = std::make_unique<DynamicFeed>(start(), cost, *executor);
+          feed->start();
         },
         [&] {
-          auto out = r->finish();
-          r.reset();
+          auto out = feed->finish();
+          feed.reset(); // while the Engine still exists: the executor owns SimGrid mutexes
+          executor.reset();
           return out;
         });
   });
@@ -256,10 +262,13 @@ DynamicRun run_simgrid_dynamic(const std::function<std::unique_ptr<DynamicSchedu
   std::size_t pos = decisions;
   const auto placed = replay::get_vector<DeviceId>(bytes, pos);
   const auto streams = replay::get_vector<int>(bytes, pos);
+  const auto pstates = replay::get_vector<int>(bytes, pos);
   const auto order = replay::get_vector<OpId>(bytes, pos);
   run.plan = Plan::empty(cost.graph().op_count(), cost.platform(), policy);
-  for (OpId o : order)
-    run.plan.append(o, placed[static_cast<std::size_t>(o)], streams[static_cast<std::size_t>(o)]);
+  for (OpId o : order) {
+    const auto oi = static_cast<std::size_t>(o);
+    run.plan.append(o, placed[oi], streams[oi], pstates[oi]);
+  }
   validate_plan(run.plan, cost);
   return run;
 }

@@ -2,7 +2,7 @@
 
 #include "sim/replay_process.hpp"
 #include "sim/simgrid_replay_support.hpp"
-#include "sim/simgrid_transfers.hpp"
+#include "sim/stream_executor.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -24,8 +24,6 @@ namespace sg4 = simgrid::s4u;
 namespace hs {
 namespace {
 
-using replay::Waitable;
-
 struct PendingTransfer {
   TensorId tensor;
   DeviceId from;
@@ -33,68 +31,64 @@ struct PendingTransfer {
   std::vector<OpId> waiters; // consumers on `to`
 };
 
-// The replay keeps the DAG in HeteroSim's structures and creates each SimGrid activity only when it
-// starts (DESIGN.md: building the whole DAG as s4u activities is quadratic in 3.32).
-class Replay {
+// A static plan's feed: each stream runs its queue in order; an op's outputs are pushed to every device
+// that has a consumer as soon as it ends. The replay keeps the DAG in HeteroSim's structures and creates
+// each SimGrid activity only when it starts (DESIGN.md: building the whole DAG as s4u activities is
+// quadratic in 3.32).
+class StaticFeed final : public replay::Feed {
 public:
-  Replay(const Plan& plan, const CostModel& cost, const SimgridPlatform& sg, std::vector<double> time_factor)
-      : plan_(plan), cost_(cost), g_(cost.graph()), sg_(sg), time_factor_(std::move(time_factor)),
-        transfers_(g_, cost.platform(), sg, result_.transfers,
-                   [this](std::size_t i) { transfer_arrived(i); }) {
+  StaticFeed(const Plan& plan, const CostModel& cost, replay::StreamExecutor& executor)
+      : plan_(plan), g_(cost.graph()), executor_(executor), transfers_(executor.transfers()) {
     const auto n = static_cast<std::size_t>(g_.op_count());
     missing_inputs_.resize(n);
     ops_left_ = n;
     for (std::size_t o = 0; o < n; ++o)
       missing_inputs_[o] = static_cast<int>(g_.ops[o].inputs.size());
-    result_.engine = "simgrid";
-    result_.ops.resize(n);
+    cursor_.resize(plan.queues.size());
+    signal_.resize(plan.queues.size());
     for (std::size_t d = 0; d < plan.queues.size(); ++d) {
-      stream_signal_.emplace_back();
-      for (std::size_t s = 0; s < plan.queues[d].size(); ++s)
-        stream_signal_.back().push_back(std::make_unique<Waitable>());
+      cursor_[d].assign(plan.queues[d].size(), 0);
+      signal_[d].assign(plan.queues[d].size(), nullptr);
     }
   }
 
   void start() {
-    const Platform& p = cost_.platform();
     if (ops_left_ == 0) transfers_.close();
+    std::vector<std::pair<DeviceId, int>> streams;
     for (std::size_t d = 0; d < plan_.queues.size(); ++d)
       for (std::size_t s = 0; s < plan_.queues[d].size(); ++s)
-        if (!plan_.queues[d][s].empty())
-          sg4::Actor::create(p.devices[d].name + "/stream" + std::to_string(s), sg_.hosts[d],
-                             [this, d, s] { run_stream(d, s); });
-    transfers_.start_actors();
+        if (!plan_.queues[d][s].empty()) streams.emplace_back(static_cast<DeviceId>(d), static_cast<int>(s));
+    executor_.start(*this, streams);
   }
 
   Execution finish() {
     if (ops_left_ != 0)
       throw std::runtime_error("the replay stopped with " + std::to_string(ops_left_) +
                                " ops not run (deadlock)");
-    result_.makespan = sg4::Engine::get_clock();
-    replay::collect_energy(sg_, result_);
-    sort_transfers(result_.transfers);
-    return std::move(result_);
+    return std::move(executor_.finish());
+  }
+
+  std::optional<OpId> next(DeviceId d, int s, replay::Waitable& me) override {
+    const auto di = static_cast<std::size_t>(d);
+    const auto si = static_cast<std::size_t>(s);
+    const auto& queue = plan_.queues[di][si];
+    if (cursor_[di][si] == queue.size()) return std::nullopt;
+    const OpId o = queue[cursor_[di][si]++];
+    signal_[di][si] = &me;
+    me.wait_for([&] { return missing_inputs_[static_cast<std::size_t>(o)] == 0; });
+    return o;
+  }
+  int pstate(OpId o) const override { return plan_.pstate[static_cast<std::size_t>(o)]; }
+  void finished(OpId o, DeviceId d, double) override {
+    if (--ops_left_ == 0) transfers_.close();
+    publish_outputs(o, d);
+  }
+  void arrived(std::size_t index) override {
+    for (OpId c : pending_[index].waiters)
+      input_arrived(c);
   }
 
 private:
-  void run_stream(std::size_t d, std::size_t s) {
-    Waitable& me = *stream_signal_[d][s];
-    sg4::Host* host = sg_.hosts[d];
-    for (OpId o : plan_.queues[d][s]) {
-      const auto oi = static_cast<std::size_t>(o);
-      me.wait_for([&] { return missing_inputs_[oi] == 0; });
-      const int pstate = plan_.pstate[oi];
-      if (static_cast<unsigned long>(pstate) != host->get_pstate()) host->set_pstate(pstate);
-      result_.ops[oi].start = sg4::Engine::get_clock();
-      sg4::this_actor::execute(cost_.op_time(o, static_cast<DeviceId>(d)) * time_factor_[oi] * kNominalSpeed);
-      result_.ops[oi].end = sg4::Engine::get_clock();
-      if (pstate != 0)
-        host->set_pstate(0); // idle time is drawn at the nominal state, as the analytic model assumes
-      if (--ops_left_ == 0) transfers_.close();
-      publish_outputs(o, static_cast<DeviceId>(d));
-    }
-  }
-
   void publish_outputs(OpId o, DeviceId dev) {
     // Record every transfer with its waiters before anything can run: input_arrived() and flush() are
     // simcalls.
@@ -121,30 +115,24 @@ private:
       input_arrived(c);
   }
 
-  void transfer_arrived(std::size_t index) {
-    for (OpId c : pending_[index].waiters)
-      input_arrived(c);
-  }
-
   void input_arrived(OpId c) {
     const auto ci = static_cast<std::size_t>(c);
-    --missing_inputs_[ci];
-    if (missing_inputs_[ci] == 0)
-      stream_signal_[static_cast<std::size_t>(plan_.device[ci])][static_cast<std::size_t>(plan_.stream[ci])]
-          ->notify();
+    if (--missing_inputs_[ci] != 0) return;
+    const auto d = static_cast<std::size_t>(plan_.device[ci]);
+    const auto s = static_cast<std::size_t>(plan_.stream[ci]);
+    // A stream that has not asked for this op yet will find its inputs there when it does.
+    if (replay::Waitable* w = signal_[d][s]) w->notify();
   }
 
   const Plan& plan_;
-  const CostModel& cost_;
   const Graph& g_;
-  const SimgridPlatform& sg_;
-  std::vector<double> time_factor_; // scenario noise per op
+  replay::StreamExecutor& executor_;
+  replay::Transfers& transfers_;
   std::vector<int> missing_inputs_;
   std::size_t ops_left_ = 0;
-  std::vector<std::vector<std::unique_ptr<Waitable>>> stream_signal_;
-  std::deque<PendingTransfer> pending_; // deque: references stay valid while it grows
-  Execution result_;
-  replay::Transfers transfers_; // after result_, which it records into
+  std::vector<std::vector<std::size_t>> cursor_;       // per device, per stream: the next op's place
+  std::vector<std::vector<replay::Waitable*>> signal_; // per device, per stream: its actor's signal
+  std::deque<PendingTransfer> pending_;                // deque: references stay valid while it grows
 };
 
 using replay::get;
@@ -218,16 +206,20 @@ void collect_energy(const SimgridPlatform& sg, Execution& e) {
 } // namespace replay
 
 Execution run_simgrid_in_this_process(const Plan& plan, const CostModel& cost, const Scenario& scenario) {
-  std::unique_ptr<Replay> replay;
+  std::unique_ptr<replay::StreamExecutor> executor;
+  std::unique_ptr<StaticFeed> feed;
   const auto bytes = replay::simulate(
       cost.platform(), scenario,
       [&](SimgridPlatform& sg) {
-        replay = std::make_unique<Replay>(plan, cost, sg, scenario.op_time_factors(cost.graph().op_count()));
-        replay->start();
+        executor = std::make_unique<replay::StreamExecutor>(
+            cost, sg, scenario.op_time_factors(cost.graph().op_count()));
+        feed = std::make_unique<StaticFeed>(plan, cost, *executor);
+        feed->start();
       },
       [&] {
-        auto out = serialize(replay->finish());
-        replay.reset(); // while the Engine still exists: the Replay owns SimGrid mutexes
+        auto out = serialize(feed->finish());
+        feed.reset(); // while the Engine still exists: the executor owns SimGrid mutexes
+        executor.reset();
         return out;
       });
   return deserialize(bytes);

@@ -1,6 +1,6 @@
 // Data parallelism as a graph transformation: replicas, gradient buckets, one all-reduce per bucket.
 #include "parallel_support.hpp"
-#include "policies/dynamic_policy.hpp"
+#include "policies/policy.hpp"
 #include "policies/policy.hpp"
 #include "sim/cost_model.hpp"
 #include "sim/graph_builder.hpp"
@@ -132,11 +132,11 @@ TEST_CASE("as-pinned places every op where it is pinned, collectives on their ow
   const Platform p = load_platform("multi-gpu-node");
   const Graph dp = data_parallel(load_workload("bert-base:mode=training,batch=1,seq=32"), {gpus(4)});
   const CostModel cost(dp, p);
-  const Policy& as_pinned = *PolicyRegistry::instance().find("as-pinned");
+  const Policy& as_pinned = policy_by_name("as-pinned");
   const Plan plan = as_pinned.plan(PolicyContext{cost});
   // It leaves itself out of comparisons over ordinary graphs (an optional method; heft has the default).
   CHECK_FALSE(as_pinned.in_comparisons());
-  CHECK(PolicyRegistry::instance().find("heft")->in_comparisons());
+  CHECK(policy_by_name("heft").in_comparisons());
   const auto compared = compared_policy_names();
   CHECK(std::find(compared.begin(), compared.end(), "as-pinned") == compared.end());
   CHECK(std::find(compared.begin(), compared.end(), "heft") != compared.end());

@@ -1,6 +1,6 @@
 // Run-time policies inside the SimGrid replay, what-if scenarios (availability profiles, noise), and
 // the comparison of static and run-time policies under interference.
-#include "policies/dynamic_policy.hpp"
+#include "policies/policy.hpp"
 #include "policy_test_support.hpp"
 #include "sim/analytic_engine.hpp"
 #include "sim/error.hpp"
@@ -16,9 +16,9 @@ using namespace hs;
 
 namespace {
 
-const DynamicPolicy& dynamic(const std::string& name) {
-  const DynamicPolicy* p = DynamicPolicyRegistry::instance().find(name);
-  REQUIRE_MESSAGE(p != nullptr, "no run-time policy ", name);
+const Policy& dynamic(const std::string& name) {
+  const Policy* p = policy_registry().find(name);
+  REQUIRE_MESSAGE((p != nullptr && p->decides_at_run_time()), "no run-time policy ", name);
   return *p;
 }
 
@@ -174,7 +174,8 @@ TEST_CASE("dmda counts input transfers: a consumer of a large tensor stays where
 TEST_CASE("every run-time policy runs on every preset and random workloads: valid plan, deterministic, "
           "memory reported") {
   for (const std::string platform : {"workstation", "multi-gpu-node", "hetero-server"})
-    for (const auto& policy : DynamicPolicyRegistry::instance().all()) {
+    for (const auto& policy : policy_registry().all()) {
+      if (!policy.decides_at_run_time()) continue;
       CAPTURE(platform);
       CAPTURE(policy.name());
       const Platform p = load_platform(platform);
@@ -213,7 +214,7 @@ TEST_CASE("the replay refuses a run-time decision that breaks a dependency, inst
   const Platform p = test::cpu_two_gpus();
   const Graph g = test::chains(2, 2);
   const CostModel cost(g, p);
-  CHECK_THROWS_AS(run_simgrid_dynamic(DynamicPolicy(ImpatientPolicy{}), {cost}), std::runtime_error);
+  CHECK_THROWS_AS(run_simgrid_dynamic(Policy(ImpatientPolicy{}), {cost}), std::runtime_error);
 }
 
 namespace {
@@ -224,8 +225,9 @@ struct StaticNamedEager {
 };
 } // namespace
 
-TEST_CASE("static and run-time policies share one namespace, checked from either side") {
-  REQUIRE(DynamicPolicyRegistry::instance().find("eager"));
-  CHECK_THROWS_AS(PolicyRegistry::instance().add(Policy(StaticNamedEager{})), std::logic_error);
-  CHECK_FALSE(PolicyRegistry::instance().find("eager"));
+TEST_CASE("static and run-time policies share one namespace") {
+  REQUIRE(policy_registry().find("eager"));
+  CHECK_THROWS_AS(policy_registry().add(Policy(StaticNamedEager{})), std::logic_error);
+  CHECK(policy_registry().find("eager")->decides_at_run_time()); // the run-time one is still there
+  CHECK_FALSE(policy_registry().find("eager")->plans_ahead());
 }

@@ -1,6 +1,6 @@
 #pragma once
 // Hand-made platforms and graphs for the policy tests, inline so each test shows what it depends on.
-#include "policies/dynamic_policy.hpp"
+#include "policies/policy.hpp"
 #include "schedule_checks.hpp"
 #include "sim/execution.hpp"
 #include "test_support.hpp"

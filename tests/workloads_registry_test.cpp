@@ -55,7 +55,7 @@ TEST_CASE("a builder that reads a key its parameter list does not name is a prog
 }
 
 TEST_CASE("every registered builder builds with its defaults and reads only the keys it lists") {
-  for (const auto& b : hs::WorkloadRegistry::instance().all()) {
+  for (const auto& b : hs::workload_builders().all()) {
     if (b.name == "test-undeclared") continue;
     CAPTURE(b.name);
     CHECK_NOTHROW((void)hs::load_workload(b.name));
@@ -64,11 +64,11 @@ TEST_CASE("every registered builder builds with its defaults and reads only the 
 }
 
 TEST_CASE("the parameter line lists each key with its default or choices, and its note") {
-  const auto* random = hs::WorkloadRegistry::instance().find("random");
+  const auto* random = hs::workload_builders().find("random");
   REQUIRE(random);
   CHECK(random->parameter_line() ==
         "ops=1000 alpha=1.0 out_degree=2.0 precision=fp32|fp64|fp16|bf16|int8 seed=<--seed>");
-  const auto* gpt2 = hs::WorkloadRegistry::instance().find("gpt2-small");
+  const auto* gpt2 = hs::workload_builders().find("gpt2-small");
   REQUIRE(gpt2);
   CHECK(gpt2->parameter_line() ==
         "batch=1 seq=128 (prompt) decode=8 (inference: generated tokens) "

@@ -118,46 +118,14 @@ void WorkloadParams::expect_all_used() const {
     if (!used_.count(k)) throw InputError(builder_, k, "not used with the other parameters given");
 }
 
-WorkloadRegistry& WorkloadRegistry::instance() {
-  static WorkloadRegistry r;
-  return r;
+Registry<WorkloadBuilder>& workload_builders() {
+  static Registry<WorkloadBuilder> registry("workload builder");
+  return registry;
 }
 
-bool WorkloadRegistry::add(WorkloadBuilder b) {
-  if (find(b.name)) throw std::logic_error("workload builder '" + b.name + "' registered twice");
-  builders_.push_back(std::move(b));
-  return true;
-}
-
-const WorkloadBuilder* WorkloadRegistry::find(const std::string& name) const {
-  for (const auto& b : builders_)
-    if (b.name == name) return &b;
-  return nullptr;
-}
-
-std::vector<WorkloadBuilder> WorkloadRegistry::all() const {
-  auto out = builders_;
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
-  return out;
-}
-
-namespace {
-std::vector<WorkloadFileFormat>& file_formats() {
-  static std::vector<WorkloadFileFormat> formats;
-  return formats;
-}
-} // namespace
-
-bool register_workload_file_format(WorkloadFileFormat f) {
-  for (const auto& existing : file_formats())
-    if (existing.extension == f.extension)
-      throw std::logic_error("workload file format '" + f.extension + "' registered twice");
-  file_formats().push_back(std::move(f));
-  return true;
-}
-
-std::vector<WorkloadFileFormat> workload_file_formats() {
-  return file_formats();
+Registry<WorkloadFileFormat>& workload_file_formats() {
+  static Registry<WorkloadFileFormat> registry("workload file format");
+  return registry;
 }
 
 namespace {
@@ -177,18 +145,15 @@ Graph build_workload(const std::string& spec, std::uint64_t seed) {
     std::string ext = std::filesystem::path(spec).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    for (const auto& f : file_formats())
-      if (f.extension == ext) return f.load(spec);
+    if (const WorkloadFileFormat* f = workload_file_formats().find(ext)) return f->load(spec);
     return load_graph(spec);
   }
   if (looks_like_a_path(spec)) throw InputError(spec, "", "no such file");
   const auto colon = spec.find(':');
   const std::string name = spec.substr(0, colon);
-  const WorkloadBuilder* b = WorkloadRegistry::instance().find(name);
+  const WorkloadBuilder* b = workload_builders().find(name);
   if (!b) {
-    std::vector<std::string> known;
-    for (const auto& w : WorkloadRegistry::instance().all())
-      known.push_back(w.name);
+    const auto known = workload_builders().names();
     throw InputError(spec, "",
                      "no such file, and no workload builder '" + name + "'" + did_you_mean(name, known) +
                          " (builders: " + name_list(known) + ")");

@@ -1,6 +1,7 @@
 #pragma once
 // Workloads by name: `--workload FILE` loads a graph file, `--workload NAME:key=value,...` runs a builder.
 #include "sim/graph.hpp"
+#include "sim/registry.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -61,25 +62,16 @@ struct WorkloadBuilder {
   std::string parameter_line() const;
 };
 
-class WorkloadRegistry {
-public:
-  static WorkloadRegistry& instance();
-  bool add(WorkloadBuilder b);
-  const WorkloadBuilder* find(const std::string& name) const;
-  std::vector<WorkloadBuilder> all() const;
-
-private:
-  std::vector<WorkloadBuilder> builders_;
-};
+Registry<WorkloadBuilder>& workload_builders();
 
 // Graph files other than the JSON format, by extension (".dot", ".onnx"): importers register here.
 struct WorkloadFileFormat {
   std::string extension; // with the dot, lower case
   std::string description;
   std::function<Graph(const std::string& path)> load;
+  const std::string& name() const { return extension; } // its key in the registry
 };
-bool register_workload_file_format(WorkloadFileFormat f);
-std::vector<WorkloadFileFormat> workload_file_formats();
+Registry<WorkloadFileFormat>& workload_file_formats();
 
 // A file path or a builder spec ("random:ops=1000,seed=3"); `seed` is the default for builders' seed.
 Graph load_workload(const std::string& spec_or_path, std::uint64_t seed = 0);
@@ -88,10 +80,10 @@ Graph load_workload(const std::string& spec_or_path, std::uint64_t seed = 0);
 
 #define HS_REGISTER_WORKLOAD_FILE_FORMAT(id, ...)                                                            \
   namespace {                                                                                                \
-  [[maybe_unused]] const bool hs_workload_format_##id = ::hs::register_workload_file_format(__VA_ARGS__);    \
+  [[maybe_unused]] const bool hs_workload_format_##id = ::hs::workload_file_formats().add(__VA_ARGS__);      \
   }
 
 #define HS_REGISTER_WORKLOAD(id, ...)                                                                        \
   namespace {                                                                                                \
-  [[maybe_unused]] const bool hs_workload_##id = ::hs::WorkloadRegistry::instance().add(__VA_ARGS__);        \
+  [[maybe_unused]] const bool hs_workload_##id = ::hs::workload_builders().add(__VA_ARGS__);                 \
   }

@@ -86,8 +86,8 @@ Evaluated ParetoProblem::evaluate_plan(const Plan& plan) const {
 std::vector<Baseline> ParetoProblem::baselines(std::uint64_t seed, std::vector<std::string>* skipped) const {
   std::vector<Baseline> out;
   for (const char* name : {"heft", "greedy", "expert-grouping", "fastest-device"}) {
-    const Policy* p = PolicyRegistry::instance().find(name);
-    if (!p) continue;
+    const Policy* p = policy_registry().find(name);
+    if (!p || !p->plans_ahead()) continue;
     try {
       Plan plan = p->plan(PolicyContext{*cost_, seed});
       validate_plan(plan, *cost_);

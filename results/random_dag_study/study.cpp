@@ -8,7 +8,7 @@
 //   speedup    = best single-processor sequential time / makespan
 //   efficiency = speedup / processors
 // Usage: random_dag_study OUT.csv SUMMARY.md   (one CSV row per graph and policy; the summary averages them)
-#include "policies/dynamic_policy.hpp"
+#include "policies/policy.hpp"
 #include "sim/analytic_engine.hpp"
 #include "sim/graph_builder.hpp"
 #include "sim/json_input.hpp"
@@ -180,11 +180,12 @@ int main(int argc, char** argv) {
           m.slr_by_ccr[ccr].first += makespan / cp;
           ++m.slr_by_ccr[ccr].second;
         };
-        for (const auto& policy : PolicyRegistry::instance().all())
-          if (policy.in_comparisons())
+        for (const auto& policy : policy_registry().all())
+          if (policy.plans_ahead() && policy.in_comparisons())
             row(policy.name(), "analytic", run_analytic(policy.plan({cost, seed}), cost).makespan);
-        for (const auto& policy : DynamicPolicyRegistry::instance().all())
-          row(policy.name(), "simgrid", run_simgrid_dynamic(policy, {cost, seed}).execution.makespan);
+        for (const auto& policy : policy_registry().all())
+          if (!policy.plans_ahead())
+            row(policy.name(), "simgrid", run_simgrid_dynamic(policy, {cost, seed}).execution.makespan);
       }
   write_file_atomically(argv[1], csv.str(), true);
 

@@ -1,4 +1,4 @@
-#include "cli/policy_runner.hpp"
+#include "policies/policy_runner.hpp"
 
 #include "sim/analytic_engine.hpp"
 #include "sim/contention_engine.hpp"
@@ -8,13 +8,10 @@
 
 #include <stdexcept>
 
-namespace hs::cli {
+namespace hs {
 
 void require_known_policy(const std::string& name) {
-  if (PolicyRegistry::instance().find(name) || DynamicPolicyRegistry::instance().find(name)) return;
-  const auto known = all_policy_names();
-  throw std::invalid_argument("unknown policy '" + name + "'" + did_you_mean(name, known) +
-                              " (known: " + name_list(known) + ")");
+  (void)policy_by_name(name);
 }
 
 namespace {
@@ -40,7 +37,9 @@ void refuse_scenario_on_lower_bound(const std::string& engine, const Scenario& s
 PolicyOutcome execute_policy(const std::string& name, const PolicyContext& ctx, const Scenario& scenario,
                              const std::string& engine) {
   PolicyOutcome out;
-  if (const DynamicPolicy* dynamic = DynamicPolicyRegistry::instance().find(name)) {
+  const Policy& policy = policy_by_name(name);
+  // A hybrid policy's decisions run in the replay; the in-process engines take its plan.
+  if (policy.decides_at_run_time() && (engine == "simgrid" || !policy.plans_ahead())) {
     if (engine != "simgrid")
       throw InputError(
           "--engine", engine,
@@ -57,13 +56,13 @@ PolicyOutcome execute_policy(const std::string& name, const PolicyContext& ctx, 
       }
       if (!runnable) throw PlanError("no device can run op '" + g.op(op).name + "'" + why);
     }
-    DynamicRun run = run_simgrid_dynamic(*dynamic, ctx, scenario);
+    DynamicRun run = run_simgrid_dynamic(policy, ctx, scenario);
     out.plan = std::move(run.plan);
     out.execution = std::move(run.execution);
     out.cross_check = other_engines(out.plan, ctx.cost, scenario, engine);
     return out;
   }
-  return execute_plan(policy_by_name(name).plan(ctx), ctx.cost, scenario, engine);
+  return execute_plan(policy.plan(ctx), ctx.cost, scenario, engine);
 }
 
 PolicyOutcome execute_plan(Plan plan, const CostModel& cost, const Scenario& scenario,
@@ -82,4 +81,4 @@ PolicyOutcome execute_plan(Plan plan, const CostModel& cost, const Scenario& sce
   return out;
 }
 
-} // namespace hs::cli
+} // namespace hs

@@ -1,6 +1,7 @@
 #pragma once
-// Runs any policy, static or run-time, the same way for `run` and `compare`.
-#include "policies/dynamic_policy.hpp"
+// Runs any policy, static, run-time or hybrid, on any engine, the same way for `run`, `compare`, the Python
+// module, the studies and the tests.
+#include "policies/policy.hpp"
 #include "sim/execution.hpp"
 #include "sim/report.hpp"
 #include "sim/scenario.hpp"
@@ -8,7 +9,7 @@
 #include <optional>
 #include <string>
 
-namespace hs::cli {
+namespace hs {
 
 struct PolicyOutcome {
   Plan plan; // for a run-time policy: the plan it actually executed, reconstructed from its decisions
@@ -29,4 +30,4 @@ PolicyOutcome execute_plan(Plan plan, const CostModel& cost, const Scenario& sce
 // Throws std::invalid_argument listing every known policy when `name` is none of them.
 void require_known_policy(const std::string& name);
 
-} // namespace hs::cli
+} // namespace hs
