@@ -65,7 +65,7 @@ void EngineServiceTable::read_workload(std::size_t i) {
   const TenantSpec& t = config_->tenants[i];
   const auto colon = t.workload.find(':');
   const std::string name = t.workload.substr(0, colon);
-  const WorkloadBuilder* b = WorkloadRegistry::instance().find(name);
+  const WorkloadBuilder* b = workload_builders().find(name);
   if (!b)
     throw InputError(config_->file, tenant_place(i, "workload"),
                      "'" + name +
@@ -103,7 +103,11 @@ void EngineServiceTable::check_tenant(std::size_t i) {
       throw InputError(config_->file, tenant_place(i, "placement.devices"),
                        "no device '" + d + "' on platform " + platform_->name);
   try {
-    policy_by_name(t.policy);
+    if (!policy_by_name(t.policy).plans_ahead())
+      throw InputError(config_->file, tenant_place(i, "placement.policy"),
+                       "'" + t.policy +
+                           "' only decides at run time; a batch's service time needs a plan made "
+                           "ahead (a static or hybrid policy, see `heterosim policies`)");
   } catch (const std::invalid_argument& e) {
     throw InputError(config_->file, tenant_place(i, "placement.policy"), e.what());
   }

@@ -131,6 +131,8 @@ TEST_CASE("a tenant's placement and workload are checked against the platform an
             .find("s.json: tenants[0].placement.devices: no device 'gpu9'") != std::string::npos);
   CHECK(table_refusal(R"("workload": "bert-base:seq=16", "placement": {"policy": "magic"})" + rest)
             .find("tenants[0].placement.policy") != std::string::npos);
+  CHECK(table_refusal(R"("workload": "bert-base:seq=16", "placement": {"policy": "eager"})" + rest)
+            .find("tenants[0].placement.policy: 'eager' only decides at run time") != std::string::npos);
   CHECK(table_refusal(R"("workload": "graph.json")" + rest).find("tenants[0].workload") != std::string::npos);
   CHECK(table_refusal(R"("workload": "bert-base:seq=16,sqe=3")" + rest).find("tenants[0].workload") !=
         std::string::npos);
