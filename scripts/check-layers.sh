@@ -4,6 +4,7 @@
 #   workloads  sim
 #   policies   sim, workloads            (policies/pareto: also policies)
 #   validation sim, workloads, policies
+#   serving    sim, workloads, policies  (the serving simulation: request streams above the engines)
 #   cli        everything above
 #   python     everything above (the Python module: an application beside cli)
 # tests/, bench/, fuzz/ and results/ may include any layer. Prints each include that points up; exit 1 if any.
@@ -15,11 +16,12 @@ declare -A allowed=(
   [policies]="sim workloads policies"
   [policies/pareto]="sim workloads policies policies/pareto"
   [validation]="sim workloads policies policies/pareto validation"
-  [cli]="sim workloads policies policies/pareto validation cli"
-  [python]="sim workloads policies policies/pareto validation cli python"
+  [serving]="sim workloads policies policies/pareto serving"
+  [cli]="sim workloads policies policies/pareto validation serving cli"
+  [python]="sim workloads policies policies/pareto validation serving cli python"
 )
 bad=0
-for layer in sim workloads policies policies/pareto validation cli python; do
+for layer in sim workloads policies policies/pareto validation serving cli python; do
   for file in "$layer"/*.cpp "$layer"/*.hpp; do
     [[ -e $file ]] || continue
     while IFS= read -r line; do

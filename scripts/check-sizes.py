@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Files stay small and functions short: no file over 400 lines and no function over 60 in sim/, policies/,
-cli/ and python/. The ones that are over today are listed in scripts/size-allowlist.txt with their size;
+serving/, cli/ and python/. The ones that are over today are listed in scripts/size-allowlist.txt with their size;
 the check fails when a listed one grows or a new one appears, and says which can leave the list.
 
 A function is a brace block opened at namespace level (clang-format puts namespace contents at column 0),
@@ -13,7 +13,7 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FOLDERS = ["sim", "policies", "policies/pareto", "cli", "python"]
+FOLDERS = ["sim", "policies", "policies/pareto", "serving", "cli", "python"]
 MAX_FILE, MAX_FUNCTION = 400, 60
 
 

@@ -29,6 +29,12 @@ std::string write(const fs::path& dir, const std::string& name, const std::strin
   return (dir / name).string();
 }
 
+// A one-tenant serving file (bert-base at seq 16) with `tenant` as the rest of the tenant's fields.
+std::string serving_file(const std::string& tenant, const std::string& top = "") {
+  return R"({"format": "heterosim-serving", "version": 1, )" + top +
+         R"("tenants": [{"name": "bert", "workload": "bert-base:seq=16", )" + tenant + "}]}";
+}
+
 } // namespace
 
 TEST_CASE("run prints every metric and writes the report, the timeline and the trace") {
@@ -156,6 +162,36 @@ TEST_CASE("each kind of bad input gets a clear error naming the file and the pla
            " --workload random:ops=5",
        "platform.json: devices[0].memory.capacity: must not be negative"},
       {"run --platform workstation --workload random:ops=5 --engine quantum", "--engine"},
+      {"serve --platform hetero-server --config " +
+           write(dir, "serving-rate.json",
+                 serving_file(R"("arrival": {"process": "poisson", "rate": 0}, "slo": "1s")")),
+       "serving-rate.json: tenants[0].arrival.rate: requests per second must be above 0"},
+      {"serve --platform hetero-server --config " +
+           write(dir, "serving-slo.json",
+                 serving_file(R"("arrival": {"process": "poisson", "rate": 5}, "slo": "soon")")),
+       "serving-slo.json: tenants[0].slo"},
+      {"serve --platform hetero-server --config " +
+           write(
+               dir, "serving-device.json",
+               serving_file(
+                   R"("arrival": {"process": "poisson", "rate": 5}, "slo": "1s", "placement": {"devices": ["gpu7"]})")),
+       "serving-device.json: tenants[0].placement.devices: no device 'gpu7'"},
+      {"serve --platform hetero-server --config " +
+           write(dir, "serving-trace.json",
+                 serving_file(R"("arrival": {"process": "trace"}, "slo": "1s")",
+                              R"("trace": "trace-unknown.csv", )")) +
+           (write(dir, "trace-unknown.csv", "time,tenant\n0,bert\n0.1,gpt\n"), ""),
+       "trace-unknown.csv: line 3: tenant: unknown tenant 'gpt'"},
+      {"serve --platform hetero-server --config " +
+           write(dir, "serving-empty.json",
+                 serving_file(R"("arrival": {"process": "trace"}, "slo": "1s")",
+                              R"("trace": "trace-empty.csv", )")) +
+           (write(dir, "trace-empty.csv", "time,tenant\n"), ""),
+       "trace-empty.csv: the trace has a header but no request"},
+      {"serve --platform hetero-server --scheduler lottery --config " +
+           write(dir, "serving-ok.json",
+                 serving_file(R"("arrival": {"process": "poisson", "rate": 5}, "slo": "1s")")),
+       "--scheduler"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.args);

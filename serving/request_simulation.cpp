@@ -1,0 +1,375 @@
+#include "serving/request_simulation.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <deque>
+#include <ostream>
+#include <queue>
+#include <stdexcept>
+
+namespace hs::serving {
+
+Discipline discipline_named(const std::string& name) {
+  if (name == "fifo") return Discipline::Fifo;
+  if (name == "priority") return Discipline::Priority;
+  if (name == "edf") return Discipline::Edf;
+  if (name == "least-slack") return Discipline::LeastSlack;
+  throw std::invalid_argument("unknown scheduler '" + name + "' (fifo, priority, edf, least-slack)");
+}
+
+std::string requests_csv_header() {
+  return "id,tenant,arrival_s,start_s,end_s,latency_s,status\n";
+}
+
+namespace {
+
+struct Request {
+  double arrival = 0.0;
+  std::uint64_t id = 0;
+  int seq = 0;
+  int tokens = 0; // left to generate (continuous batching)
+  double start = 0.0;
+};
+
+struct Event {
+  double time;
+  std::uint64_t order; // ties in creation order: the run does not depend on the heap's internals
+  bool done;           // a batch ends; otherwise a batching timer
+  std::size_t tenant;
+};
+struct Later {
+  bool operator()(const Event& a, const Event& b) const {
+    return a.time != b.time ? a.time > b.time : a.order > b.order;
+  }
+};
+
+struct TenantState {
+  std::deque<Request> queue;
+  std::vector<Request> running; // the batch in flight; for continuous batching, the running set
+  bool in_flight = false;
+  double free_since = 0.0;
+  std::vector<std::size_t> held;
+};
+
+class Simulation {
+public:
+  Simulation(const std::vector<TenantSpec>& tenants, ServiceSource& service, ArrivalSource& arrivals,
+             const SimulationOptions& o)
+      : specs_(tenants), service_(service), arrivals_(arrivals), o_(o),
+        rng_(Rng(o.seed ^ 0x5E2F1CE5A3B1C7D9ULL).next()), state_(tenants.size()),
+        busy_(service.device_count(), 0), free_since_(service.device_count(), 0.0) {
+    result_.tenants.resize(tenants.size());
+    result_.devices.resize(service.device_count());
+  }
+  ServingResult run();
+
+private:
+  void arrive(const Arrival& a);
+  void finish(std::size_t t, double now);
+  void dispatch(double now);
+  bool ready(std::size_t t, double now) const;
+  void admit(std::size_t t, double now);
+  int batch_seq(const TenantState& s, std::size_t n) const;
+  bool devices_free(const ServiceRecord* r) const;
+  std::pair<double, double> key(std::size_t t, double now, const ServiceRecord& r) const;
+  void start_batch(std::size_t t, double now, const ServiceRecord& r);
+  void start_iteration(std::size_t t, double now);
+  void hold(std::size_t t, double now, double seconds, double scale, const ServiceRecord* a,
+            const ServiceRecord* b);
+  void complete(std::size_t t, const Request& r, double now);
+  void drop(std::size_t t, const Request& r);
+  void timer_for_head(std::size_t t, double now);
+  void note_progress(double now);
+
+  const std::vector<TenantSpec>& specs_;
+  ServiceSource& service_;
+  ArrivalSource& arrivals_;
+  const SimulationOptions& o_;
+  Rng rng_;
+  std::vector<TenantState> state_;
+  std::vector<char> busy_;
+  std::vector<double> free_since_;
+  std::priority_queue<Event, std::vector<Event>, Later> events_;
+  std::uint64_t order_ = 0, next_id_ = 0, finished_ = 0;
+  ServingResult result_;
+};
+
+ServingResult Simulation::run() {
+  std::optional<Arrival> next = arrivals_.next();
+  double now = 0.0;
+  while (next || !events_.empty()) {
+    if (!events_.empty() && (!next || events_.top().time <= next->time)) {
+      const Event e = events_.top();
+      events_.pop();
+      now = e.time;
+      if (e.done) finish(e.tenant, now);
+    } else {
+      now = next->time;
+      arrive(*next);
+      next = arrivals_.next();
+    }
+    ++result_.events;
+    dispatch(now);
+  }
+  result_.horizon = now;
+  return std::move(result_);
+}
+
+void Simulation::arrive(const Arrival& a) {
+  Request r;
+  r.arrival = a.time;
+  r.id = next_id_++;
+  r.seq = a.seq;
+  r.tokens = a.tokens ? a.tokens : service_.default_tokens(a.tenant);
+  TenantState& s = state_[a.tenant];
+  s.queue.push_back(r);
+  ++result_.tenants[a.tenant].arrived;
+  if (s.queue.size() == 1) timer_for_head(a.tenant, a.time);
+}
+
+// A dynamic batcher wakes when its oldest request's max_delay runs out (a stale wake-up finds nothing).
+void Simulation::timer_for_head(std::size_t t, double now) {
+  const BatchingSpec& b = specs_[t].batching;
+  if (b.mode != BatchingMode::Dynamic || state_[t].queue.empty()) return;
+  const double at = state_[t].queue.front().arrival + b.max_delay;
+  if (at > now) events_.push(Event{at, order_++, false, t});
+}
+
+bool Simulation::ready(std::size_t t, double now) const {
+  const TenantState& s = state_[t];
+  const BatchingSpec& b = specs_[t].batching;
+  if (b.mode == BatchingMode::Continuous) return !s.queue.empty() || !s.running.empty();
+  if (s.queue.empty()) return false;
+  if (b.mode == BatchingMode::None) return true;
+  return s.queue.size() >= static_cast<std::size_t>(b.max_batch) ||
+         now >= s.queue.front().arrival + b.max_delay;
+}
+
+// A batch runs at its longest member's shape (shorter ones are padded, as batched kernels need).
+int Simulation::batch_seq(const TenantState& s, std::size_t n) const {
+  int seq = 0;
+  for (std::size_t i = 0; i < std::min(n, s.queue.size()); ++i)
+    seq = std::max(seq, s.queue[i].seq);
+  for (const auto& r : s.running)
+    seq = std::max(seq, r.seq);
+  return seq;
+}
+
+void Simulation::admit(std::size_t t, double now) {
+  TenantState& s = state_[t];
+  bool dropped = false;
+  while (!s.queue.empty()) {
+    const Request& head = s.queue.front();
+    const double alone = service_.record(t, ServicePart::Whole, 1, head.seq).seconds;
+    if (now + alone <= head.arrival + specs_[t].slo) break;
+    drop(t, head);
+    s.queue.pop_front();
+    dropped = true;
+  }
+  if (dropped) timer_for_head(t, now);
+}
+
+bool Simulation::devices_free(const ServiceRecord* r) const {
+  if (!r) return true;
+  for (std::size_t d : r->devices)
+    if (busy_[d]) return false;
+  return true;
+}
+
+std::pair<double, double> Simulation::key(std::size_t t, double now, const ServiceRecord& r) const {
+  const TenantState& s = state_[t];
+  const double head = s.queue.empty() ? s.running.front().arrival : s.queue.front().arrival;
+  switch (o_.discipline) {
+  case Discipline::Priority:
+    return {-static_cast<double>(specs_[t].priority), head};
+  case Discipline::Edf:
+    return {head + specs_[t].slo, head};
+  case Discipline::LeastSlack:
+    return {head + specs_[t].slo - now - r.seconds, head};
+  case Discipline::Fifo:
+    break;
+  }
+  return {head, 0.0};
+}
+
+// Starts batches until no tenant has one ready on free devices, best first by the discipline (ties to
+// the tenant listed first).
+void Simulation::dispatch(double now) {
+  for (;;) {
+    std::size_t best = specs_.size();
+    std::pair<double, double> best_key;
+    const ServiceRecord* best_record = nullptr;
+    for (std::size_t t = 0; t < specs_.size(); ++t) {
+      if (state_[t].in_flight) continue;
+      if (o_.admission) admit(t, now);
+      if (!ready(t, now)) continue;
+      const TenantState& s = state_[t];
+      const BatchingSpec& b = specs_[t].batching;
+      const ServiceRecord* r = nullptr;
+      const ServiceRecord* prefill = nullptr;
+      if (b.mode == BatchingMode::Continuous) {
+        const std::size_t joiners =
+            std::min(s.queue.size(), static_cast<std::size_t>(b.max_batch) - s.running.size());
+        const int seq = batch_seq(s, joiners);
+        r = &service_.record(t, ServicePart::DecodeStep, static_cast<int>(s.running.size() + joiners), seq);
+        if (joiners) prefill = &service_.record(t, ServicePart::Prefill, static_cast<int>(joiners), seq);
+      } else {
+        const std::size_t n = std::min(s.queue.size(), static_cast<std::size_t>(b.max_batch));
+        r = &service_.record(t, ServicePart::Whole, static_cast<int>(n), batch_seq(s, n));
+      }
+      if (!devices_free(r) || !devices_free(prefill)) continue;
+      const auto k = key(t, now, *r);
+      if (best == specs_.size() || k < best_key) {
+        best = t;
+        best_key = k;
+        best_record = r;
+      }
+    }
+    if (best == specs_.size()) return;
+    if (specs_[best].batching.mode == BatchingMode::Continuous)
+      start_iteration(best, now);
+    else
+      start_batch(best, now, *best_record);
+  }
+}
+
+void Simulation::start_batch(std::size_t t, double now, const ServiceRecord& r) {
+  TenantState& s = state_[t];
+  const BatchingSpec& b = specs_[t].batching;
+  const std::size_t n = std::min(s.queue.size(), static_cast<std::size_t>(b.max_batch));
+  // When the batch could have started: ready (full, or its oldest request's delay ran out) and its devices
+  // and its tenant free. Starting later than that is a batcher bug, counted for the tests.
+  double ready_at = s.queue.front().arrival + (b.mode == BatchingMode::Dynamic ? b.max_delay : 0.0);
+  if (s.queue.size() >= static_cast<std::size_t>(b.max_batch))
+    ready_at = std::min(ready_at, s.queue[static_cast<std::size_t>(b.max_batch) - 1].arrival);
+  double could = std::max(ready_at, s.free_since);
+  for (std::size_t d : r.devices)
+    could = std::max(could, free_since_[d]);
+  TenantStats& st = result_.tenants[t];
+  if (now > could + 1e-9 * std::max(1.0, now)) ++st.late_batches;
+  s.running.assign(s.queue.begin(), s.queue.begin() + static_cast<std::ptrdiff_t>(n));
+  s.queue.erase(s.queue.begin(), s.queue.begin() + static_cast<std::ptrdiff_t>(n));
+  for (auto& q : s.running)
+    q.start = now;
+  ++st.batches;
+  st.batched_requests += n;
+  st.largest_batch = std::max(st.largest_batch, static_cast<int>(n));
+  const double scale = specs_[t].exponential_service ? exponential_unit(rng_) : 1.0;
+  hold(t, now, r.seconds * scale, scale, &r, nullptr);
+  timer_for_head(t, now);
+}
+
+// One iteration of continuous batching (Orca, OSDI 2022): waiting requests join the running set up to
+// max_batch, run their prefill, and every member then takes one decode step.
+void Simulation::start_iteration(std::size_t t, double now) {
+  TenantState& s = state_[t];
+  const auto room = static_cast<std::size_t>(specs_[t].batching.max_batch) - s.running.size();
+  const std::size_t joiners = std::min(s.queue.size(), room);
+  const int seq = batch_seq(s, joiners);
+  for (std::size_t i = 0; i < joiners; ++i) {
+    s.running.push_back(s.queue.front());
+    s.running.back().start = now;
+    s.queue.pop_front();
+  }
+  const ServiceRecord& step =
+      service_.record(t, ServicePart::DecodeStep, static_cast<int>(s.running.size()), seq);
+  const ServiceRecord* prefill =
+      joiners ? &service_.record(t, ServicePart::Prefill, static_cast<int>(joiners), seq) : nullptr;
+  TenantStats& st = result_.tenants[t];
+  ++st.batches;
+  st.batched_requests += s.running.size();
+  st.largest_batch = std::max(st.largest_batch, static_cast<int>(s.running.size()));
+  const double scale = specs_[t].exponential_service ? exponential_unit(rng_) : 1.0;
+  hold(t, now, (step.seconds + (prefill ? prefill->seconds : 0.0)) * scale, scale, &step, prefill);
+}
+
+void Simulation::hold(std::size_t t, double now, double seconds, double scale, const ServiceRecord* a,
+                      const ServiceRecord* b) {
+  TenantState& s = state_[t];
+  s.held.clear();
+  for (const ServiceRecord* r : {a, b}) {
+    if (!r) continue;
+    for (std::size_t d : r->devices)
+      if (std::find(s.held.begin(), s.held.end(), d) == s.held.end()) s.held.push_back(d);
+    for (std::size_t d = 0; d < r->busy.size(); ++d) {
+      result_.devices[d].busy += r->busy[d] * scale;
+      result_.devices[d].dynamic_joules += r->dynamic_joules[d] * scale;
+      result_.tenants[t].dynamic_joules += r->dynamic_joules[d] * scale;
+    }
+    result_.link_dynamic_joules += r->link_dynamic_joules * scale;
+    result_.tenants[t].dynamic_joules += r->link_dynamic_joules * scale;
+  }
+  for (std::size_t d : s.held) {
+    busy_[d] = 1;
+    result_.devices[d].held += seconds;
+  }
+  s.in_flight = true;
+  events_.push(Event{now + seconds, order_++, true, t});
+}
+
+void Simulation::finish(std::size_t t, double now) {
+  TenantState& s = state_[t];
+  for (std::size_t d : s.held) {
+    busy_[d] = 0;
+    free_since_[d] = now;
+  }
+  s.in_flight = false;
+  s.free_since = now;
+  if (specs_[t].batching.mode != BatchingMode::Continuous) {
+    for (const auto& r : s.running)
+      complete(t, r, now);
+    s.running.clear();
+    return;
+  }
+  for (auto& r : s.running)
+    if (--r.tokens == 0) complete(t, r, now);
+  s.running.erase(
+      std::remove_if(s.running.begin(), s.running.end(), [](const Request& r) { return r.tokens == 0; }),
+      s.running.end());
+}
+
+void Simulation::complete(std::size_t t, const Request& r, double now) {
+  TenantStats& st = result_.tenants[t];
+  const double latency = now - r.arrival;
+  ++st.served;
+  st.latency.add(latency);
+  st.queue_sum += r.start - r.arrival;
+  st.queueing.add(r.start - r.arrival);
+  st.service_sum += now - r.start;
+  const bool met = latency <= specs_[t].slo;
+  if (met) ++st.met;
+  if (o_.on_finish) o_.on_finish(t, r.arrival, r.start, now);
+  if (o_.requests) {
+    char line[160];
+    std::snprintf(line, sizeof line, ",%.9g,%.9g,%.9g,%.9g,%s\n", r.arrival, r.start, now, latency,
+                  met ? "met" : "missed");
+    *o_.requests << r.id << ',' << specs_[t].name << line;
+  }
+  note_progress(now);
+}
+
+void Simulation::drop(std::size_t t, const Request& r) {
+  ++result_.tenants[t].dropped;
+  if (o_.requests) {
+    char line[64];
+    std::snprintf(line, sizeof line, ",%.9g,,,,dropped\n", r.arrival);
+    *o_.requests << r.id << ',' << specs_[t].name << line;
+  }
+  note_progress(r.arrival);
+}
+
+void Simulation::note_progress(double now) {
+  if (!o_.progress || (++finished_ & ((1u << 17) - 1)) != 0) return;
+  *o_.progress << "serve: " << finished_
+               << (o_.expected ? " of " + std::to_string(o_.expected) : std::string())
+               << " requests done, simulated time " << now << " s\n";
+}
+
+} // namespace
+
+ServingResult simulate_serving(const std::vector<TenantSpec>& tenants, ServiceSource& service,
+                               ArrivalSource& arrivals, const SimulationOptions& options) {
+  return Simulation(tenants, service, arrivals, options).run();
+}
+
+} // namespace hs::serving

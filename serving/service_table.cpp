@@ -1,0 +1,248 @@
+#include "serving/service_table.hpp"
+
+#include "policies/pareto/stored_plan.hpp"
+#include "policies/policy.hpp"
+#include "sim/contention_engine.hpp"
+#include "sim/cost_model.hpp"
+#include "sim/error.hpp"
+#include "sim/key_values.hpp"
+#include "sim/simgrid_engine.hpp"
+#include "workloads/workload_registry.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+namespace hs::serving {
+namespace {
+
+std::string tenant_place(std::size_t i, const std::string& field) {
+  return "tenants[" + std::to_string(i) + "]." + field;
+}
+
+// The builder's own default for `key` ("" when it has no such parameter).
+std::string builder_default(const WorkloadBuilder& b, const std::string& key, bool& known) {
+  for (const auto& p : b.parameters)
+    if (p.key == key) {
+      known = true;
+      return p.value;
+    }
+  known = false;
+  return "";
+}
+
+} // namespace
+
+// Pins each op to the placement's devices that can run it. A graph input that none of them can hold (an
+// NPU runs no `input` kind) stays where the policy puts it, usually the host: its time and energy count,
+// but the batch does not hold that device. Any other op that no placement device runs is an error, as
+// running it elsewhere would use a device the tenant was not given.
+void EngineServiceTable::pin_to_placement(Graph& g, std::size_t tenant) const {
+  const auto& devices = config_->tenants[tenant].devices;
+  if (devices.empty()) return;
+  const CostModel free(g, *platform_);
+  for (OpId o = 0; o < g.op_count(); ++o) {
+    auto& op = g.ops[static_cast<std::size_t>(o)];
+    if (!op.allowed_devices.empty()) continue;
+    for (const auto& name : devices)
+      if (free.feasible(o, *platform_->find_device(name))) op.allowed_devices.push_back(name);
+    if (op.allowed_devices.empty() && op.kind != "input")
+      throw InputError(config_->file, tenant_place(tenant, "placement.devices"),
+                       "none of its devices runs op '" + op.name + "' (kind " + op.kind + ", " +
+                           op.precision + ") of " + g.name +
+                           "; add one that does, or choose another precision");
+  }
+}
+
+EngineServiceTable::EngineServiceTable(const Platform& platform, const ServingConfig& config,
+                                       std::string engine, std::uint64_t seed)
+    : platform_(&platform), config_(&config), engine_(std::move(engine)), seed_(seed) {
+  for (std::size_t i = 0; i < config.tenants.size(); ++i)
+    check_tenant(i);
+}
+
+// The workload's builder and parameters, and whether it can be batched, shaped and decoded as asked.
+void EngineServiceTable::read_workload(std::size_t i) {
+  const TenantSpec& t = config_->tenants[i];
+  const auto colon = t.workload.find(':');
+  const std::string name = t.workload.substr(0, colon);
+  const WorkloadBuilder* b = workload_builders().find(name);
+  if (!b)
+    throw InputError(config_->file, tenant_place(i, "workload"),
+                     "'" + name +
+                         "' is not a workload builder (see `heterosim workloads`): the batcher builds "
+                         "each batch size");
+  bool has_batch = false, has_seq = false, has_decode = false;
+  builder_default(*b, "batch", has_batch);
+  builder_default(*b, "seq", has_seq);
+  const std::string decode_default = builder_default(*b, "decode", has_decode);
+  const auto need = [&](bool known, const char* key, const std::string& why) {
+    if (!known)
+      throw InputError(config_->file, tenant_place(i, "workload"),
+                       "'" + name + "' has no " + key + "= parameter, " + why);
+  };
+  need(has_batch || t.batching.mode == BatchingMode::None, "batch", "which batching needs");
+  if (!t.seq_buckets.empty()) need(has_seq, "seq", "which seq_buckets need");
+  builders_.push_back(name);
+  has_batch_.push_back(has_batch);
+  params_.push_back(colon == std::string::npos ? std::map<std::string, std::string>{}
+                                               : parse_key_values(name, t.workload.substr(colon + 1)));
+  const auto given = params_.back().find("decode");
+  // A bad decode= is left for the builder to refuse with its own message.
+  tokens_.push_back(
+      has_decode ? std::atoi((given != params_.back().end() ? given->second : decode_default).c_str()) : 0);
+  if (t.batching.mode == BatchingMode::Continuous && tokens_.back() < 1)
+    throw InputError(
+        config_->file, tenant_place(i, "batching.mode"),
+        "continuous batching needs a decoder that generates tokens (a workload with decode= above 0)");
+}
+
+void EngineServiceTable::check_tenant(std::size_t i) {
+  const TenantSpec& t = config_->tenants[i];
+  for (const auto& d : t.devices)
+    if (!platform_->find_device(d))
+      throw InputError(config_->file, tenant_place(i, "placement.devices"),
+                       "no device '" + d + "' on platform " + platform_->name);
+  try {
+    if (!policy_by_name(t.policy).plans_ahead())
+      throw InputError(config_->file, tenant_place(i, "placement.policy"),
+                       "'" + t.policy +
+                           "' only decides at run time; a batch's service time needs a plan made "
+                           "ahead (a static or hybrid policy, see `heterosim policies`)");
+  } catch (const std::invalid_argument& e) {
+    throw InputError(config_->file, tenant_place(i, "placement.policy"), e.what());
+  }
+  read_workload(i);
+  try {
+    record(i, ServicePart::Whole, 1, 0); // a bad workload parameter fails now, not mid-run
+  } catch (const InputError& e) {
+    // Errors of the serving file's own fields, or of a stored plan's file, already name their place.
+    if (e.file() == config_->file || e.file() == t.stored_plan) throw;
+    throw InputError(config_->file, tenant_place(i, "workload"), e.what());
+  }
+}
+
+std::string EngineServiceTable::spec_of(std::size_t tenant, int batch, int seq, int decode) const {
+  std::map<std::string, std::string> p = params_[tenant];
+  if (has_batch_[tenant]) p["batch"] = std::to_string(batch);
+  if (seq > 0) p["seq"] = std::to_string(seq);
+  if (decode >= 0) p["decode"] = std::to_string(decode);
+  std::string spec = builders_[tenant];
+  char sep = ':';
+  for (const auto& [k, v] : p) {
+    spec.push_back(sep);
+    spec.append(k).append("=").append(v);
+    sep = ',';
+  }
+  return spec;
+}
+
+int EngineServiceTable::bucket_of(std::size_t tenant, int seq) const {
+  const TenantSpec& t = config_->tenants[tenant];
+  if (seq <= 0 || t.seq_buckets.empty()) return seq;
+  for (int b : t.seq_buckets)
+    if (b >= seq) return b;
+  throw InputError(config_->file, tenant_place(tenant, "seq_buckets"),
+                   "a request of seq " + std::to_string(seq) +
+                       " is above every bucket (re-search is not implemented)");
+}
+
+Plan EngineServiceTable::plan_at(std::size_t tenant, int batch, int seq, int decode,
+                                 const Graph* same_as) const {
+  Graph g = load_workload(spec_of(tenant, batch, seq, decode), seed_);
+  pin_to_placement(g, tenant);
+  if (same_as && (g.op_count() != same_as->op_count() || g.tensor_count() != same_as->tensor_count()))
+    throw InputError(config_->file, tenant_place(tenant, "shape_plans"),
+                     "two-level plans need one graph structure at every shape, but " + g.name + " and " +
+                         same_as->name + " differ");
+  return plan_with(CostModel(g, *platform_), config_->tenants[tenant].policy);
+}
+
+Plan EngineServiceTable::plan_with(const CostModel& cost, const std::string& policy) const {
+  const PolicyContext ctx{cost, seed_, nullptr, nullptr};
+  return policy_by_name(policy).plan(ctx);
+}
+
+ServiceRecord EngineServiceTable::measure(std::size_t tenant, int batch, int seq, int decode) const {
+  const TenantSpec& t = config_->tenants[tenant];
+  Graph g = load_workload(spec_of(tenant, batch, seq, decode), seed_);
+  pin_to_placement(g, tenant);
+  const CostModel cost(g, *platform_);
+  if (!t.stored_plan.empty()) {
+    // A stored plan (a front's or select's) carries its own placement and rewrites; it is replayed as stored.
+    const pareto::StoredPlan stored = pareto::load_stored_plan(t.stored_plan, t.stored_plan_id, cost);
+    validate_plan(stored.plan, *stored.cost);
+    return run_plan(tenant, stored.plan, *stored.cost);
+  }
+  const int bucket = bucket_of(tenant, seq);
+  const Plan plan = bucket == seq ? plan_with(cost, t.policy) : plan_at(tenant, batch, bucket, decode, &g);
+  validate_plan(plan, cost);
+  return run_plan(tenant, plan, cost);
+}
+
+ServiceRecord EngineServiceTable::run_plan(std::size_t tenant, const Plan& plan,
+                                           const CostModel& cost) const {
+  const TenantSpec& t = config_->tenants[tenant];
+  const Execution e = engine_ == "simgrid" ? run_simgrid(plan, cost) : run_contention(plan, cost);
+  ServiceRecord r;
+  r.seconds = e.makespan;
+  const std::size_t n = platform_->devices.size();
+  r.busy = busy_seconds_per_device(e, plan, n);
+  r.dynamic_joules.resize(n);
+  for (std::size_t d = 0; d < n; ++d) {
+    r.dynamic_joules[d] = e.device_energy[d] - platform_->devices[d].idle_watts() * e.makespan;
+    const bool placed =
+        t.devices.empty() || std::count(t.devices.begin(), t.devices.end(), platform_->devices[d].name) > 0;
+    if (r.busy[d] > 0 && placed) r.devices.push_back(d);
+  }
+  for (std::size_t l = 0; l < platform_->links.size(); ++l)
+    r.link_dynamic_joules += e.link_energy[l] - platform_->links[l].idle_watts * e.makespan;
+  return r;
+}
+
+const ServiceRecord& EngineServiceTable::record(std::size_t tenant, ServicePart part, int batch, int seq) {
+  const TenantSpec& t = config_->tenants[tenant];
+  // Padded: the batch runs its bucket's graph. Two-level: its bucket's plan on the graph of its own shape.
+  if (!t.two_level_shapes) seq = bucket_of(tenant, seq);
+  const auto key = std::make_tuple(tenant, static_cast<int>(part), batch, seq);
+  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+  // A decode step needs the prefill's record; it is timed on its own.
+  const ServiceRecord* prefill =
+      part == ServicePart::DecodeStep ? &record(tenant, ServicePart::Prefill, batch, seq) : nullptr;
+  const auto began = std::chrono::steady_clock::now();
+  ServiceRecord r;
+  if (part == ServicePart::Whole) r = measure(tenant, batch, seq, -1);
+  if (part == ServicePart::Prefill) r = measure(tenant, batch, seq, 0);
+  if (part == ServicePart::DecodeStep) {
+    // One token step: (prefill and D steps) less the prefill, over D. The steps' context grows from seq to
+    // seq + D - 1, so this is the mean step over that range.
+    const ServiceRecord whole = measure(tenant, batch, seq, tokens_[tenant]);
+    const double d = tokens_[tenant];
+    r = whole;
+    r.seconds = (whole.seconds - prefill->seconds) / d;
+    for (std::size_t i = 0; i < r.busy.size(); ++i) {
+      r.busy[i] = (whole.busy[i] - prefill->busy[i]) / d;
+      r.dynamic_joules[i] = (whole.dynamic_joules[i] - prefill->dynamic_joules[i]) / d;
+    }
+    r.link_dynamic_joules = (whole.link_dynamic_joules - prefill->link_dynamic_joules) / d;
+  }
+  measuring_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  return cache_.emplace(key, std::move(r)).first->second;
+}
+
+double EngineServiceTable::link_idle_watts() const {
+  double w = 0.0;
+  for (const auto& l : platform_->links)
+    w += l.idle_watts;
+  return w;
+}
+
+std::string EngineServiceTable::provenance() const {
+  return std::string(engine_ == "simgrid" ? "SimGrid replay" : "contention-aware evaluator")
+      .append(" of each batch's plan on ")
+      .append(platform_->name)
+      .append(" (")
+      .append(std::to_string(cache_.size()))
+      .append(" records)");
+}
+
+} // namespace hs::serving

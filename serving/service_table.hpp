@@ -1,0 +1,60 @@
+#pragma once
+// Service records from the project's own engines, computed once per (tenant, part, batch size, shape) and
+// kept: the batch's graph is built by the workload registry, pinned to the tenant's devices, planned by
+// its static policy and run on the contention-aware evaluator or the SimGrid replay.
+#include "serving/service_source.hpp"
+#include "serving/serving_config.hpp"
+#include "sim/graph.hpp"
+#include "sim/plan.hpp"
+#include "sim/platform.hpp"
+
+#include <map>
+#include <tuple>
+
+namespace hs::serving {
+
+class EngineServiceTable final : public ServiceSource {
+public:
+  // `engine` is "evaluator" or "simgrid". Checks every tenant's devices, policy and workload up front
+  // (errors name the serving file and the tenant's field), so a bad file fails before any simulation.
+  EngineServiceTable(const Platform& platform, const ServingConfig& config, std::string engine,
+                     std::uint64_t seed);
+
+  const ServiceRecord& record(std::size_t tenant, ServicePart part, int batch, int seq) override;
+  int default_tokens(std::size_t tenant) const override { return tokens_[tenant]; }
+  std::size_t device_count() const override { return platform_->devices.size(); }
+  std::string device_name(std::size_t d) const override { return platform_->devices[d].name; }
+  double idle_watts(std::size_t d) const override { return platform_->devices[d].idle_watts(); }
+  double link_idle_watts() const override;
+  std::string provenance() const override;
+  // Wall-clock seconds spent building, planning and running batch graphs.
+  double measuring_seconds() const { return measuring_seconds_; }
+  std::size_t records() const { return cache_.size(); }
+  // Every record measured, keyed by (tenant, part, batch, seq), for the report.
+  const std::map<std::tuple<std::size_t, int, int, int>, ServiceRecord>& cached() const { return cache_; }
+
+private:
+  void pin_to_placement(Graph& g, std::size_t tenant) const;
+  // The bucket a request of `seq` is padded up to (`seq` itself without buckets; 0 stays 0).
+  int bucket_of(std::size_t tenant, int seq) const;
+  // The tenant's policy's plan of its graph at `seq`; with `same_as`, that graph must have its structure.
+  Plan plan_at(std::size_t tenant, int batch, int seq, int decode, const Graph* same_as) const;
+  Plan plan_with(const CostModel& cost, const std::string& policy) const;
+  void check_tenant(std::size_t tenant);
+  void read_workload(std::size_t tenant);
+  ServiceRecord run_plan(std::size_t tenant, const Plan& plan, const CostModel& cost) const;
+  ServiceRecord measure(std::size_t tenant, int batch, int seq, int decode) const;
+  std::string spec_of(std::size_t tenant, int batch, int seq, int decode) const;
+  const Platform* platform_;
+  const ServingConfig* config_;
+  std::string engine_;
+  std::uint64_t seed_;
+  std::vector<int> tokens_; // per tenant: the workload's decode= (0: not a decoder)
+  std::vector<std::map<std::string, std::string>> params_; // per tenant: the workload's parameters
+  std::vector<std::string> builders_;
+  std::vector<char> has_batch_; // per tenant: the builder takes batch= (a tenant without batching may not)
+  std::map<std::tuple<std::size_t, int, int, int>, ServiceRecord> cache_;
+  double measuring_seconds_ = 0.0;
+};
+
+} // namespace hs::serving
