@@ -130,7 +130,7 @@ Action serve_command(CLI::App& app) {
   return [o] { return serve(*o); };
 }
 
-const bool registered = register_command({"serve", serve_command});
+HS_REGISTER_COMMAND(serve, {"serve", serve_command})
 
 } // namespace
 } // namespace hs::cli
