@@ -81,7 +81,7 @@ TEST_CASE("an entry matching a model string reaches devices whatever they are ca
   CHECK(c.calibrated_devices(c.entries.at(0), p) == std::vector<std::string>{"left"});
   CHECK(c.calibrated_devices(c.entries.at(1), p) == std::vector<std::string>{"right"});
   const auto usage = calibration_usage_json(c, p);
-  CHECK(usage["entries"][1]["devices"] == nlohmann::json::array({"right"}));
+  CHECK(usage["entries"][1]["devices"].get<std::vector<std::string>>() == std::vector<std::string>{"right"});
   // Two entries that match a device equally closely: which one wins would be an accident of order.
   CHECK_THROWS_WITH_AS(load(calibration(entry("a", R"({"kinds": ["gpu"]})", 0.5) + "," +
                                         entry("b", R"({"kinds": ["gpu"]})", 0.4)),
