@@ -37,7 +37,7 @@ void load_parameters(const JsonNode& node, Calibration::Entry& e) {
 
 WaveParams load_wave(const JsonNode& n) {
   n.expect_only({"peak_efficiency", "tile_intensity_knee", "memory_efficiency", "launch_overhead",
-                 "watts_per_tflops", "transposed_a_efficiency", "source"});
+                 "watts_per_tflops", "transposed_a_efficiency", "tile_k_overhead", "source"});
   WaveParams w;
   const auto positive = [&](const char* key, double& v) {
     v = n.at(key).as_number();
@@ -49,6 +49,7 @@ WaveParams load_wave(const JsonNode& n) {
   w.launch_seconds = n.at("launch_overhead").as_quantity(units::Quantity::Time);
   w.watts_per_tflops = n.quantity_or("watts_per_tflops", units::Quantity::Plain, 0.0);
   if (auto t = n.find("transposed_a_efficiency")) w.transposed_a_efficiency = t->as_fraction();
+  w.tile_k_overhead = n.quantity_or("tile_k_overhead", units::Quantity::Plain, 0.0);
   return w;
 }
 

@@ -21,7 +21,8 @@ float log2f_of(double v) {
 Json wave_json(const WaveParams& w) {
   return {{"peak_efficiency", w.peak_efficiency},     {"tile_intensity_knee", w.tile_intensity_knee},
           {"memory_efficiency", w.memory_efficiency}, {"launch_overhead", w.launch_seconds},
-          {"watts_per_tflops", w.watts_per_tflops},   {"transposed_a_efficiency", w.transposed_a_efficiency}};
+          {"watts_per_tflops", w.watts_per_tflops},   {"transposed_a_efficiency", w.transposed_a_efficiency},
+          {"tile_k_overhead", w.tile_k_overhead}};
 }
 
 WaveParams wave_of(const JsonNode& n) {
@@ -32,6 +33,7 @@ WaveParams wave_of(const JsonNode& n) {
   w.launch_seconds = n.at("launch_overhead").as_number();
   w.watts_per_tflops = n.at("watts_per_tflops").as_number();
   w.transposed_a_efficiency = n.at("transposed_a_efficiency").as_number();
+  w.tile_k_overhead = n.at("tile_k_overhead").as_number();
   return w;
 }
 

@@ -45,7 +45,8 @@ WaveTime gemm_time_with_tile(const GemmShape& s, const WaveDevice& d, const Wave
   const double efficiency = p.peak_efficiency * intensity / (intensity + p.tile_intensity_knee) *
                             (s.transposed_a ? p.transposed_a_efficiency : 1.0);
   const double slot_rate = d.peak_flops * w.clock_share * efficiency / slots;
-  const double tile_seconds = 2 * tile.m * tile.n * std::ceil(s.k / split_k) / slot_rate;
+  const double tile_seconds =
+      2 * tile.m * tile.n * (std::ceil(s.k / split_k) + p.tile_k_overhead) / slot_rate;
   // A, B read and C read and written once (caches absorb re-reads across tiles); a K split writes and
   // reads back one fp32 partial C per split.
   double bytes = s.element_bytes * s.batch * (s.m * s.k + s.k * s.n + 2 * s.m * s.n);

@@ -44,6 +44,8 @@ struct WaveParams {
   // floor; the exponent HeteroSim's platform p-states assume). 0: no power limit modelled.
   double watts_per_tflops = 0;
   double transposed_a_efficiency = 1; // multiplies the tile efficiency when A is transposed
+  // Steps of K a tile pays beyond its own (filling the load pipeline, writing C): what makes a short K slow.
+  double tile_k_overhead = 0;
 };
 
 struct Tile {

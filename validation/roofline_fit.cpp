@@ -203,7 +203,8 @@ std::string calibration_json(const std::vector<CalibrationOut>& entries, const s
                          {"memory_efficiency", e.wave->memory_efficiency},
                          {"launch_overhead", e.wave->launch_seconds},
                          {"watts_per_tflops", e.wave->watts_per_tflops},
-                         {"transposed_a_efficiency", e.wave->transposed_a_efficiency}};
+                         {"transposed_a_efficiency", e.wave->transposed_a_efficiency},
+                         {"tile_k_overhead", e.wave->tile_k_overhead}};
     j["entries"].push_back(std::move(d));
   }
   return j.dump(1) + "\n";

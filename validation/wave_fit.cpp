@@ -8,7 +8,7 @@ namespace hs::validation {
 
 namespace {
 
-constexpr std::size_t kParams = 6;
+constexpr std::size_t kParams = 7;
 using Vec = std::array<double, kParams>;
 
 // Unconstrained coordinates: the layout factor through a logistic (0, 1), the rest through exp (> 0).
@@ -24,6 +24,7 @@ WaveParams params_of(const Vec& x) {
   p.launch_seconds = std::exp(x[3]);
   p.watts_per_tflops = std::exp(x[4]);
   p.transposed_a_efficiency = logistic(x[5]);
+  p.tile_k_overhead = std::exp(x[6]);
   return p;
 }
 
@@ -35,7 +36,8 @@ Vec start() {
           std::log(p.memory_efficiency),
           std::log(p.launch_seconds),
           std::log(15.0),
-          logit(0.9)};
+          logit(0.9),
+          0.0}; // a tile_k_overhead of one step
 }
 
 // Nelder-Mead with the standard coefficients, a fixed number of evaluations: deterministic.
