@@ -105,6 +105,7 @@ int run(const RunOptions& o) {
   const Calibration calibration =
       o.calibration.empty() ? Calibration{} : load_calibration(o.calibration, platform);
   const CostModel cost(graph, platform, calibration);
+  if (!o.quiet && !calibration.entries.empty()) std::cout << calibration_usage_text(calibration, platform);
   if (o.plan.empty()) require_known_policy(o.policy);
   if (o.plan.empty() && o.plan_id) throw InputError("--plan-id", std::to_string(*o.plan_id), "needs --plan");
   const Scenario scenario = o.scenario.empty() ? Scenario{} : load_scenario(o.scenario, platform);
@@ -124,6 +125,7 @@ int run(const RunOptions& o) {
   if (!fits_or_kept(report, platform, o.allow_over_capacity)) return 3;
   nlohmann::ordered_json json = report_json(report);
   if (parallel) json["parallel"] = parallel_json(*parallel, report);
+  if (!calibration.entries.empty()) json["calibration"] = calibration_usage_json(calibration, platform);
   const auto explain_doc =
       explained ? std::optional(explain_json(*explained, cost, {o.policy, platform.name, graph.name}))
                 : std::nullopt;

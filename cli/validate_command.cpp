@@ -4,8 +4,11 @@
 #include "sim/data_directory.hpp"
 #include "sim/json_input.hpp"
 #include "validation/cpu_measure.hpp"
+#include "validation/gpu_platform.hpp"
+#include "validation/learned_fit.hpp"
 #include "validation/report.hpp"
 #include "validation/thread_platform.hpp"
+#include "validation/wave_fit.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -49,44 +52,122 @@ std::string out_path(const ValidateOptions& o, const std::string& name) {
   return (fs::path(o.out) / name).string();
 }
 
+bool is_gpu_set(const MeasurementSet& m) {
+  return m.device_kind == "gpu";
+}
+
+// The calibration file of a kernel set at `threads` co-running threads: named for the kind of device it
+// was measured on, so a GPU set never writes a file that says "cpu".
+std::string calibration_file(const MeasurementSet& m, int threads) {
+  return std::string(is_gpu_set(m) ? "calibration-gpu" : "calibration-cpu") +
+         (threads == 1 ? "" : "-" + std::to_string(threads) + "threads") + ".json";
+}
+
+// Who a kernel set's calibration applies to: a GPU set's to that GPU (its device name and the model its
+// driver reported), a CPU set's to every thread device (kind cpu) of the platform built from it.
+CalibrationOut kernel_calibration(const MeasurementSet& m, const CpuKernelValidation& v, int threads,
+                                  const std::string& file) {
+  CalibrationOut c;
+  c.fit = v.fit;
+  c.held_out_mape_percent = v.calibrated_all.mape;
+  const std::string date = m.environment.count("date") ? m.environment.at("date") : "an unrecorded date";
+  const std::string points = std::to_string(v.train) + " kernel measurements of " + file + " (" +
+                             std::to_string(threads) + " co-running thread(s), " + date + ")";
+  if (is_gpu_set(m)) {
+    c.name = measured_model(m);
+    c.applies_to.devices = {m.device};
+    c.applies_to.models = {measured_model(m)};
+    c.measured = "GPU kernels on " + measured_model(m) + ": " + points;
+  } else {
+    c.name = "cpu";
+    c.applies_to.kinds = {"cpu"};
+    c.measured = "CPU kernels on " +
+                 (m.environment.count("cpu_model") ? m.environment.at("cpu_model") : m.device) + ": " +
+                 points;
+  }
+  return c;
+}
+
 // One calibration per count of co-running threads the kernel set was measured at.
-FitsByThreads fit_cpu_kernels(const MeasurementSet& kernels, const ValidateOptions& o, ValidationReport& r,
-                              Outputs& outputs) {
+FitsByThreads fit_kernels(const MeasurementSet& kernels, const ValidateOptions& o, ValidationReport& r,
+                          Outputs& outputs) {
   FitsByThreads fits;
   for (int threads : co_running_counts(kernels)) {
     r.cpu[threads] = validate_cpu_kernels(kernels, threads);
     fits[threads] = r.cpu[threads].fit;
-    const std::string suffix = threads == 1 ? "" : "-" + std::to_string(threads) + "threads";
-    outputs.emplace_back(
-        out_path(o, "calibration-cpu" + suffix + ".json"),
-        calibration_json({{"cpu", fits[threads]}},
-                         "heterosim validate: least-squares fit on " + std::to_string(r.cpu[threads].train) +
-                             " kernel measurements (" + std::to_string(threads) +
-                             " co-running thread(s)) of " + o.cpu,
-                         "Applies to devices of kind cpu (one thread each) of a platform built from the same "
-                         "measurement set (see this-cpu-*.json in the same folder)" +
-                             std::string(threads == 1 ? "." : ", when all its threads are busy at once.")));
+    const std::string note =
+        is_gpu_set(kernels)
+            ? "Applies to the measured GPU (by device name and model); this-gpu.json in the same folder is "
+              "a platform for it."
+            : "Applies to devices of kind cpu (one thread each) of a platform built from the same "
+              "measurement "
+              "set (see this-cpu-*.json in the same folder)" +
+                  std::string(threads == 1 ? "." : ", when all its threads are busy at once.");
+    outputs.emplace_back(out_path(o, calibration_file(kernels, threads)),
+                         calibration_json({kernel_calibration(kernels, r.cpu[threads], threads, o.cpu)},
+                                          "heterosim validate: least-squares fit on " + o.cpu, note));
   }
   return fits;
+}
+
+// The DeepBench calibration of one GPU: it applies to a device of that model (the datasheet's model
+// string), whatever the platform calls the device.
+std::string deepbench_calibration(const BlockResult& b, const GpuDatasheet& sheet, const WaveParams& wave,
+                                  double wave_held_out, const ValidateOptions& o) {
+  CalibrationOut c;
+  c.wave = wave;
+  c.name = "deepbench-" + b.gpu;
+  c.applies_to.models = {sheet.model.empty() ? b.gpu : sheet.model};
+  c.measured = "DeepBench fp32 GEMM on " + b.gpu + ": " + std::to_string(b.train) + " published timings (" +
+               o.deepbench + "), efficiencies relative to " + o.datasheets;
+  c.held_out_mape_percent = wave_held_out;
+  c.fit = b.fit;
+  char roofline[64];
+  std::snprintf(roofline, sizeof roofline, "%.1f %%", b.calibrated.mape);
+  return calibration_json(
+      {c}, "heterosim validate: fit on two thirds of DeepBench's fp32 GEMM problems of " + b.gpu,
+      "Applies to a device whose model is " + c.applies_to.models.front() +
+          ". GEMMs use wave_model where the device gives compute_units (held_out_mape_percent "
+          "is that model's); elsewhere the roofline parameters, whose held-out error is " +
+          roofline + ".");
+}
+
+// The learned model trained on every GPU's fp32 DeepBench problems, for calibration entries to name.
+std::string learned_deepbench(const std::vector<DeepBenchPoint>& gemm,
+                              const std::vector<DeepBenchPoint>& conv, const ValidateOptions& o) {
+  std::vector<WavePoint> wave_points;
+  std::vector<const DeepBenchPoint*> all;
+  for (const auto* set : {&gemm, &conv})
+    for (const auto& p : *set)
+      if (p.precision == "fp32") {
+        all.push_back(&p);
+        if (set == &gemm) wave_points.push_back({p.shape, p.device, p.point.seconds});
+      }
+  return train_learned(
+             all, fit_wave(wave_points),
+             "heterosim validate: XGBoost on every fp32 DeepBench GEMM and convolution problem of " +
+                 o.deepbench)
+      .file_text();
 }
 
 // The GPU model against DeepBench, with a calibration per GPU fitted on its training part.
 void compare_with_deepbench(const ValidateOptions& o, ValidationReport& r, Outputs& outputs) {
   const auto sheets = load_gpu_datasheets(o.datasheets);
   r.deepbench_dir = o.deepbench;
-  r.deepbench_gemm = evaluate_deepbench(load_deepbench(o.deepbench, "gemm", sheets), "gemm");
-  r.deepbench_conv = evaluate_deepbench(load_deepbench(o.deepbench, "conv", sheets), "conv");
-  std::map<std::string, RooflineFit> gpu_fits;
+  const auto gemm = load_deepbench(o.deepbench, "gemm", sheets),
+             conv = load_deepbench(o.deepbench, "conv", sheets);
+  r.deepbench_gemm = evaluate_deepbench(gemm, "gemm");
+  r.deepbench_conv = evaluate_deepbench(conv, "conv");
+  if (learned_models_built()) {
+    r.learned = evaluate_learned(gemm, conv, *r.deepbench_gemm);
+    outputs.emplace_back(out_path(o, "learned-deepbench.json"), learned_deepbench(gemm, conv, o));
+  }
   for (const auto& b : r.deepbench_gemm->blocks)
-    if (b.precision == "fp32") gpu_fits[b.gpu] = b.fit;
-  outputs.emplace_back(
-      out_path(o, "calibration-deepbench-gemm.json"),
-      calibration_json(
-          gpu_fits,
-          "heterosim validate: fit per GPU on two thirds of DeepBench's fp32 GEMM problems (" + o.deepbench +
-              ")",
-          "Keys are DeepBench GPU labels; efficiencies are relative to the fp32 peaks and bandwidths in " +
-              o.datasheets + "."));
+    if (b.precision == "fp32")
+      outputs.emplace_back(out_path(o, "calibration-deepbench-gemm-" + b.gpu + ".json"),
+                           deepbench_calibration(b, sheets.at(b.gpu),
+                                                 r.deepbench_gemm->wave_fit_own.at(b.gpu),
+                                                 r.deepbench_gemm->wave_calibrated_by_gpu.at(b.gpu).mape, o));
 }
 
 // Whole PyTorch models, each predicted from a calibration that excluded it.
@@ -95,15 +176,31 @@ TorchValidation predict_torch_models(const ValidateOptions& o) {
                         o.torch_runs);
 }
 
+// The platforms the calibrations apply to: one per thread count for a CPU set, the GPU alone for a GPU set.
+void write_platforms(const MeasurementSet& kernels, const ValidateOptions& o, Outputs& outputs) {
+  if (is_gpu_set(kernels)) {
+    outputs.emplace_back(out_path(o, "this-gpu.json"), gpu_platform_json(kernels));
+    return;
+  }
+  for (int t : o.threads)
+    outputs.emplace_back(out_path(o, "this-cpu-" + std::to_string(t) + "t.json"),
+                         thread_platform_json(kernels, t));
+}
+
 // Every file validate may write, checked before any measurement runs.
 void refuse_overwriting(const ValidateOptions& o) {
-  std::vector<std::string> names = {"report.json",          "report.txt",
-                                    "calibration-cpu.json", "calibration-deepbench-gemm.json",
-                                    "cpu-kernels.json",     "cpu-executions.json"};
+  std::vector<std::string> names = {"report.json",        "report.txt",           "calibration-cpu.json",
+                                    "this-gpu.json",      "calibration-gpu.json", "cpu-kernels.json",
+                                    "cpu-executions.json"};
   for (int t : o.threads) {
     names.push_back("this-cpu-" + std::to_string(t) + "t.json");
     names.push_back("calibration-cpu-" + std::to_string(t) + "threads.json");
+    names.push_back("calibration-gpu-" + std::to_string(t) + "threads.json");
   }
+  if (o.deepbench != "none") names.push_back("learned-deepbench.json");
+  if (o.deepbench != "none")
+    for (const auto& entry : load_gpu_datasheets(o.datasheets))
+      names.push_back("calibration-deepbench-gemm-" + entry.first + ".json");
   if (!o.force)
     for (const auto& n : names)
       if (path_exists(out_path(o, n)))
@@ -136,12 +233,11 @@ int validate(ValidateOptions o) {
   }
   r.cpu_measurements = o.cpu;
   r.cpu_environment = kernels.environment;
-  const FitsByThreads fits = fit_cpu_kernels(kernels, o, r, outputs);
+  r.kernel_device_kind = kernels.device_kind;
+  const FitsByThreads fits = fit_kernels(kernels, o, r, outputs);
   if (!fits.count(1)) throw InputError(o.cpu, "points", "no kernel measured alone (co_running_threads 1)");
-  for (int t : o.threads)
-    outputs.emplace_back(out_path(o, "this-cpu-" + std::to_string(t) + "t.json"),
-                         thread_platform_json(kernels, t));
-
+  write_platforms(kernels, o, outputs);
+  if (is_gpu_set(kernels)) o.executions = "none"; // whole graphs run on CPU threads: nothing to compare
   if (o.measure) {
     say("running whole graphs for real on threads...");
     ExecutionPlanOptions eo;

@@ -9,64 +9,6 @@
 
 namespace hs {
 
-const Calibration::Entry* Calibration::find(const Device& d) const {
-  if (auto it = devices.find(d.name); it != devices.end()) return &it->second;
-  if (auto it = devices.find(d.kind); it != devices.end()) return &it->second;
-  return nullptr;
-}
-
-Calibration load_calibration(const std::string& path, const Platform& p) {
-  Calibration c = load_calibration(path);
-  if (c.devices.empty()) throw InputError(path, "devices", "the calibration has no entries");
-  for (const auto& entry : c.devices) {
-    const std::string& name = entry.first; // a plain reference: clang 14 cannot capture a structured binding
-    const bool matches = std::any_of(p.devices.begin(), p.devices.end(),
-                                     [&](const Device& d) { return d.name == name || d.kind == name; });
-    if (!matches) {
-      std::string known;
-      for (const auto& d : p.devices)
-        known += (known.empty() ? "" : ", ") + d.name + " (" + d.kind + ")";
-      throw InputError(path, "devices." + name,
-                       "no device or device kind '" + name + "' on platform '" + p.name +
-                           "' (devices: " + known + ")");
-    }
-  }
-  return c;
-}
-
-Calibration load_calibration(const std::string& path) {
-  const Json j = read_json_file(path);
-  const JsonNode root(j, path, "");
-  root.expect_only({"format", "version", "source", "devices", "notes", "fit"});
-  root.expect_format("heterosim-calibration", false);
-  Calibration c;
-  c.source = root.string_or("source", path);
-  for (const auto& [name, node] : root.at("devices").members()) {
-    node.expect_only({"efficiency", "memory_efficiency", "launch_overhead", "memory_tiers"});
-    Calibration::Entry e;
-    if (auto eff = node.find("efficiency"))
-      for (const auto& [kind, v] : eff->members()) {
-        v.expect_op_kind_key(kind, true);
-        e.compute_efficiency[kind] = v.as_fraction();
-      }
-    if (auto me = node.find("memory_efficiency")) e.memory_efficiency = me->as_fraction();
-    if (auto lo = node.find("launch_overhead")) e.launch_overhead = lo->as_quantity(units::Quantity::Time);
-    if (auto tiers = node.find("memory_tiers"))
-      for (const auto& t : tiers->items()) {
-        t.expect_only({"up_to", "bandwidth", "source"});
-        Calibration::MemoryTier tier{t.at("up_to").as_quantity(units::Quantity::Bytes),
-                                     t.at("bandwidth").as_quantity(units::Quantity::Bandwidth)};
-        if (!(tier.up_to > 0)) t.at("up_to").fail("must be positive");
-        if (!(tier.bandwidth > 0)) t.at("bandwidth").fail("must be positive");
-        if (!e.memory_tiers.empty() && tier.up_to <= e.memory_tiers.back().up_to)
-          t.at("up_to").fail("tiers must be listed by increasing size");
-        e.memory_tiers.push_back(tier);
-      }
-    c.devices[name] = std::move(e);
-  }
-  return c;
-}
-
 CostModel::CostModel(const Graph& g, const Platform& p, Calibration c)
     : graph_(&g), platform_(&p), calibration_(std::move(c)), devices_(p.device_count()) {
   op_time_.resize(static_cast<std::size_t>(g.op_count()) * static_cast<std::size_t>(devices_));
@@ -169,6 +111,12 @@ double CostModel::roofline(const Op& o, const Device& d) const {
     if (cal->memory_efficiency) memory_efficiency = *cal->memory_efficiency;
     if (cal->launch_overhead) launch = *cal->launch_overhead;
   }
+  if (cal && cal->learned && d.units.count > 0)
+    if (auto shape = gemm_shape_of(o))
+      return cal->learned->seconds(*shape, wave_device(d, o.precision), false);
+  if (cal && cal->wave && d.units.count > 0)
+    if (auto shape = gemm_shape_of(o))
+      return gemm_wave_time(*shape, wave_device(d, o.precision), *cal->wave).seconds;
   if (is_synchronisation_kind(o.kind)) launch = 0.0;
   const double compute = o.flops / (d.peak_flops.at(o.precision) * efficiency);
   double bandwidth = d.memory_bandwidth * memory_efficiency;

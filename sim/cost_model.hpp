@@ -1,6 +1,7 @@
 #pragma once
 // The one place that says how long an op takes on a device and a tensor takes on a route. Every policy
 // and both engines ask it, so a calibration changes all of them at once.
+#include "sim/calibration.hpp"
 #include "sim/graph.hpp"
 #include "sim/platform.hpp"
 
@@ -12,31 +13,6 @@
 namespace hs {
 
 constexpr double kInfeasible = std::numeric_limits<double>::infinity();
-
-// Fitted parameters that override the platform's defaults, per device name (or device kind).
-struct Calibration {
-  // Effective bandwidth for ops that move at most `up_to` bytes: their data stays in a cache level, so
-  // they run faster than main memory allows (measured on CPUs; see validation/).
-  struct MemoryTier {
-    double up_to = 0.0;     // bytes moved (read + written)
-    double bandwidth = 0.0; // bytes/s
-  };
-  struct Entry {
-    std::map<std::string, double> compute_efficiency; // per op kind, "default" as fallback
-    std::optional<double> memory_efficiency;
-    std::optional<double> launch_overhead;
-    std::vector<MemoryTier> memory_tiers; // ascending up_to; ops larger than the last use memory_efficiency
-  };
-  std::map<std::string, Entry> devices;
-  std::string source;
-
-  const Entry* find(const Device& d) const;
-};
-
-Calibration load_calibration(const std::string& path);
-// The same, for use on `p`: every entry must name a device or a device kind of `p` (a calibration that
-// would change nothing is an error naming the entry, not a silent no-op).
-Calibration load_calibration(const std::string& path, const Platform& p);
 
 // Seconds to move `bytes` from one device to another without contention: 0 on the same device, an explicit
 // `comm_time` when it is not negative (textbook edges carry their own cost, no route needed), else the

@@ -24,6 +24,10 @@ bool Device::supports_op(const std::string& op_kind) const {
          std::find(supported_ops.begin(), supported_ops.end(), op_kind) != supported_ops.end();
 }
 
+double ComputeUnits::sustained_share() const {
+  return sustained_clock_mhz > 0 && boost_clock_mhz > 0 ? sustained_clock_mhz / boost_clock_mhz : 1.0;
+}
+
 double Device::efficiency_for(const std::string& op_kind) const {
   if (auto it = compute_efficiency.find(op_kind); it != compute_efficiency.end()) return it->second;
   if (auto it = compute_efficiency.find("default"); it != compute_efficiency.end()) return it->second;
@@ -113,13 +117,33 @@ PState parse_pstate(const JsonNode& n, double speed_default) {
   return p;
 }
 
+ComputeUnits parse_compute_units(const JsonNode& n) {
+  n.expect_only({"count", "boost_clock_mhz", "sustained_clock_mhz", "power_limit", "source"});
+  ComputeUnits u;
+  u.count = static_cast<int>(n.at("count").as_integer(1, 1 << 20));
+  if (auto c = n.find("boost_clock_mhz")) u.boost_clock_mhz = c->as_number();
+  if (auto c = n.find("sustained_clock_mhz")) u.sustained_clock_mhz = c->as_number();
+  if (!(u.boost_clock_mhz >= 0)) n.at("boost_clock_mhz").fail("must not be negative");
+  if (!(u.sustained_clock_mhz >= 0)) n.at("sustained_clock_mhz").fail("must not be negative");
+  if (u.sustained_clock_mhz > 0 && !(u.boost_clock_mhz > 0))
+    n.at("sustained_clock_mhz").fail("needs boost_clock_mhz, the clock the peaks are quoted at");
+  if (u.sustained_clock_mhz > u.boost_clock_mhz)
+    n.at("sustained_clock_mhz").fail("must not exceed boost_clock_mhz");
+  u.power_limit_watts = n.quantity_or("power_limit", Quantity::Power, 0.0);
+  u.source = n.at("source").as_string();
+  return u;
+}
+
 Device parse_device(const JsonNode& n) {
-  n.expect_only({"name", "kind", "peak", "memory", "launch_overhead", "efficiency", "memory_efficiency",
-                 "supported_ops", "power", "pstates", "streams", "copy_engines", "source", "notes"});
+  n.expect_only({"name", "kind", "model", "compute_units", "peak", "memory", "launch_overhead", "efficiency",
+                 "memory_efficiency", "supported_ops", "power", "pstates", "streams", "copy_engines",
+                 "source", "notes"});
   Device d;
   d.name = n.at("name").as_string();
   d.kind = n.at("kind").as_string();
   if (d.name.empty()) n.at("name").fail("device name must not be empty");
+  d.model = n.string_or("model", "");
+  if (auto u = n.find("compute_units")) d.units = parse_compute_units(*u);
   if (auto peak = n.find("peak"))
     for (const auto& [prec, v] : peak->members())
       d.peak_flops[prec] = v.as_quantity(Quantity::Flops);

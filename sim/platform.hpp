@@ -19,9 +19,25 @@ struct PState {
   double busy_watts = 0.0;
 };
 
+// What a size-aware kernel model needs beyond peaks: how many units (SMs, compute units, cores) share a
+// kernel's tiles, and the clocks and power limit that bound how fast they run. 0 when not given.
+struct ComputeUnits {
+  int count = 0;                // SMs (NVIDIA), compute units (AMD), cores
+  double boost_clock_mhz = 0.0; // the clock the peaks are quoted at
+  // The clock the board holds under its power limit on long dense kernels, where a datasheet or
+  // measurement gives one; 0: the boost clock.
+  double sustained_clock_mhz = 0.0;
+  double power_limit_watts = 0.0; // board power limit (TDP / TBP)
+  std::string source;
+  // Share of the quoted peak the board sustains (1 without a sustained clock).
+  double sustained_share() const;
+};
+
 struct Device {
   std::string name;
-  std::string kind;                                 // cpu, gpu, npu, fpga, dsp, ...
+  std::string kind;  // cpu, gpu, npu, fpga, dsp, ...
+  std::string model; // the product, as a driver reports it (e.g. "NVIDIA A100-SXM4-40GB"); may be empty
+  ComputeUnits units;
   std::map<std::string, double> peak_flops;         // per precision (fp32, fp16, ...), flop/s
   double memory_bandwidth = 0.0;                    // bytes/s
   double memory_capacity = 0.0;                     // bytes

@@ -180,7 +180,7 @@ TEST_CASE("empty inputs, unmatched calibrations, missing routes and stored front
            "cal.json",
            R"({"format": "heterosim-calibration", "version": 1, "devices": {"V100": {"efficiency": {"gemm": 0.5}}}})",
            run_on("workstation") + " --calibration FILE",
-           {"cal.json: devices.V100", "no device or device kind 'V100'"}},
+           {"cal.json: entry 'V100'", "matches no device, kind or model"}},
           {"missing-route",
            "p.json",
            platform("", "", "[]"),

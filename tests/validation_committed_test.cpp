@@ -4,6 +4,7 @@
 #include "sim/json_input.hpp"
 #include "validation/cpu_validation.hpp"
 #include "validation/deepbench.hpp"
+#include "validation/learned_fit.hpp"
 #include "validation/torch_validation.hpp"
 
 #include <cmath>
@@ -88,6 +89,17 @@ TEST_CASE("DeepBench: datasheet-only and calibrated errors on held-out problems"
       evaluate_deepbench(load_deepbench(kDir + "/measurements/deepbench", "conv", sheets), "conv");
   CHECK(conv.calibrated.mape <= threshold("deepbench_conv_calibrated_mape"));
   CHECK(conv.calibrated.mape < conv.datasheet.mape);
+  // The size-aware wave model, leave one GPU out, beside the roofline's.
+  CHECK(gemm.wave_leave_one_gpu_out.size() == 10);
+  CHECK(gemm.wave_leave_one_gpu_out_all.mape <= threshold("deepbench_gemm_wave_leave_one_gpu_out_mape"));
+  CHECK(conv.wave_leave_one_gpu_out_all.mape <= threshold("deepbench_conv_wave_leave_one_gpu_out_mape"));
+  CHECK(conv.leave_one_gpu_out_all.mape <= threshold("deepbench_conv_leave_one_gpu_out_mape"));
+  if (learned_models_built()) {
+    const LearnedValidation learned =
+        evaluate_learned(gemm_points, load_deepbench(kDir + "/measurements/deepbench", "conv", sheets), gemm);
+    CHECK(learned.gemm.mape <= threshold("deepbench_gemm_learned_leave_one_gpu_out_mape"));
+    CHECK(learned.conv.mape <= threshold("deepbench_conv_learned_leave_one_gpu_out_mape"));
+  }
 }
 
 TEST_CASE("heterosim validate on the committed sets is deterministic and refuses to overwrite") {
@@ -97,8 +109,10 @@ TEST_CASE("heterosim validate on the committed sets is deterministic and refuses
   fs::remove_all(out);
   REQUIRE(run("validate --quiet --out " + (out / "a").string()) == 0);
   REQUIRE(run("validate --quiet --out " + (out / "b").string()) == 0);
-  for (const char* f : {"report.json", "report.txt", "calibration-cpu.json",
-                        "calibration-deepbench-gemm.json", "this-cpu-2t.json"}) {
+  std::vector<std::string> files = {"report.json", "report.txt", "calibration-cpu.json",
+                                    "calibration-deepbench-gemm-V100.json", "this-cpu-2t.json"};
+  if (learned_models_built()) files.push_back("learned-deepbench.json");
+  for (const auto& f : files) {
     CHECK(fs::exists(out / "a" / f));
     CHECK(slurp(out / "a" / f) == slurp(out / "b" / f));
   }

@@ -72,7 +72,9 @@ TEST_CASE("the parameter line lists each key with its default or choices, and it
   REQUIRE(gpt2);
   CHECK(gpt2->parameter_line() ==
         "batch=1 seq=128 (prompt) decode=8 (inference: generated tokens) "
-        "heads=branches|fused precision=fp32|fp16|bf16|int8 mode=inference|training");
+        "heads=branches|fused attention=fused|eager (scale and mask: in the softmax or passes of their own) "
+        "dropout=off|on (training) lm_head=last|all (inference: the prefill's LM head rows) "
+        "precision=fp32|fp16|bf16|int8 mode=inference|training");
 }
 
 TEST_CASE("a listed key that the other parameters leave unread is refused by name") {

@@ -35,7 +35,11 @@ std::vector<double> cpu_tier_bounds(const MeasurementSet& m) {
 Calibration cpu_calibration(const RooflineFit& fit) {
   Calibration c;
   c.source = "validation (fit on CPU kernel measurements)";
-  c.devices["cpu"] = fit.as_calibration_entry();
+  Calibration::Entry e = fit.as_calibration_entry();
+  e.name = "cpu";
+  e.applies_to.kinds = {"cpu"};
+  e.measured = "CPU kernel measurements";
+  c.entries.push_back(std::move(e));
   return c;
 }
 

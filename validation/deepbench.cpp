@@ -17,6 +17,13 @@ std::map<std::string, GpuDatasheet> load_gpu_datasheets(const std::string& csv_p
     d.fp16_tensor_flops = t.empty(r, "fp16_tensor_tflops") ? 0.0 : t.number(r, "fp16_tensor_tflops") * 1e12;
     d.bandwidth = t.number(r, "memory_gbps") * 1e9;
     d.source = t.text(r, "source");
+    d.model = t.text(r, "model");
+    d.units.count = static_cast<int>(t.number(r, "compute_units"));
+    d.units.boost_clock_mhz = t.number(r, "boost_clock_mhz");
+    d.units.power_limit_watts = t.number(r, "power_limit_w");
+    d.units.source = t.text(r, "units_source");
+    if (!(d.units.count > 0 && d.units.boost_clock_mhz > 0))
+      throw InputError(csv_path, "gpu " + d.gpu, "compute_units and boost_clock_mhz must be positive");
     if (!(d.fp32_flops > 0 && d.bandwidth > 0))
       throw InputError(csv_path, "gpu " + d.gpu, "peak and bandwidth must be positive");
     out[d.gpu] = d;
@@ -62,6 +69,12 @@ std::vector<DeepBenchPoint> load_deepbench(const std::string& dir, const std::st
     p.index = block_size[p.gpu + "/" + p.precision]++;
     p.point.peak_flops = peak;
     p.point.bandwidth = sheet->second.bandwidth;
+    p.device = {peak,
+                sheet->second.bandwidth,
+                sheet->second.units.count,
+                sheet->second.units.boost_clock_mhz,
+                0.0,
+                sheet->second.units.power_limit_watts};
     if (table == "gemm") {
       const double m = t.number(r, "m"), n = t.number(r, "n"), k = t.number(r, "k");
       p.point.kind = "gemm";
@@ -69,6 +82,7 @@ std::vector<DeepBenchPoint> load_deepbench(const std::string& dir, const std::st
       // C = A B + C (beta = 1): A and B read, C read and written.
       p.point.bytes = element * (m * k + k * n + 2 * m * n);
       p.point.seconds = t.number(r, "time_ms") * 1e-3;
+      p.shape = {m, n, k, 1, element, t.text(r, "a_t") == "T"};
       p.label = "m=" + t.text(r, "m") + " n=" + t.text(r, "n") + " k=" + t.text(r, "k") + " " +
                 t.text(r, "a_t") + t.text(r, "b_t");
     } else {
@@ -79,6 +93,8 @@ std::vector<DeepBenchPoint> load_deepbench(const std::string& dir, const std::st
       p.point.flops = 2 * n * k * c * rr * s * pw * ph; // direct convolution, as DeepBench counts it
       p.point.bytes = element * (n * c * h * w + k * c * rr * s + n * k * pw * ph);
       p.point.seconds = t.number(r, "fwd_ms") * 1e-3;
+      p.shape = {n * pw * ph, k,       c * rr * s,
+                 1,           element, false}; // implicit GEMM: output pixels x filters x window
       p.label = "w=" + t.text(r, "w") + " h=" + t.text(r, "h") + " c=" + t.text(r, "c") +
                 " n=" + t.text(r, "n") + " k=" + t.text(r, "k") + " " + t.text(r, "s") + "x" + t.text(r, "r");
     }
@@ -143,6 +159,7 @@ DeepBenchResult evaluate_deepbench(const std::vector<DeepBenchPoint>& points, co
     all_logo.insert(all_logo.end(), errors.begin(), errors.end());
   }
   res.leave_one_gpu_out_all = summarize(all_logo);
+  evaluate_deepbench_wave(points, res);
   return res;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // DeepBench's published GPU GEMM and convolution timings as a second source of truth: predicted from each
 // GPU's datasheet figures alone, then after calibrating the roofline on part of them.
+#include "sim/wave_model.hpp"
 #include "validation/error_stats.hpp"
 #include "validation/roofline_fit.hpp"
 
@@ -15,6 +16,8 @@ struct GpuDatasheet {
   double fp32_flops = 0.0;
   double fp16_tensor_flops = 0.0; // 0 when the GPU has no tensor cores
   double bandwidth = 0.0;         // bytes/s
+  std::string model;              // the product name a driver reports, which calibrations match
+  ComputeUnits units;             // SMs or compute units, boost clock and board power
   std::string source;
 };
 
@@ -24,6 +27,8 @@ struct DeepBenchPoint {
   std::string gpu, precision, label;
   int index = 0; // position within its (gpu, precision) block, in sheet order
   FitPoint point;
+  GemmShape shape;   // a convolution as its implicit GEMM
+  WaveDevice device; // the GPU's datasheet figures for this precision
 };
 
 // `table` is "gemm" (gemm.csv) or "conv" (conv.csv, forward pass). Rows of GPUs or precisions without
@@ -53,8 +58,23 @@ struct DeepBenchResult {
   // datasheet figures; every point of the left-out GPU is held out.
   std::map<std::string, ErrorStats> leave_one_gpu_out;
   ErrorStats leave_one_gpu_out_all;
+  // The size-aware wave model (sim/wave_model.hpp), leave one GPU out the same way: its shared
+  // parameters fitted on the other GPUs' fp32 points only.
+  std::map<std::string, ErrorStats> wave_leave_one_gpu_out;
+  std::map<std::string, WaveParams> wave_fit_without;
+  std::map<std::string, WaveParams> wave_fit_own; // fitted on the GPU's own training split
+  ErrorStats wave_leave_one_gpu_out_all;
+  // The same fits, with only the launch overhead taken from the left-out GPU's fastest problem (see
+  // deepbench_wave.cpp): how much of the error is the host and driver's fixed cost per kernel.
+  std::map<std::string, ErrorStats> wave_leave_one_gpu_out_own_launch;
+  ErrorStats wave_leave_one_gpu_out_own_launch_all;
+  // ... and fitted on every third problem's complement of each GPU's fp32 block, like the roofline's.
+  ErrorStats wave_calibrated;
+  std::map<std::string, ErrorStats> wave_calibrated_by_gpu;
 };
 
 DeepBenchResult evaluate_deepbench(const std::vector<DeepBenchPoint>& points, const std::string& table);
+// Fills the wave_* figures of `res` (called by evaluate_deepbench).
+void evaluate_deepbench_wave(const std::vector<DeepBenchPoint>& points, DeepBenchResult& res);
 
 } // namespace hs::validation

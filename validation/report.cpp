@@ -46,6 +46,23 @@ Json deepbench_json(const DeepBenchResult& d) {
   j["leave_one_gpu_out_fp32"] = stats_json(d.leave_one_gpu_out_all);
   for (const auto& [gpu, s] : d.leave_one_gpu_out)
     j["leave_one_gpu_out_by_gpu"][gpu] = stats_json(s);
+  j["wave_model"]["model"] =
+      "sim/wave_model.hpp: tiles in waves over SMs, K split, memory roofline, power-limited "
+      "clock; one parameter set shared by all GPUs";
+  j["wave_model"]["leave_one_gpu_out_fp32"] = stats_json(d.wave_leave_one_gpu_out_all);
+  j["wave_model"]["calibrated_per_gpu_fp32"] = stats_json(d.wave_calibrated);
+  j["wave_model"]["leave_one_gpu_out_own_launch_fp32"] = stats_json(d.wave_leave_one_gpu_out_own_launch_all);
+  for (const auto& [gpu, s] : d.wave_leave_one_gpu_out) {
+    const WaveParams& w = d.wave_fit_without.at(gpu);
+    j["wave_model"]["leave_one_gpu_out_by_gpu"][gpu] = stats_json(s);
+    j["wave_model"]["leave_one_gpu_out_own_launch_by_gpu"][gpu] =
+        stats_json(d.wave_leave_one_gpu_out_own_launch.at(gpu));
+    j["wave_model"]["fit_without"][gpu] = {
+        {"peak_efficiency", w.peak_efficiency},     {"tile_intensity_knee", w.tile_intensity_knee},
+        {"memory_efficiency", w.memory_efficiency}, {"launch_seconds", w.launch_seconds},
+        {"watts_per_tflops", w.watts_per_tflops},   {"transposed_a_efficiency", w.transposed_a_efficiency},
+        {"tile_k_overhead", w.tile_k_overhead}};
+  }
   j["blocks"] = Json::array();
   for (const auto& b : d.blocks)
     j["blocks"].push_back({{"gpu", b.gpu},
@@ -67,6 +84,47 @@ std::string deepbench_text(const DeepBenchResult& d) {
   s << stats_line("leave one GPU out", d.leave_one_gpu_out_all);
   for (const auto& b : d.blocks)
     s << stats_line(b.gpu + " " + b.precision, b.calibrated);
+  s << "  leave one GPU out (fp32), roofline (one efficiency) vs wave model (tiles, waves, K split, "
+       "power):\n";
+  s << stats_line("wave, calibrated/GPU", d.wave_calibrated);
+  s << stats_line("wave, leave one out", d.wave_leave_one_gpu_out_all);
+  s << stats_line("wave, LOGO+own launch", d.wave_leave_one_gpu_out_own_launch_all);
+  for (const auto& [gpu, wave] : d.wave_leave_one_gpu_out) {
+    s << stats_line(gpu + " roofline", d.leave_one_gpu_out.at(gpu));
+    s << stats_line(gpu + " wave", wave);
+    s << stats_line(gpu + " wave+launch", d.wave_leave_one_gpu_out_own_launch.at(gpu));
+  }
+  return s.str();
+}
+
+Json learned_json(const LearnedValidation& v) {
+  Json j;
+  j["model"] = "sim/learned_model.hpp: XGBoost trees over op and device features correcting the wave model, "
+               "trained on DeepBench fp32 GEMM and convolution of the other GPUs";
+  j["leave_one_gpu_out_gemm"] = stats_json(v.gemm);
+  j["leave_one_gpu_out_conv"] = stats_json(v.conv);
+  for (const auto& [gpu, st] : v.gemm_by_gpu) {
+    j["gemm_by_gpu"][gpu] = stats_json(st);
+    j["conv_by_gpu"][gpu] = stats_json(v.conv_by_gpu.at(gpu));
+  }
+  return j;
+}
+
+std::string learned_text(const LearnedValidation& v, const DeepBenchResult& gemm,
+                         const DeepBenchResult& conv) {
+  std::ostringstream s;
+  s << "Learned model (XGBoost over op and device features, correcting the wave model), leave one GPU out,\n"
+       "trained on the other GPUs' fp32 GEMM and convolution problems; beside it the roofline and the wave "
+       "model\n";
+  s << stats_line("GEMM, learned", v.gemm);
+  s << stats_line("conv, learned", v.conv);
+  for (const auto& [gpu, st] : v.gemm_by_gpu) {
+    s << "  " << gpu << ": GEMM roofline " << fmt("%.1f", gemm.leave_one_gpu_out.at(gpu).mape) << "%, wave "
+      << fmt("%.1f", gemm.wave_leave_one_gpu_out.at(gpu).mape) << "%, learned " << fmt("%.1f", st.mape)
+      << "%; conv roofline " << fmt("%.1f", conv.leave_one_gpu_out.at(gpu).mape) << "%, wave "
+      << fmt("%.1f", conv.wave_leave_one_gpu_out.at(gpu).mape) << "%, learned "
+      << fmt("%.1f", v.conv_by_gpu.at(gpu).mape) << "%\n";
+  }
   return s.str();
 }
 
@@ -109,6 +167,7 @@ std::string validation_report_json(const ValidationReport& r) {
   j["errors"] = "absolute percentage error |predicted - measured| / measured, on held-out points only; "
                 "mean_signed > 0 means the model predicts too slow";
   Json cpu;
+  cpu["device_kind"] = r.kernel_device_kind;
   cpu["measurements"] = r.cpu_measurements;
   cpu["environment"] = r.cpu_environment;
   cpu["held_out"] = "every third point of each kernel kind, in measurement order";
@@ -158,6 +217,7 @@ std::string validation_report_json(const ValidationReport& r) {
     j["deepbench"]["data"] = r.deepbench_dir;
     if (r.deepbench_gemm) j["deepbench"]["gemm"] = deepbench_json(*r.deepbench_gemm);
     if (r.deepbench_conv) j["deepbench"]["conv"] = deepbench_json(*r.deepbench_conv);
+    if (r.learned) j["deepbench"]["learned"] = learned_json(*r.learned);
   }
   if (r.torch) j["torch"] = torch_json(*r.torch);
   return j.dump(1) + "\n";
@@ -170,10 +230,15 @@ std::string validation_report_text(const ValidationReport& r) {
     auto it = r.cpu_environment.find(k);
     return it == r.cpu_environment.end() ? std::string("?") : it->second;
   };
-  s << "CPU kernels: " << r.cpu_measurements << "\n  measured " << env("date") << " on " << env("cpu_model")
-    << " (" << env("hardware_threads") << " hardware threads), " << env("compiler") << ", Eigen "
-    << env("eigen") << "\n";
-  s << "  core share while timing: " << env("core_share_while_timing") << "\n";
+  if (r.kernel_device_kind == "gpu") {
+    s << "GPU kernels: " << r.cpu_measurements << "\n  measured " << env("date") << " on " << env("gpu_model")
+      << " (" << env("multiprocessors") << " SMs), " << env("cublas") << ", " << env("math_mode") << "\n";
+  } else {
+    s << "CPU kernels: " << r.cpu_measurements << "\n  measured " << env("date") << " on " << env("cpu_model")
+      << " (" << env("hardware_threads") << " hardware threads), " << env("compiler") << ", Eigen "
+      << env("eigen") << "\n";
+    s << "  core share while timing: " << env("core_share_while_timing") << "\n";
+  }
   for (const auto& [threads, v] : r.cpu) {
     s << (threads == 1 ? "  each kernel alone on one thread"
                        : "  each kernel on " + std::to_string(threads) + " threads at once (co-running)")
@@ -213,6 +278,7 @@ std::string validation_report_text(const ValidationReport& r) {
   }
   if (r.deepbench_gemm) s << "\n" << deepbench_text(*r.deepbench_gemm);
   if (r.deepbench_conv) s << "\n" << deepbench_text(*r.deepbench_conv);
+  if (r.learned) s << "\n" << learned_text(*r.learned, *r.deepbench_gemm, *r.deepbench_conv);
   if (r.torch) s << "\n" << torch_validation_text(*r.torch);
   return s.str();
 }

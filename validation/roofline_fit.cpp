@@ -28,6 +28,7 @@ double datasheet_prediction(const FitPoint& p) {
 
 Calibration::Entry RooflineFit::as_calibration_entry() const {
   Calibration::Entry e;
+  e.name = "fit";
   e.compute_efficiency = efficiency;
   e.memory_efficiency = memory_efficiency;
   e.launch_overhead = launch_overhead;
@@ -169,16 +170,25 @@ RooflineFit fit_roofline(const std::vector<FitPoint>& points, const std::vector<
   return fit;
 }
 
-std::string calibration_json(const std::map<std::string, RooflineFit>& fits, const std::string& source,
+std::string calibration_json(const std::vector<CalibrationOut>& entries, const std::string& source,
                              const std::string& notes) {
   Json j;
   j["format"] = "heterosim-calibration";
-  j["version"] = 1;
+  j["version"] = 2;
   j["source"] = source;
   j["notes"] = notes;
-  j["devices"] = Json::object();
-  for (const auto& [key, f] : fits) {
+  j["entries"] = Json::array();
+  for (const auto& e : entries) {
+    const RooflineFit& f = e.fit;
     Json d;
+    d["name"] = e.name;
+    Json to = Json::object();
+    if (!e.applies_to.devices.empty()) to["devices"] = e.applies_to.devices;
+    if (!e.applies_to.kinds.empty()) to["kinds"] = e.applies_to.kinds;
+    if (!e.applies_to.models.empty()) to["models"] = e.applies_to.models;
+    d["applies_to"] = std::move(to);
+    d["measured"] = e.measured;
+    if (e.held_out_mape_percent) d["held_out_mape_percent"] = *e.held_out_mape_percent;
     d["efficiency"] = f.efficiency;
     d["memory_efficiency"] = f.memory_efficiency;
     d["launch_overhead"] = f.launch_overhead;
@@ -187,7 +197,15 @@ std::string calibration_json(const std::map<std::string, RooflineFit>& fits, con
       for (const auto& t : f.memory_tiers)
         d["memory_tiers"].push_back({{"up_to", t.up_to}, {"bandwidth", t.bandwidth}});
     }
-    j["devices"][key] = std::move(d);
+    if (e.wave)
+      d["wave_model"] = {{"peak_efficiency", e.wave->peak_efficiency},
+                         {"tile_intensity_knee", e.wave->tile_intensity_knee},
+                         {"memory_efficiency", e.wave->memory_efficiency},
+                         {"launch_overhead", e.wave->launch_seconds},
+                         {"watts_per_tflops", e.wave->watts_per_tflops},
+                         {"transposed_a_efficiency", e.wave->transposed_a_efficiency},
+                         {"tile_k_overhead", e.wave->tile_k_overhead}};
+    j["entries"].push_back(std::move(d));
   }
   return j.dump(1) + "\n";
 }

@@ -7,8 +7,10 @@
 // (IRLS) towards the least mean absolute relative error, with bounds efficiency <= 1 and launch >= 0
 // kept by fixing violators at the bound and solving again.
 #include "sim/cost_model.hpp"
+#include "sim/wave_model.hpp"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,9 +45,19 @@ double datasheet_prediction(const FitPoint& p);
 RooflineFit fit_roofline(const std::vector<FitPoint>& points, const std::vector<std::string>& compute_kinds,
                          const std::vector<double>& tier_bounds = {});
 
-// A calibration file (format "heterosim-calibration", version 1) with one entry per key (device name or
-// kind), and the provenance that `heterosim run --calibration` ignores but a reader needs.
-std::string calibration_json(const std::map<std::string, RooflineFit>& fits, const std::string& source,
+// One entry of a calibration file: the fit, the devices it applies to and what it was fitted on.
+struct CalibrationOut {
+  std::string name;
+  Calibration::AppliesTo applies_to;
+  std::string measured;
+  std::optional<double> held_out_mape_percent;
+  RooflineFit fit;
+  std::optional<WaveParams> wave; // GEMMs by the wave model, where the device has compute units
+};
+
+// A calibration file (format "heterosim-calibration", version 2) with the provenance that `heterosim run
+// --calibration` prints and records.
+std::string calibration_json(const std::vector<CalibrationOut>& entries, const std::string& source,
                              const std::string& notes);
 
 } // namespace hs::validation

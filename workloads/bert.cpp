@@ -64,13 +64,18 @@ hs::WorkloadBuilder bert_builder(const hs::BertOptions& preset, const std::strin
       preset.name,
       what,
       hs::layers::model_parameters(
-          {{"seq", "128"}, {"heads", "branches|fused"}, {"classes", "2", "training head"}}),
+          {{"seq", "128"},
+           {"heads", "branches|fused"},
+           {"classes", "2", "training head"},
+           {"attention", "fused|eager", "scale and mask: in the softmax or passes of their own"},
+           {"dropout", "off|on", "training"}}),
       [preset](hs::WorkloadParams& p) {
         hs::BertOptions o = preset;
         o.model = hs::layers::read_model_options(p, o.name, 1);
         o.seq = p.integer("seq", 128, 1, o.max_positions);
         o.dims.head_branches = p.text("heads", "branches", {"branches", "fused"}) == "branches";
         o.classes = p.integer("classes", 2, 1, 1'000'000);
+        hs::transformer::read_fidelity_options(p, o.name, o.model.training, o.dims);
         return hs::bert(o);
       },
       {{"layers", static_cast<double>(preset.layers)},

@@ -61,7 +61,8 @@ public:
       return g_.loss("loss", logits, rows, vocab);
     }
     // Generation needs the logits of the last position only; the next token is their argmax (greedy).
-    const ValueId logits = g_.linear(name("lm_head"), x, batch, hidden_, vocab, false, "wte");
+    const double head_rows = o_.lm_head_all_tokens ? rows : batch;
+    const ValueId logits = g_.linear(name("lm_head"), x, head_rows, hidden_, vocab, false, "wte");
     return g_.reduce(name("sample"), {logits}, batch * vocab, batch);
   }
 
@@ -143,9 +144,13 @@ hs::WorkloadBuilder gpt2_builder(const std::string& size, const std::string& wha
   return hs::WorkloadBuilder{
       preset.name,
       what,
-      hs::layers::model_parameters({{"seq", "128", "prompt"},
-                                    {"decode", "8", "inference: generated tokens"},
-                                    {"heads", "branches|fused"}}),
+      hs::layers::model_parameters(
+          {{"seq", "128", "prompt"},
+           {"decode", "8", "inference: generated tokens"},
+           {"heads", "branches|fused"},
+           {"attention", "fused|eager", "scale and mask: in the softmax or passes of their own"},
+           {"dropout", "off|on", "training"},
+           {"lm_head", "last|all", "inference: the prefill's LM head rows"}}),
       [preset](hs::WorkloadParams& p) {
         hs::Gpt2Options o = preset;
         o.model = hs::layers::read_model_options(p, o.name, 1);
@@ -158,6 +163,10 @@ hs::WorkloadBuilder gpt2_builder(const std::string& size, const std::string& wha
           throw hs::InputError(o.name, "decode",
                                "seq + decode must not exceed the context of " + std::to_string(o.context));
         o.dims.head_branches = p.text("heads", "branches", {"branches", "fused"}) == "branches";
+        hs::transformer::read_fidelity_options(p, o.name, o.model.training, o.dims);
+        o.lm_head_all_tokens = p.text("lm_head", o.model.training ? "all" : "last", {"last", "all"}) == "all";
+        if (o.model.training && !o.lm_head_all_tokens)
+          throw hs::InputError(o.name, "lm_head", "training takes the loss over every token: lm_head=all");
         return hs::gpt2(o);
       },
       {{"layers", static_cast<double>(preset.layers)},

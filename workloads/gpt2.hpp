@@ -16,6 +16,9 @@ struct Gpt2Options {
   long long context = 1024; // n_ctx: prompt plus generated tokens must fit
   long long seq = 128;      // prompt (inference) or training sequence length
   long long decode = 8;     // inference: tokens generated after the prefill, one step each
+  // Inference: the prefill's LM head over every prompt token (as a framework's forward() returns them)
+  // or over the last only (the default: generation needs no more). Training always takes every token.
+  bool lm_head_all_tokens = false;
   layers::ModelOptions model;
 };
 

@@ -1,5 +1,7 @@
 #include "workloads/transformer.hpp"
 
+#include "sim/error.hpp"
+
 namespace hs::transformer {
 
 using layers::ValueId;
@@ -9,6 +11,19 @@ std::string shared(const std::string& weights_prefix, const std::string& suffix)
   return weights_prefix.empty() ? "" : weights_prefix + suffix;
 }
 } // namespace
+
+void read_fidelity_options(WorkloadParams& p, const std::string& builder, bool training, Dimensions& d) {
+  d.eager_attention = p.text("attention", "fused", {"fused", "eager"}) == "eager";
+  d.dropout = p.text("dropout", "off", {"off", "on"}) == "on";
+  if (d.dropout && !training)
+    throw InputError(builder, "dropout", "dropout is applied in training only (mode=training)");
+}
+
+ValueId dropout(layers::LayerGraph& g, const std::string& name, ValueId x, double elements,
+                const Dimensions& d) {
+  if (!d.dropout || !g.training()) return x;
+  return g.elementwise(name, {x}, elements, kDropoutFlops, layers::Saved::Output);
+}
 
 Projections qkv(layers::LayerGraph& g, const std::string& prefix, ValueId x, double rows, const Dimensions& d,
                 const std::string& weights_prefix) {
@@ -29,9 +44,14 @@ std::vector<ValueId> attend(layers::LayerGraph& g, const std::string& prefix, co
   std::vector<ValueId> context;
   for (std::size_t i = 0; i < p.q.size(); ++i) {
     const std::string head = d.head_branches ? prefix + ".head" + std::to_string(i) : prefix;
-    // The 1/sqrt(d) scale and the mask are folded into the softmax, as fused kernels do.
-    const ValueId scores = g.matmul(head + ".scores", p.q[i], p.k[i], count, query_len, key_len, dh);
-    const ValueId probs = g.softmax(head + ".softmax", scores, count * query_len, key_len);
+    ValueId scores = g.matmul(head + ".scores", p.q[i], p.k[i], count, query_len, key_len, dh);
+    const double elements = count * query_len * key_len;
+    if (d.eager_attention) {
+      scores = g.elementwise(head + ".scale", {scores}, elements, 1, layers::Saved::Nothing);
+      scores = g.elementwise(head + ".mask", {scores}, elements, 1, layers::Saved::Nothing);
+    }
+    ValueId probs = g.softmax(head + ".softmax", scores, count * query_len, key_len);
+    probs = dropout(g, head + ".attn_dropout", probs, elements, d);
     context.push_back(g.matmul(head + ".context", probs, p.v[i], count, query_len, dh, key_len));
   }
   return context;
@@ -41,7 +61,9 @@ ValueId attention_output(layers::LayerGraph& g, const std::string& prefix,
                          const std::vector<ValueId>& context, double rows, const Dimensions& d,
                          const std::string& weights_prefix) {
   const auto h = static_cast<double>(d.hidden);
-  return g.linear_parts(prefix + ".out", context, rows, h, h, true, 1, shared(weights_prefix, ".out"))[0];
+  const ValueId y =
+      g.linear_parts(prefix + ".out", context, rows, h, h, true, 1, shared(weights_prefix, ".out"))[0];
+  return dropout(g, prefix + ".dropout", y, rows * h, d);
 }
 
 ValueId feed_forward(layers::LayerGraph& g, const std::string& prefix, ValueId x, double rows,
@@ -49,7 +71,8 @@ ValueId feed_forward(layers::LayerGraph& g, const std::string& prefix, ValueId x
   const auto h = static_cast<double>(d.hidden), inner = static_cast<double>(d.inner);
   ValueId y = g.linear(prefix + ".fc1", x, rows, h, inner, true, shared(weights_prefix, ".fc1"));
   y = g.elementwise(prefix + ".gelu", {y}, rows * inner, kGeluFlops, layers::Saved::Inputs);
-  return g.linear(prefix + ".fc2", y, rows, inner, h, true, shared(weights_prefix, ".fc2"));
+  y = g.linear(prefix + ".fc2", y, rows, inner, h, true, shared(weights_prefix, ".fc2"));
+  return dropout(g, prefix + ".dropout", y, rows * h, d);
 }
 
 } // namespace hs::transformer

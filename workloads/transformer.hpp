@@ -2,6 +2,7 @@
 // Transformer pieces shared by BERT and GPT-2: multi-head attention (each head a parallel branch, or one
 // batched op per layer) and the feed-forward block.
 #include "workloads/layers.hpp"
+#include "workloads/workload_registry.hpp"
 
 #include <string>
 #include <vector>
@@ -13,8 +14,26 @@ struct Dimensions {
   long long heads = 12;
   long long inner = 3072;    // FFN width
   bool head_branches = true; // per-head score/softmax/context ops; false: one batched op each per layer
+  // Which implementation the graph stands for. Fused (the default): the 1/sqrt(d) scale and the mask are
+  // folded into the softmax, as fused attention kernels do. Eager: they are passes of their own over
+  // batch x heads x seq^2, as Hugging Face's eager attention runs them (scores / sqrt(d), then + mask).
+  bool eager_attention = false;
+  // Dropout in training (off by default): on the attention probabilities and on each residual branch,
+  // where BERT and GPT-2 apply it (Devlin et al. 2019; Radford et al. 2019, p = 0.1).
+  bool dropout = false;
   long long head_dim() const { return hidden / heads; }
 };
+
+// Dropout draws a mask and multiplies by it: 2 operations per element (an assumption, not a measured
+// kernel's count); the mask is kept for the backward pass.
+inline constexpr double kDropoutFlops = 2;
+
+// attention=fused|eager and dropout=off|on (training only) of a transformer builder.
+void read_fidelity_options(WorkloadParams& p, const std::string& builder, bool training, Dimensions& d);
+
+// `x` after dropout over `elements` values when the graph trains with dropout on; `x` itself otherwise.
+layers::ValueId dropout(layers::LayerGraph& g, const std::string& name, layers::ValueId x, double elements,
+                        const Dimensions& d);
 
 // GELU, tanh form: x^3, two multiply-adds, tanh, add, two multiplies (Hendrycks & Gimpel 2016).
 inline constexpr double kGeluFlops = 8;

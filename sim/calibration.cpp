@@ -1,0 +1,222 @@
+#include "sim/calibration.hpp"
+
+#include "sim/json_input.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace hs {
+
+namespace {
+
+bool listed(const std::vector<std::string>& names, const std::string& name) {
+  return !name.empty() && std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// The parameters an entry overrides: the same fields in both versions.
+void load_parameters(const JsonNode& node, Calibration::Entry& e) {
+  if (auto eff = node.find("efficiency"))
+    for (const auto& [kind, v] : eff->members()) {
+      v.expect_op_kind_key(kind, true);
+      e.compute_efficiency[kind] = v.as_fraction();
+    }
+  if (auto me = node.find("memory_efficiency")) e.memory_efficiency = me->as_fraction();
+  if (auto lo = node.find("launch_overhead")) e.launch_overhead = lo->as_quantity(units::Quantity::Time);
+  if (auto tiers = node.find("memory_tiers"))
+    for (const auto& t : tiers->items()) {
+      t.expect_only({"up_to", "bandwidth", "source"});
+      Calibration::MemoryTier tier{t.at("up_to").as_quantity(units::Quantity::Bytes),
+                                   t.at("bandwidth").as_quantity(units::Quantity::Bandwidth)};
+      if (!(tier.up_to > 0)) t.at("up_to").fail("must be positive");
+      if (!(tier.bandwidth > 0)) t.at("bandwidth").fail("must be positive");
+      if (!e.memory_tiers.empty() && tier.up_to <= e.memory_tiers.back().up_to)
+        t.at("up_to").fail("tiers must be listed by increasing size");
+      e.memory_tiers.push_back(tier);
+    }
+}
+
+WaveParams load_wave(const JsonNode& n) {
+  n.expect_only({"peak_efficiency", "tile_intensity_knee", "memory_efficiency", "launch_overhead",
+                 "watts_per_tflops", "transposed_a_efficiency", "tile_k_overhead", "source"});
+  WaveParams w;
+  const auto positive = [&](const char* key, double& v) {
+    v = n.at(key).as_number();
+    if (!(v > 0)) n.at(key).fail("must be positive");
+  };
+  positive("peak_efficiency", w.peak_efficiency);
+  positive("tile_intensity_knee", w.tile_intensity_knee);
+  positive("memory_efficiency", w.memory_efficiency);
+  w.launch_seconds = n.at("launch_overhead").as_quantity(units::Quantity::Time);
+  w.watts_per_tflops = n.quantity_or("watts_per_tflops", units::Quantity::Plain, 0.0);
+  if (auto t = n.find("transposed_a_efficiency")) w.transposed_a_efficiency = t->as_fraction();
+  w.tile_k_overhead = n.quantity_or("tile_k_overhead", units::Quantity::Plain, 0.0);
+  return w;
+}
+
+void load_version_1(const JsonNode& root, Calibration& c) {
+  root.expect_only({"format", "version", "source", "devices", "notes", "fit"});
+  for (const auto& [key, node] : root.at("devices").members()) {
+    node.expect_only({"efficiency", "memory_efficiency", "launch_overhead", "memory_tiers"});
+    Calibration::Entry e;
+    e.name = key;
+    e.applies_to.devices = {key}; // version 1 keys were a device name or a device kind
+    e.applies_to.kinds = {key};
+    load_parameters(node, e);
+    c.entries.push_back(std::move(e));
+  }
+}
+
+void load_version_2(const JsonNode& root, Calibration& c) {
+  root.expect_only({"format", "version", "source", "entries", "notes", "fit"});
+  for (const auto& node : root.at("entries").items()) {
+    node.expect_only({"name", "applies_to", "measured", "held_out_mape_percent", "efficiency",
+                      "memory_efficiency", "launch_overhead", "memory_tiers", "wave_model", "learned_model",
+                      "notes"});
+    Calibration::Entry e;
+    e.name = node.at("name").as_string();
+    for (const auto& other : c.entries)
+      if (other.name == e.name) node.at("name").fail("entry '" + e.name + "' is listed twice");
+    const JsonNode to = node.at("applies_to");
+    to.expect_only({"devices", "kinds", "models"});
+    if (auto v = to.find("devices")) e.applies_to.devices = v->as_string_list();
+    if (auto v = to.find("kinds")) e.applies_to.kinds = v->as_string_list();
+    if (auto v = to.find("models")) e.applies_to.models = v->as_string_list();
+    if (e.applies_to.devices.empty() && e.applies_to.kinds.empty() && e.applies_to.models.empty())
+      to.fail("names no device, kind or model");
+    e.measured = node.at("measured").as_string();
+    if (auto h = node.find("held_out_mape_percent")) e.held_out_mape_percent = h->as_number();
+    if (auto w = node.find("wave_model")) e.wave = load_wave(*w);
+    if (auto l = node.find("learned_model")) {
+      const std::filesystem::path file = std::filesystem::path(root.file()).parent_path() / l->as_string();
+      e.learned_file = file.string();
+      if (!path_exists(e.learned_file)) l->fail("no such file: " + e.learned_file);
+      if (!learned_models_built())
+        l->fail("this build has no XGBoost (install libxgboost-dev and re-run cmake), so it cannot use a "
+                "learned cost model");
+      e.learned = std::make_shared<const LearnedModel>(LearnedModel::load(e.learned_file));
+    }
+    load_parameters(node, e);
+    c.entries.push_back(std::move(e));
+  }
+}
+
+std::string device_list(const Platform& p) {
+  std::string known;
+  for (const auto& d : p.devices) {
+    known.append(known.empty() ? "" : ", ").append(d.name).append(" (").append(d.kind);
+    if (!d.model.empty()) known.append(", ").append(d.model);
+    known.append(")");
+  }
+  return known;
+}
+
+} // namespace
+
+int Calibration::AppliesTo::specificity(const Device& d) const {
+  if (listed(devices, d.name)) return 3;
+  if (listed(models, d.model)) return 2;
+  if (listed(kinds, d.kind)) return 1;
+  return 0;
+}
+
+const Calibration::Entry* Calibration::find(const Device& d) const {
+  const Entry* best = nullptr;
+  int best_level = 0;
+  for (const auto& e : entries)
+    if (const int level = e.applies_to.specificity(d); level > best_level) {
+      best = &e;
+      best_level = level;
+    }
+  return best;
+}
+
+std::vector<std::string> Calibration::calibrated_devices(const Entry& e, const Platform& p) const {
+  std::vector<std::string> names;
+  for (const auto& d : p.devices)
+    if (find(d) == &e) names.push_back(d.name);
+  return names;
+}
+
+Calibration load_calibration(const std::string& path) {
+  const Json j = read_json_file(path);
+  const JsonNode root(j, path, "");
+  if (root.string_or("format", "heterosim-calibration") != "heterosim-calibration")
+    root.at("format").fail("expected format \"heterosim-calibration\"");
+  const long long version = root.at("version").as_integer(1, 1000);
+  Calibration c;
+  c.file = path;
+  c.source = root.string_or("source", path);
+  if (version == 1)
+    load_version_1(root, c);
+  else if (version == 2)
+    load_version_2(root, c);
+  else
+    root.at("version").fail("unsupported version " + std::to_string(version) + " (this build reads 1 and 2)");
+  return c;
+}
+
+Calibration load_calibration(const std::string& path, const Platform& p) {
+  Calibration c = load_calibration(path);
+  if (c.entries.empty()) throw InputError(path, "entries", "the calibration has no entries");
+  for (const auto& d : p.devices) {
+    const Calibration::Entry* best = c.find(d);
+    for (const auto& e : c.entries)
+      if (best && &e != best && e.applies_to.specificity(d) == best->applies_to.specificity(d))
+        throw InputError(path, "entry '" + e.name + "'",
+                         "matches device '" + d.name + "' as closely as entry '" + best->name +
+                             "' does; make one of them name the device");
+  }
+  for (const auto& e : c.entries)
+    if (c.calibrated_devices(e, p).empty()) {
+      const bool matched = std::any_of(p.devices.begin(), p.devices.end(),
+                                       [&](const Device& d) { return e.applies_to.specificity(d) > 0; });
+      throw InputError(path, "entry '" + e.name + "'",
+                       std::string(matched ? "every device it matches is matched more closely by another "
+                                             "entry, so it calibrates nothing"
+                                           : "matches no device, kind or model") +
+                           " on platform '" + p.name + "' (devices: " + device_list(p) + ")");
+    }
+  return c;
+}
+
+nlohmann::ordered_json calibration_usage_json(const Calibration& c, const Platform& p) {
+  nlohmann::ordered_json j;
+  j["file"] = c.file;
+  j["source"] = c.source;
+  j["entries"] = nlohmann::ordered_json::array();
+  for (const auto& e : c.entries) {
+    nlohmann::ordered_json entry;
+    entry["name"] = e.name;
+    entry["measured"] = e.measured.empty() ? "not recorded (version 1 file)" : e.measured;
+    entry["devices"] = c.calibrated_devices(e, p);
+    if (e.held_out_mape_percent) entry["held_out_mape_percent"] = *e.held_out_mape_percent;
+    entry["gemm_model"] = e.learned ? "learned (" + e.learned_file + ")" : e.wave ? "wave" : "roofline";
+    j["entries"].push_back(std::move(entry));
+  }
+  return j;
+}
+
+std::string calibration_usage_text(const Calibration& c, const Platform& p) {
+  std::string text;
+  for (const auto& e : c.entries) {
+    std::string devices;
+    for (const auto& d : c.calibrated_devices(e, p))
+      devices.append(devices.empty() ? "" : ", ").append(d);
+    text.append("calibration '").append(e.name).append("' (").append(c.file).append(") calibrated ");
+    text.append(devices)
+        .append(e.learned ? " (GEMMs by the learned model " + e.learned_file + ")"
+                : e.wave  ? " (GEMMs by the wave model)"
+                          : "")
+        .append(": ")
+        .append(e.measured.empty() ? "what was measured is not recorded" : e.measured);
+    if (e.held_out_mape_percent) {
+      char held[64];
+      std::snprintf(held, sizeof held, "; held-out error %.1f %%", *e.held_out_mape_percent);
+      text.append(held);
+    }
+    text.append("\n");
+  }
+  return text;
+}
+
+} // namespace hs

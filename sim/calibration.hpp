@@ -1,0 +1,72 @@
+#pragma once
+// Fitted parameters that override a platform's defaults. Each entry says which devices it applies to (by
+// device name, kind or model string) and what was measured to fit it, so a run can say which devices it
+// calibrated and a calibration that would change nothing is refused instead of silently ignored.
+#include "sim/learned_model.hpp"
+#include "sim/platform.hpp"
+#include "sim/wave_model.hpp"
+
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hs {
+
+struct Calibration {
+  // Effective bandwidth for ops that move at most `up_to` bytes: their data stays in a cache level, so
+  // they run faster than main memory allows (measured on CPUs; see validation/).
+  struct MemoryTier {
+    double up_to = 0.0;     // bytes moved (read + written)
+    double bandwidth = 0.0; // bytes/s
+  };
+  // A device is matched by any listed name, kind or model; a name match beats a model match, which beats
+  // a kind match, so a file may hold a kind-wide entry and a per-device refinement.
+  struct AppliesTo {
+    std::vector<std::string> devices, kinds, models;
+    // 3 by name, 2 by model, 1 by kind, 0 when the device is not matched.
+    int specificity(const Device& d) const;
+  };
+  struct Entry {
+    std::string name;
+    AppliesTo applies_to;
+    std::string measured; // what the fit was made on (empty in version-1 files, which do not say)
+    std::optional<double> held_out_mape_percent; // the error `validate` measured on points it did not fit
+    std::map<std::string, double> compute_efficiency; // per op kind, "default" as fallback
+    std::optional<double> memory_efficiency;
+    std::optional<double> launch_overhead;
+    std::vector<MemoryTier> memory_tiers; // ascending up_to; ops larger than the last use memory_efficiency
+    // When set, GEMMs on a device with compute units are costed by the wave model (sim/wave_model.hpp)
+    // with these parameters instead of the roofline.
+    std::optional<WaveParams> wave;
+    // When set (a heterosim-learned-model file, named relative to the calibration file), it costs those
+    // GEMMs instead, and the wave model above is ignored.
+    std::shared_ptr<const LearnedModel> learned;
+    std::string learned_file;
+  };
+  std::vector<Entry> entries;
+  std::string source;
+  std::string file; // where it was loaded from (empty when built in code)
+
+  // The most specific entry matching `d`, or nullptr.
+  const Entry* find(const Device& d) const;
+  // Names of the devices of `p` that entry `e` calibrates (those for which it is the most specific).
+  std::vector<std::string> calibrated_devices(const Entry& e, const Platform& p) const;
+};
+
+// Reads format "heterosim-calibration" version 2 (entries with applies_to) or version 1 (devices keyed by
+// device name or kind; still read, each key becoming an entry that matches that name or kind).
+Calibration load_calibration(const std::string& path);
+// The same, for use on `p`: every entry must calibrate at least one device of `p` (a calibration that
+// would change nothing is an error naming the entry and the file), and no device may be matched equally
+// well by two entries.
+Calibration load_calibration(const std::string& path, const Platform& p);
+
+// What a run records: the file, its source, and per entry what was measured and which devices it
+// calibrated. One line per entry for the terminal.
+nlohmann::ordered_json calibration_usage_json(const Calibration& c, const Platform& p);
+std::string calibration_usage_text(const Calibration& c, const Platform& p);
+
+} // namespace hs

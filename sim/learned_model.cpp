@@ -1,0 +1,156 @@
+#include "sim/learned_model.hpp"
+
+#include "sim/json_input.hpp"
+
+#include <cmath>
+
+#ifdef HS_HAVE_XGBOOST
+#include <xgboost/c_api.h>
+#endif
+
+namespace hs {
+
+namespace {
+
+constexpr const char* kFormat = "heterosim-learned-model";
+
+float log2f_of(double v) {
+  return static_cast<float>(std::log2(std::max(v, 1e-30)));
+}
+
+Json wave_json(const WaveParams& w) {
+  return {{"peak_efficiency", w.peak_efficiency},     {"tile_intensity_knee", w.tile_intensity_knee},
+          {"memory_efficiency", w.memory_efficiency}, {"launch_overhead", w.launch_seconds},
+          {"watts_per_tflops", w.watts_per_tflops},   {"transposed_a_efficiency", w.transposed_a_efficiency},
+          {"tile_k_overhead", w.tile_k_overhead}};
+}
+
+WaveParams wave_of(const JsonNode& n) {
+  WaveParams w;
+  w.peak_efficiency = n.at("peak_efficiency").as_number();
+  w.tile_intensity_knee = n.at("tile_intensity_knee").as_number();
+  w.memory_efficiency = n.at("memory_efficiency").as_number();
+  w.launch_seconds = n.at("launch_overhead").as_number();
+  w.watts_per_tflops = n.at("watts_per_tflops").as_number();
+  w.transposed_a_efficiency = n.at("transposed_a_efficiency").as_number();
+  w.tile_k_overhead = n.at("tile_k_overhead").as_number();
+  return w;
+}
+
+#ifdef HS_HAVE_XGBOOST
+void check(int rc, const std::string& what) {
+  if (rc != 0) throw InputError(what, "xgboost", XGBGetLastError());
+}
+#endif
+
+} // namespace
+
+bool learned_models_built() {
+#ifdef HS_HAVE_XGBOOST
+  return true;
+#else
+  return false;
+#endif
+}
+
+const std::vector<std::string>& learned_feature_names() {
+  static const std::vector<std::string> names = {"log2_m",         "log2_n",           "log2_k",
+                                                 "log2_flops",     "log2_bytes",       "log2_intensity",
+                                                 "element_bytes",  "convolution",      "transposed_a",
+                                                 "log2_ridge",     "watts_per_tflops", "log2_tiles_per_unit",
+                                                 "last_wave_fill", "log2_wave_seconds"};
+  return names;
+}
+
+std::vector<float> learned_features(const GemmShape& s, const WaveDevice& d, bool convolution,
+                                    const WaveParams& wave) {
+  const double flops = 2 * s.m * s.n * s.k * s.batch;
+  const double bytes = s.element_bytes * s.batch * (s.m * s.k + s.k * s.n + 2 * s.m * s.n);
+  const double tiles = std::ceil(s.m / 128) * std::ceil(s.n / 128) * s.batch;
+  const double units = std::max(1, d.units);
+  const double fill = std::fmod(tiles, units) / units;
+  return {log2f_of(s.m),
+          log2f_of(s.n),
+          log2f_of(s.k),
+          log2f_of(flops),
+          log2f_of(bytes),
+          log2f_of(flops / bytes),
+          static_cast<float>(s.element_bytes),
+          convolution ? 1.0f : 0.0f,
+          s.transposed_a ? 1.0f : 0.0f,
+          log2f_of(d.peak_flops / d.bandwidth),
+          static_cast<float>(d.power_limit_watts / (d.peak_flops / 1e12)),
+          log2f_of(tiles / units),
+          static_cast<float>(fill),
+          log2f_of(gemm_wave_time(s, d, wave).seconds)};
+}
+
+LearnedModel::LearnedModel(const std::string& booster_json, const WaveParams& wave, std::string source)
+    : booster_json_(booster_json), wave_(wave), source_(std::move(source)) {
+#ifdef HS_HAVE_XGBOOST
+  BoosterHandle h = nullptr;
+  check(XGBoosterCreate(nullptr, 0, &h), source_);
+  booster_ = std::shared_ptr<void>(h, [](void* p) { XGBoosterFree(p); });
+  check(XGBoosterLoadModelFromBuffer(h, booster_json_.data(), booster_json_.size()), source_);
+  check(XGBoosterSetParam(h, "nthread", "1"), source_);
+#else
+  throw InputError(source_, "",
+                   "this build has no XGBoost (install libxgboost-dev and re-run cmake), so it "
+                   "cannot use a learned cost model");
+#endif
+}
+
+LearnedModel LearnedModel::load(const std::string& path) {
+  const Json j = read_json_file(path);
+  const JsonNode root(j, path, "");
+  root.expect_only({"format", "version", "features", "wave_model", "source", "booster"});
+  if (root.at("format").as_string() != kFormat)
+    root.at("format").fail(std::string("expected format \"") + kFormat + "\"");
+  if (root.at("version").as_integer(1, 1000) != 1)
+    root.at("version").fail("unsupported version (this build reads 1)");
+  if (root.at("features").as_string_list() != learned_feature_names())
+    root.at("features").fail("the model was trained on other features than this build computes");
+  return LearnedModel(root.at("booster").raw().dump(), wave_of(root.at("wave_model")),
+                      root.string_or("source", path));
+}
+
+std::string LearnedModel::file_text() const {
+  Json j;
+  j["format"] = kFormat;
+  j["version"] = 1;
+  j["source"] = source_;
+  j["features"] = learned_feature_names();
+  j["wave_model"] = wave_json(wave_);
+  j["booster"] = Json::parse(booster_json_);
+  return j.dump(1) + "\n";
+}
+
+std::vector<double> LearnedModel::log_ratios(const std::vector<std::vector<float>>& rows) const {
+  std::vector<double> out;
+#ifdef HS_HAVE_XGBOOST
+  if (rows.empty()) return out;
+  const std::size_t cols = learned_feature_names().size();
+  std::vector<float> flat;
+  for (const auto& r : rows)
+    flat.insert(flat.end(), r.begin(), r.end());
+  DMatrixHandle m = nullptr;
+  check(XGDMatrixCreateFromMat(flat.data(), rows.size(), cols, std::nanf(""), &m), source_);
+  bst_ulong n = 0;
+  const float* result = nullptr;
+  const int rc = XGBoosterPredict(booster_.get(), m, 0, 0, 0, &n, &result);
+  if (rc == 0) out.assign(result, result + n);
+  XGDMatrixFree(m);
+  check(rc, source_);
+#else
+  (void)rows;
+#endif
+  return out;
+}
+
+double LearnedModel::seconds(const GemmShape& s, const WaveDevice& d, bool convolution) const {
+  const double base = gemm_wave_time(s, d, wave_).seconds;
+  const auto r = log_ratios({learned_features(s, d, convolution, wave_)});
+  return r.empty() ? base : base * std::exp(r.front());
+}
+
+} // namespace hs

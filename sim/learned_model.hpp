@@ -1,0 +1,53 @@
+#pragma once
+// A learned GEMM cost model: gradient-boosted trees (XGBoost, Debian's libxgboost-dev) that predict how far
+// a kernel's time is from the wave model's (sim/wave_model.hpp), from features of the op (shape, FLOPs,
+// bytes, intensity, precision, layout) and of the device (its ridge point peak / bandwidth, its power
+// limit per peak TFLOP/s, its tiles per SM, and the wave model's own prediction, which carries peak,
+// bandwidth, SMs and clock), as in TVM's learned cost model. Absolute device figures (peak, bandwidth,
+// SM count, clock, board watts) were tried as features too: the trees used them to recognise the GPUs
+// they were trained on, and leave-one-GPU-out got worse (DeepBench GEMM 28.5 % against 26.8 %,
+// convolution 20.9 % against 19.6 %), so only ratios that mean the same on any GPU are kept. Learning the
+// residual of an analytic model rather than the time itself keeps a GPU the trees never saw anchored to its
+// datasheet figures. Without XGBoost the build still reads the files' headers and refuses to use them, saying
+// why.
+//
+// File: format "heterosim-learned-model", version 1: the feature names (checked on load, so a model
+// trained on other features is refused), the wave parameters it corrects, its provenance, and the booster
+// as XGBoost's own JSON.
+#include "sim/wave_model.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hs {
+
+// Whether this build links XGBoost.
+bool learned_models_built();
+
+const std::vector<std::string>& learned_feature_names();
+std::vector<float> learned_features(const GemmShape& s, const WaveDevice& d, bool convolution,
+                                    const WaveParams& wave);
+
+class LearnedModel {
+public:
+  // From XGBoost's JSON model text (what the trainer saved); throws InputError when it does not load.
+  LearnedModel(const std::string& booster_json, const WaveParams& wave, std::string source);
+  static LearnedModel load(const std::string& path);
+
+  // The versioned file's text.
+  std::string file_text() const;
+  // log(seconds / wave seconds) for each row of features.
+  std::vector<double> log_ratios(const std::vector<std::vector<float>>& rows) const;
+  double seconds(const GemmShape& s, const WaveDevice& d, bool convolution) const;
+  const WaveParams& wave() const { return wave_; }
+  const std::string& source() const { return source_; }
+
+private:
+  std::shared_ptr<void> booster_; // BoosterHandle
+  std::string booster_json_;
+  WaveParams wave_;
+  std::string source_;
+};
+
+} // namespace hs

@@ -1,0 +1,102 @@
+#include "sim/wave_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace hs {
+
+namespace {
+
+// Output tiles of tuned GEMM libraries (CUTLASS's threadblock shapes; cuBLAS and rocBLAS choose among
+// similar ones). Smaller tiles give more tiles to spread over the SMs but reuse each operand less.
+constexpr Tile kTiles[] = {{256, 128}, {128, 256}, {128, 128}, {128, 64}, {64, 128},
+                           {64, 64},   {64, 32},   {32, 64},   {32, 32}};
+
+// Tiles resident on one SM at once: a 128x128 tile fills an SM's registers; smaller ones share it, up
+// to four (occupancy limits keep more from helping).
+double tiles_per_unit(Tile t) {
+  return std::clamp(std::floor(128.0 * 128.0 / (t.m * t.n)), 1.0, 4.0);
+}
+
+} // namespace
+
+double sustained_clock_share(const WaveDevice& d, const WaveParams& p) {
+  if (d.sustained_clock_mhz > 0 && d.boost_clock_mhz > 0)
+    return std::min(1.0, d.sustained_clock_mhz / d.boost_clock_mhz);
+  if (p.watts_per_tflops > 0 && d.power_limit_watts > 0) {
+    const double needed = p.watts_per_tflops * d.peak_flops / 1e12;
+    return std::min(1.0, std::pow(d.power_limit_watts / needed, 1.0 / 2.5));
+  }
+  return 1.0;
+}
+
+WaveTime gemm_time_with_tile(const GemmShape& s, const WaveDevice& d, const WaveParams& p, Tile tile,
+                             double split_k) {
+  WaveTime w;
+  w.tile = tile;
+  w.split_k = split_k;
+  w.clock_share = sustained_clock_share(d, p);
+  w.tiles = std::ceil(s.m / tile.m) * std::ceil(s.n / tile.n) * s.batch;
+  const double slots = std::max(1, d.units) * tiles_per_unit(tile);
+  w.waves = std::ceil(w.tiles * split_k / slots);
+  // Operand reuse of one tile: 2 tm tn flops per (tm + tn) elements loaded at each step along K.
+  const double intensity = 2 * tile.m * tile.n / ((tile.m + tile.n) * s.element_bytes);
+  const double efficiency = p.peak_efficiency * intensity / (intensity + p.tile_intensity_knee) *
+                            (s.transposed_a ? p.transposed_a_efficiency : 1.0);
+  const double slot_rate = d.peak_flops * w.clock_share * efficiency / slots;
+  const double tile_seconds =
+      2 * tile.m * tile.n * (std::ceil(s.k / split_k) + p.tile_k_overhead) / slot_rate;
+  // A, B read and C read and written once (caches absorb re-reads across tiles); a K split writes and
+  // reads back one fp32 partial C per split.
+  double bytes = s.element_bytes * s.batch * (s.m * s.k + s.k * s.n + 2 * s.m * s.n);
+  if (split_k > 1) bytes += 2 * 4 * s.batch * s.m * s.n * split_k;
+  const double memory_seconds = bytes / (d.bandwidth * p.memory_efficiency);
+  w.seconds = p.launch_seconds + std::max(w.waves * tile_seconds, memory_seconds);
+  return w;
+}
+
+WaveTime gemm_wave_time(const GemmShape& s, const WaveDevice& d, const WaveParams& p) {
+  WaveTime best;
+  best.seconds = std::numeric_limits<double>::infinity();
+  for (const Tile& t : kTiles) {
+    const double tiles = std::ceil(s.m / t.m) * std::ceil(s.n / t.n) * s.batch;
+    const double slots = std::max(1, d.units) * tiles_per_unit(t);
+    // Split K only while the tiles alone leave SMs idle, and never below 128 of K per split.
+    for (double split = 1; split == 1 || (tiles * split <= 2 * slots && s.k / split >= 128); split *= 2) {
+      const WaveTime w = gemm_time_with_tile(s, d, p, t, split);
+      if (w.seconds < best.seconds) best = w;
+    }
+  }
+  return best;
+}
+
+std::optional<GemmShape> gemm_shape_of(const Op& op) {
+  if (op.kind != "gemm" || op.has_explicit_times() || !(op.flops > 0)) return std::nullopt;
+  const double e = op.precision == "fp64"                             ? 8
+                   : op.precision == "int8"                           ? 1
+                   : op.precision == "fp32" || op.precision == "tf32" ? 4
+                                                                      : 2;
+  // mnk = F/2, mn = W/e, mk + kn = R/e: k = F/(2mn), and m, n are the roots of x^2 - (R/(e k)) x + mn.
+  const double mn = op.bytes_written / e;
+  if (!(mn >= 1)) return std::nullopt;
+  const double k = op.flops / (2 * mn), sum = op.bytes_read / e / k;
+  const double disc = sum * sum - 4 * mn;
+  if (!(k >= 1) || !(disc >= 0)) return std::nullopt;
+  const double m = (sum + std::sqrt(disc)) / 2, n = mn / m;
+  if (!(n >= 1)) return std::nullopt;
+  return GemmShape{m, n, k, 1, e, false};
+}
+
+WaveDevice wave_device(const Device& d, const std::string& precision) {
+  WaveDevice w;
+  w.peak_flops = d.peak_flops.at(precision);
+  w.bandwidth = d.memory_bandwidth;
+  w.units = d.units.count;
+  w.boost_clock_mhz = d.units.boost_clock_mhz;
+  w.sustained_clock_mhz = d.units.sustained_clock_mhz;
+  w.power_limit_watts = d.units.power_limit_watts;
+  return w;
+}
+
+} // namespace hs

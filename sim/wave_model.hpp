@@ -1,0 +1,80 @@
+#pragma once
+// A size-aware GPU kernel model: a GEMM (or a convolution as an implicit GEMM) is cut into output tiles,
+// the tiles run in waves over the device's SMs, and a kernel lasts as many waves as it needs, the last
+// one as long as a full one (wave quantisation, as in Habitat, USENIX ATC 2021, and NeuSight, ASPLOS
+// 2025). Small tiles keep more SMs busy but reach less of the peak; a kernel with fewer tiles than SMs
+// splits K; the whole kernel cannot beat the memory roofline; a board whose power limit cannot feed its
+// SMs at the boost clock runs at a lower sustained clock. The library's choice of tile is modelled as the
+// fastest candidate, as a tuned library would pick.
+#include "sim/graph.hpp"
+#include "sim/platform.hpp"
+
+#include <optional>
+
+namespace hs {
+
+struct GemmShape {
+  double m = 0, n = 0, k = 0;
+  double batch = 1;
+  double element_bytes = 4; // of A, B and C
+  // A stored transposed (BLAS "T" for the first operand): its tiles load with a stride, which the
+  // libraries DeepBench measured handle less well on some GPUs.
+  bool transposed_a = false;
+};
+
+// The device as the model sees it.
+struct WaveDevice {
+  double peak_flops = 0; // for the op's precision and unit (tensor or CUDA cores), flop/s
+  double bandwidth = 0;  // bytes/s
+  int units = 0;         // SMs or compute units
+  double boost_clock_mhz = 0;
+  double sustained_clock_mhz = 0; // from a datasheet or measurement; 0: derive from the power limit
+  double power_limit_watts = 0;   // 0: not limited
+};
+
+// Parameters shared by every GPU (fitted on some, applied to others), so they must describe the
+// mechanism, not a device.
+struct WaveParams {
+  double peak_efficiency = 0.85;   // of the peak, for the largest tile
+  double tile_intensity_knee = 20; // flop/byte of a tile's operand reuse at which efficiency halves
+  double memory_efficiency = 0.8;  // of the bandwidth, for the whole kernel's traffic
+  double launch_seconds = 5e-6;
+  // Board watts per peak TFLOP/s needed to hold the boost clock: a board whose power limit gives less
+  // runs at a lower clock, power ~ clock^2.5 (dynamic power ~ f V^2, V falling with f above the voltage
+  // floor; the exponent HeteroSim's platform p-states assume). 0: no power limit modelled.
+  double watts_per_tflops = 0;
+  double transposed_a_efficiency = 1; // multiplies the tile efficiency when A is transposed
+  // Steps of K a tile pays beyond its own (filling the load pipeline, writing C): what makes a short K slow.
+  double tile_k_overhead = 0;
+};
+
+struct Tile {
+  double m = 128, n = 128;
+};
+
+struct WaveTime {
+  double seconds = 0;
+  Tile tile;
+  double tiles = 0; // per K split
+  double split_k = 1;
+  double waves = 0;
+  double clock_share = 1; // sustained / boost clock
+};
+
+// Share of the boost clock the device sustains on a dense kernel.
+double sustained_clock_share(const WaveDevice& d, const WaveParams& p);
+
+// Seconds with one tile shape and K split (the known-answer cases check this).
+WaveTime gemm_time_with_tile(const GemmShape& s, const WaveDevice& d, const WaveParams& p, Tile tile,
+                             double split_k);
+// The fastest candidate tile and K split.
+WaveTime gemm_wave_time(const GemmShape& s, const WaveDevice& d, const WaveParams& p);
+
+// The GEMM a graph op stands for, from its FLOPs and bytes in the workload builders' convention
+// (2mnk FLOPs, A and B read, C written); nullopt when they describe no GEMM (extra bytes, explicit times).
+std::optional<GemmShape> gemm_shape_of(const Op& op);
+
+// The device's figures for a precision: peak (precision must be in its peaks), bandwidth, units, clocks.
+WaveDevice wave_device(const Device& d, const std::string& precision);
+
+} // namespace hs

@@ -1,0 +1,67 @@
+#include "validation/gpu_platform.hpp"
+
+#include "sim/error.hpp"
+#include "sim/json_input.hpp"
+
+#include <cstdlib>
+
+namespace hs::validation {
+
+namespace {
+
+std::string env_or(const MeasurementSet& m, const char* key, const std::string& fallback) {
+  auto it = m.environment.find(key);
+  return it == m.environment.end() || it->second.empty() ? fallback : it->second;
+}
+
+// A number the snapshot stores as text; InputError naming the key when it is not one.
+double env_number(const MeasurementSet& m, const char* key) {
+  const std::string text = env_or(m, key, "");
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(v > 0))
+    throw InputError(m.device, std::string("environment.") + key,
+                     "must be a positive number, not '" + text + "'");
+  return v;
+}
+
+} // namespace
+
+std::string measured_model(const MeasurementSet& m) {
+  return env_or(m, "gpu_model", m.device);
+}
+
+std::string gpu_platform_json(const MeasurementSet& m) {
+  auto peak = m.peaks.find("fp32_flops");
+  auto bw = m.peaks.find("memory_bandwidth");
+  if (peak == m.peaks.end() || bw == m.peaks.end())
+    throw InputError(m.device, "peaks",
+                     "a GPU measurement set needs fp32_flops and memory_bandwidth to build a platform");
+  Json d;
+  d["name"] = m.device;
+  d["kind"] = "gpu";
+  d["model"] = measured_model(m);
+  d["peak"] = {{"fp32", peak->second}};
+  d["memory"] = {{"bandwidth", bw->second}, {"capacity", "16GiB"}};
+  d["power"] = {{"idle", "0W"}, {"busy", "1W"}};
+  if (m.environment.count("multiprocessors")) {
+    Json u = {{"count", static_cast<int>(env_number(m, "multiprocessors"))},
+              {"source", "cudaDeviceProp.multiProcessorCount and cudaDevAttrClockRate of the measured GPU"}};
+    if (m.environment.count("clock_khz")) u["boost_clock_mhz"] = env_number(m, "clock_khz") / 1e3;
+    d["compute_units"] = std::move(u);
+  }
+  d["source"] = "measurement set of " + env_or(m, "date", "an unrecorded date") +
+                ". Peak FLOPs: " + env_or(m, "fp32_flops_source", "not recorded") +
+                ". Memory bandwidth: " + env_or(m, "memory_bandwidth_source", "not recorded") +
+                ". Capacity and power are placeholders: validation compares time only.";
+  Json j;
+  j["format"] = "heterosim-platform";
+  j["version"] = 1;
+  j["name"] = "this-gpu";
+  j["description"] = "The measured GPU (" + measured_model(m) + ") alone, as hs_measure_cuda timed it.";
+  j["devices"] = Json::array({std::move(d)});
+  j["links"] = Json::array();
+  return j.dump(1) + "\n";
+}
+
+} // namespace hs::validation

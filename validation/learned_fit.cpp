@@ -1,0 +1,116 @@
+#include "validation/learned_fit.hpp"
+
+#include "sim/error.hpp"
+
+#include <cmath>
+
+#ifdef HS_HAVE_XGBOOST
+#include <xgboost/c_api.h>
+#endif
+
+namespace hs::validation {
+
+namespace {
+
+#ifdef HS_HAVE_XGBOOST
+void check(int rc) {
+  if (rc != 0) throw InputError("xgboost", "training", XGBGetLastError());
+}
+
+// Trains and returns the booster as XGBoost JSON text.
+std::string boost(const std::vector<float>& flat, const std::vector<float>& labels, std::size_t cols) {
+  DMatrixHandle m = nullptr;
+  check(XGDMatrixCreateFromMat(flat.data(), labels.size(), cols, std::nanf(""), &m));
+  check(XGDMatrixSetFloatInfo(m, "label", labels.data(), labels.size()));
+  BoosterHandle b = nullptr;
+  check(XGBoosterCreate(&m, 1, &b));
+  // Shallow trees and shrinkage: the residual of an analytic model is smooth in log space, and deep
+  // trees would memorise the training GPUs.
+  for (const auto& [key, value] :
+       std::vector<std::pair<const char*, const char*>>{{"objective", "reg:squarederror"},
+                                                        {"max_depth", "4"},
+                                                        {"eta", "0.05"},
+                                                        {"subsample", "1"},
+                                                        {"min_child_weight", "5"},
+                                                        {"lambda", "1"},
+                                                        {"seed", "0"},
+                                                        {"nthread", "1"},
+                                                        {"tree_method", "exact"}})
+    check(XGBoosterSetParam(b, key, value));
+  for (int round = 0; round < 300; ++round)
+    check(XGBoosterUpdateOneIter(b, round, m));
+  bst_ulong len = 0;
+  const char* text = nullptr;
+  check(XGBoosterSaveModelToBuffer(b, R"({"format": "json"})", &len, &text));
+  std::string out(text, len);
+  XGBoosterFree(b);
+  XGDMatrixFree(m);
+  return out;
+}
+#endif
+
+std::vector<float> features_of(const DeepBenchPoint& p, const WaveParams& wave) {
+  return learned_features(p.shape, p.device, p.point.kind == "conv2d", wave);
+}
+
+void add_errors(const std::vector<const DeepBenchPoint*>& test, const LearnedModel& model,
+                std::vector<double>& errors) {
+  std::vector<std::vector<float>> rows;
+  for (const auto* p : test)
+    rows.push_back(features_of(*p, model.wave()));
+  const std::vector<double> r = model.log_ratios(rows);
+  for (std::size_t i = 0; i < test.size(); ++i) {
+    const double base = gemm_wave_time(test[i]->shape, test[i]->device, model.wave()).seconds;
+    errors.push_back(percent_error(base * std::exp(r.at(i)), test[i]->point.seconds));
+  }
+}
+
+} // namespace
+
+LearnedModel train_learned(const std::vector<const DeepBenchPoint*>& points, const WaveParams& wave,
+                           const std::string& source) {
+#ifdef HS_HAVE_XGBOOST
+  std::vector<float> flat, labels;
+  for (const auto* p : points) {
+    const std::vector<float> f = features_of(*p, wave);
+    flat.insert(flat.end(), f.begin(), f.end());
+    labels.push_back(
+        static_cast<float>(std::log(p->point.seconds / gemm_wave_time(p->shape, p->device, wave).seconds)));
+  }
+  return LearnedModel(boost(flat, labels, learned_feature_names().size()), wave, source);
+#else
+  (void)points;
+  return LearnedModel("", wave, source); // throws: no XGBoost in this build
+#endif
+}
+
+LearnedValidation evaluate_learned(const std::vector<DeepBenchPoint>& gemm_points,
+                                   const std::vector<DeepBenchPoint>& conv_points,
+                                   const DeepBenchResult& gemm) {
+  LearnedValidation v;
+  std::vector<double> all_gemm, all_conv;
+  for (const auto& [gpu, wave] : gemm.wave_fit_without) {
+    std::vector<const DeepBenchPoint*> train, test_gemm, test_conv;
+    for (const auto* set : {&gemm_points, &conv_points})
+      for (const auto& p : *set) {
+        if (p.precision != "fp32") continue;
+        if (p.gpu != gpu)
+          train.push_back(&p);
+        else
+          (set == &gemm_points ? test_gemm : test_conv).push_back(&p);
+      }
+    const LearnedModel model = train_learned(train, wave, "leave out " + gpu);
+    std::vector<double> eg, ec;
+    add_errors(test_gemm, model, eg);
+    add_errors(test_conv, model, ec);
+    v.gemm_by_gpu[gpu] = summarize(eg);
+    v.conv_by_gpu[gpu] = summarize(ec);
+    all_gemm.insert(all_gemm.end(), eg.begin(), eg.end());
+    all_conv.insert(all_conv.end(), ec.begin(), ec.end());
+  }
+  v.gemm = summarize(all_gemm);
+  v.conv = summarize(all_conv);
+  return v;
+}
+
+} // namespace hs::validation

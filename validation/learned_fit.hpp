@@ -1,0 +1,29 @@
+#pragma once
+// Trains the learned cost model (sim/learned_model.hpp) on DeepBench GEMM and convolution timings, and
+// measures it leave one GPU out: for each GPU, trees trained on the other GPUs' points only, correcting a
+// wave model whose parameters were also fitted without that GPU.
+#include "sim/learned_model.hpp"
+#include "validation/deepbench.hpp"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hs::validation {
+
+// Deterministic: XGBoost with a fixed seed, one thread and the exact tree method.
+LearnedModel train_learned(const std::vector<const DeepBenchPoint*>& points, const WaveParams& wave,
+                           const std::string& source);
+
+struct LearnedValidation {
+  std::map<std::string, ErrorStats> gemm_by_gpu, conv_by_gpu; // held-out GPU's fp32 points
+  ErrorStats gemm, conv;
+};
+
+// Uses gemm.wave_fit_without (the GEMM wave fits that excluded each GPU) as each fold's base model.
+LearnedValidation evaluate_learned(const std::vector<DeepBenchPoint>& gemm_points,
+                                   const std::vector<DeepBenchPoint>& conv_points,
+                                   const DeepBenchResult& gemm);
+
+} // namespace hs::validation

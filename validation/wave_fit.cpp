@@ -1,0 +1,119 @@
+#include "validation/wave_fit.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace hs::validation {
+
+namespace {
+
+constexpr std::size_t kParams = 7;
+using Vec = std::array<double, kParams>;
+
+// Unconstrained coordinates: the layout factor through a logistic (0, 1), the rest through exp (> 0).
+double logistic(double x) {
+  return 1.0 / (1.0 + std::exp(-x));
+}
+
+WaveParams params_of(const Vec& x) {
+  WaveParams p;
+  p.peak_efficiency = std::exp(x[0]); // may pass 1: Winograd and FFT convolutions beat the direct FLOPs
+  p.tile_intensity_knee = std::exp(x[1]);
+  p.memory_efficiency = std::exp(x[2]); // may pass 1: caches serve re-read operands
+  p.launch_seconds = std::exp(x[3]);
+  p.watts_per_tflops = std::exp(x[4]);
+  p.transposed_a_efficiency = logistic(x[5]);
+  p.tile_k_overhead = std::exp(x[6]);
+  return p;
+}
+
+Vec start() {
+  const WaveParams p;
+  const auto logit = [](double v) { return std::log(v / (1 - v)); };
+  return {std::log(p.peak_efficiency),
+          std::log(p.tile_intensity_knee),
+          std::log(p.memory_efficiency),
+          std::log(p.launch_seconds),
+          std::log(15.0),
+          logit(0.9),
+          0.0}; // a tile_k_overhead of one step
+}
+
+// Nelder-Mead with the standard coefficients, a fixed number of evaluations: deterministic.
+Vec nelder_mead(const std::vector<WavePoint>& points, Vec x0, int evaluations) {
+  std::array<Vec, kParams + 1> simplex;
+  std::array<double, kParams + 1> value{};
+  const auto f = [&](const Vec& x) { return wave_mape(points, params_of(x)); };
+  for (std::size_t i = 0; i <= kParams; ++i) {
+    simplex[i] = x0;
+    if (i > 0) simplex[i][i - 1] += 0.5;
+    value[i] = f(simplex[i]);
+  }
+  int used = static_cast<int>(kParams) + 1;
+  const auto along = [](const Vec& c, const Vec& w, double t) {
+    Vec r;
+    for (std::size_t j = 0; j < kParams; ++j)
+      r[j] = c[j] + t * (w[j] - c[j]);
+    return r;
+  };
+  while (used < evaluations) {
+    std::array<std::size_t, kParams + 1> order{};
+    for (std::size_t i = 0; i <= kParams; ++i)
+      order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return value[a] < value[b]; });
+    const std::size_t worst = order[kParams], second = order[kParams - 1], best = order[0];
+    Vec centre{};
+    for (std::size_t i = 0; i < kParams; ++i)
+      for (std::size_t j = 0; j < kParams; ++j)
+        centre[j] += simplex[order[i]][j] / kParams;
+    const Vec reflected = along(centre, simplex[worst], -1.0);
+    const double fr = f(reflected);
+    ++used;
+    if (fr < value[best]) {
+      const Vec expanded = along(centre, simplex[worst], -2.0);
+      const double fe = f(expanded);
+      ++used;
+      simplex[worst] = fe < fr ? expanded : reflected;
+      value[worst] = std::min(fe, fr);
+    } else if (fr < value[second]) {
+      simplex[worst] = reflected;
+      value[worst] = fr;
+    } else {
+      const Vec contracted = along(centre, simplex[worst], 0.5);
+      const double fc = f(contracted);
+      ++used;
+      if (fc < value[worst]) {
+        simplex[worst] = contracted;
+        value[worst] = fc;
+      } else {
+        for (std::size_t i = 1; i <= kParams; ++i) {
+          simplex[order[i]] = along(simplex[best], simplex[order[i]], 0.5);
+          value[order[i]] = f(simplex[order[i]]);
+          ++used;
+        }
+      }
+    }
+  }
+  return simplex[static_cast<std::size_t>(std::min_element(value.begin(), value.end()) - value.begin())];
+}
+
+} // namespace
+
+double wave_mape(const std::vector<WavePoint>& points, const WaveParams& p) {
+  if (points.empty()) return 0.0;
+  double sum = 0;
+  for (const auto& pt : points)
+    sum += std::abs(gemm_wave_time(pt.shape, pt.device, p).seconds / pt.seconds - 1.0);
+  return 100.0 * sum / static_cast<double>(points.size());
+}
+
+WaveParams fit_wave(const std::vector<WavePoint>& points) {
+  // Two rounds: the second restarts from the first's best, which gets Nelder-Mead out of a collapsed
+  // simplex on this piecewise objective.
+  Vec x = nelder_mead(points, start(), 400);
+  x = nelder_mead(points, x, 300);
+  return params_of(x);
+}
+
+} // namespace hs::validation
