@@ -6,6 +6,7 @@
 #include "cli/compare_table.hpp"
 #include "policies/policy_config.hpp"
 #include "policies/policy_runner.hpp"
+#include "policies/run_inputs.hpp"
 #include "sim/json_input.hpp"
 #include "sim/report.hpp"
 #include "workloads/workload_registry.hpp"
@@ -88,17 +89,16 @@ std::vector<CompareRow> collect_rows(const std::vector<std::string>& names, cons
 }
 
 int compare(const CompareOptions& o) {
-  const Platform platform = load_platform(o.platform);
-  const Graph graph = load_workload(o.workload, o.seed);
-  const CostModel cost(graph, platform,
-                       o.calibration.empty() ? Calibration{} : load_calibration(o.calibration, platform));
+  const RunInputs inputs(
+      {o.platform, o.workload, o.calibration, o.scenario, o.policy_config, o.seed, nullptr});
+  const Platform& platform = inputs.platform();
+  const Graph& graph = inputs.graph();
+  const Scenario& scenario = inputs.scenario();
   std::string skipped; // run-time policies left out by default on the in-process engines
   const std::vector<std::string> names = chosen_policies(o, skipped);
   if (!o.csv.empty() && !o.force && path_exists(o.csv))
     throw InputError(o.csv, "", "already exists; pass --force to overwrite");
-  const Scenario scenario = o.scenario.empty() ? Scenario{} : load_scenario(o.scenario, platform);
-  const PolicyContext ctx{cost, o.seed,
-                          o.policy_config.empty() ? nullptr : load_policy_config(o.policy_config)};
+  const PolicyContext ctx = inputs.context();
   const std::vector<CompareRow> rows = collect_rows(names, ctx, scenario, o);
   const CompareRow& base =
       *std::find_if(rows.begin(), rows.end(), [&](const CompareRow& r) { return r.policy == o.baseline; });

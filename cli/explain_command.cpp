@@ -1,9 +1,10 @@
 // `heterosim explain`: how a list scheduler decided, for teaching: the rank table in priority order, then
 // every decision with each candidate device's earliest start and finish and the one chosen.
 #include "cli/commands.hpp"
-#include "policies/policy_runner.hpp"
 #include "policies/explain.hpp"
 #include "policies/policy_config.hpp"
+#include "policies/policy_runner.hpp"
+#include "policies/run_inputs.hpp"
 #include "sim/json_input.hpp"
 #include "sim/nearest_name.hpp"
 #include "workloads/workload_registry.hpp"
@@ -27,16 +28,14 @@ struct ExplainOptions {
 };
 
 int explain(const ExplainOptions& o) {
-  const Platform platform = load_platform(o.platform);
-  const Graph graph = load_workload(o.workload, o.seed);
-  const Calibration calibration =
-      o.calibration.empty() ? Calibration{} : load_calibration(o.calibration, platform);
-  const CostModel cost(graph, platform, calibration);
+  const RunInputs inputs({o.platform, o.workload, o.calibration, "", o.policy_config, o.seed, nullptr});
+  const Platform& platform = inputs.platform();
+  const Graph& graph = inputs.graph();
+  const CostModel& cost = inputs.cost();
   require_known_policy(o.policy);
   if (!o.out.empty() && !o.force && path_exists(o.out))
     throw InputError(o.out, "", "already exists; pass --force to overwrite or choose another --out");
-  const PolicyContext ctx{cost, o.seed,
-                          o.policy_config.empty() ? nullptr : load_policy_config(o.policy_config)};
+  const PolicyContext ctx = inputs.context();
   const auto explained = plan_with_explanation(o.policy, ctx);
   if (!explained) throw InputError("--policy", o.policy, nothing_to_explain(o.policy));
   const ExplainLabels labels{o.policy, platform.name, graph.name};

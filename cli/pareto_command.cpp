@@ -8,6 +8,7 @@
 #include "policies/pareto/hypervolume.hpp"
 #include "policies/pareto/nsga2_search.hpp"
 #include "policies/pareto/select.hpp"
+#include "policies/run_inputs.hpp"
 #include "sim/json_input.hpp"
 #include "workloads/workload_registry.hpp"
 
@@ -140,10 +141,8 @@ int run_pareto(const ParetoOptions& o) {
     throw InputError("--error-budget", std::to_string(o.error_budget), "must be a finite number, 0 or more");
   std::vector<double> weights;
   if (!o.weights.empty()) weights = pareto::parse_weights(o.weights, objectives.size());
-  const Platform platform = load_platform(o.platform);
-  const Graph graph = load_workload(o.workload, o.seed);
-  Calibration calibration = o.calibration.empty() ? Calibration{} : load_calibration(o.calibration, platform);
-  const CostModel cost(graph, platform, calibration);
+  const RunInputs inputs({o.platform, o.workload, o.calibration, "", "", o.seed, nullptr});
+  const CostModel& cost = inputs.cost();
 
   pareto::ProblemOptions po;
   po.objectives = objectives;

@@ -7,6 +7,7 @@
 #include "policies/pareto/stored_plan.hpp"
 #include "policies/policy_config.hpp"
 #include "policies/policy_runner.hpp"
+#include "policies/run_inputs.hpp"
 #include "sim/json_input.hpp"
 #include "sim/report.hpp"
 #include "workloads/workload_registry.hpp"
@@ -97,20 +98,23 @@ void write_outputs(const std::vector<const RunWriter*>& writers, const RunArtifa
 }
 
 int run(const RunOptions& o) {
-  const Platform platform = load_platform(o.platform);
-  const std::optional<ParallelSetup> parallel =
-      o.parallel.empty() ? std::nullopt : std::optional(parse_parallel(o.parallel, platform, o.workload));
-  const Graph graph = parallel ? apply_parallel(load_workload(o.workload, o.seed), *parallel)
-                               : load_workload(o.workload, o.seed);
-  const Calibration calibration =
-      o.calibration.empty() ? Calibration{} : load_calibration(o.calibration, platform);
-  const CostModel cost(graph, platform, calibration);
+  std::optional<ParallelSetup> parallel;
+  InputFiles files{o.platform, o.workload, o.calibration, o.scenario, o.policy_config, o.seed, nullptr};
+  if (!o.parallel.empty())
+    files.transform = [&](Graph g, const Platform& p) {
+      parallel = parse_parallel(o.parallel, p, o.workload);
+      return apply_parallel(std::move(g), *parallel);
+    };
+  const RunInputs inputs(files);
+  const Platform& platform = inputs.platform();
+  const Graph& graph = inputs.graph();
+  const Calibration& calibration = inputs.calibration();
+  const CostModel& cost = inputs.cost();
+  const Scenario& scenario = inputs.scenario();
+  const PolicyContext ctx = inputs.context();
   if (!o.quiet && !calibration.entries.empty()) std::cout << calibration_usage_text(calibration, platform);
   if (o.plan.empty()) require_known_policy(o.policy);
   if (o.plan.empty() && o.plan_id) throw InputError("--plan-id", std::to_string(*o.plan_id), "needs --plan");
-  const Scenario scenario = o.scenario.empty() ? Scenario{} : load_scenario(o.scenario, platform);
-  const PolicyContext ctx{cost, o.seed,
-                          o.policy_config.empty() ? nullptr : load_policy_config(o.policy_config)};
 
   const auto writers = chosen_writers(o);
 
