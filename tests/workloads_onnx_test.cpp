@@ -47,6 +47,25 @@ TEST_CASE("Imported small BERT-style encoder: parameters and matmul FLOPs from i
   CHECK(s.by_kind.at("embedding").ops == 2);
 }
 
+TEST_CASE(
+    "Imported vision transformer: shapes the graph computes itself (class token, attention) are followed") {
+  // torchvision's VisionTransformer, small: 32x32 images in 16x16 patches (4 + the class token = 5 tokens),
+  // hidden 64, 2 layers, 2 heads, MLP 128, 1000 classes, batch 2. Its export expands the class token over the
+  // batch through Shape, ConstantOfShape, Equal and Where, and slices Q, K, V by computed sizes.
+  const auto s = hs::summarize(hs::load_workload(fixture("tiny-vit.onnx")));
+  const double h = 64, mlp = 128, layers = 2, tokens = 5, batch = 2;
+  const double per_layer = 2 * 2 * h + (h * 3 * h + 3 * h) + (h * h + h) + (h * mlp + mlp) + (mlp * h + h);
+  // The class token feeds an Expand, not a weight slot, so the importer counts it as data: 64 fewer.
+  CHECK(s.parameters == (3 * 16 * 16 * h + h) + tokens * h + layers * per_layer + 2 * h + (h * 1000 + 1000));
+  // Q, K and V in one projection, the output projection and the MLP, over every token; the head on the
+  // class token alone. The output projection and the head are exported as Gemm with a bias (one add per
+  // output element); the other layers as MatMul and a separate Add.
+  CHECK(kind_flops(s, "gemm") ==
+        2 * batch * (layers * tokens * (h * 3 * h + h * h + 2 * h * mlp) + h * 1000) +
+            batch * (layers * tokens * h + 1000));
+  CHECK(s.by_kind.at("softmax").ops == 2);
+}
+
 TEST_CASE("ONNX import names unsupported node types and refuses to drop them") {
   onnx::ModelProto m;
   m.set_ir_version(8);

@@ -10,6 +10,7 @@
 
 #include "sim/error.hpp"
 #include "sim/graph_builder.hpp"
+#include "workloads/onnx_shape_values.hpp"
 #include "workloads/workload_registry.hpp"
 
 #include <algorithm>
@@ -140,7 +141,13 @@ public:
     check_supported(g);
     check_attributes(g);
     try {
-      onnx::shape_inference::InferShapes(m_);
+      // Data propagation computes shapes that the graph computes itself (Shape -> Gather -> Concat ->
+      // Expand, as torch exports ViT's class token broadcast over the batch), not only declared ones.
+      const onnx::ShapeInferenceOptions options(false, 0, true);
+      onnx::shape_inference::InferShapes(m_, onnx::OpSchemaRegistry::Instance(), options);
+      // Each round may give shapes that let later ones be computed; the bound only guards against a loop.
+      for (int round = 0; round < 256 && onnx_import::add_computed_shapes(g) > 0; ++round)
+        onnx::shape_inference::InferShapes(m_, onnx::OpSchemaRegistry::Instance(), options);
     } catch (const std::exception& e) {
       throw InputError(file_, "", std::string("ONNX shape inference failed: ") + e.what());
     }

@@ -53,6 +53,14 @@ class TinyBert(torch.nn.Module):
         return x
 
 
+def tiny_vit():
+    """torchvision's own VisionTransformer, small (2 layers, hidden 64, 2 heads, 32x32 images, 16x16 patches).
+    Its export computes shapes in the graph: the class token is expanded to the batch through Shape, Gather,
+    ConstantOfShape, Equal and Where, and attention slices and reshapes by computed sizes."""
+    from torchvision.models.vision_transformer import VisionTransformer
+    return VisionTransformer(image_size=32, patch_size=16, num_layers=2, num_heads=2, hidden_dim=64, mlp_dim=128)
+
+
 def export(model, args, name, input_names):
     model.eval()
     path = os.path.join(HERE, name)
@@ -66,6 +74,7 @@ def main():
     export(torchvision.models.resnet18(), (torch.zeros(1, 3, 224, 224),), "resnet18.onnx", ["image"])
     ids = torch.zeros(2, 32, dtype=torch.int64)
     export(TinyBert(), (ids, torch.arange(32).unsqueeze(0).expand(2, 32)), "tiny-bert.onnx", ["ids", "positions"])
+    export(tiny_vit(), (torch.zeros(2, 3, 32, 32),), "tiny-vit.onnx", ["image"])
     return 0
 
 
