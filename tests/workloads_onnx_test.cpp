@@ -66,6 +66,30 @@ TEST_CASE(
   CHECK(s.by_kind.at("softmax").ops == 2);
 }
 
+TEST_CASE(
+    "An imported model at another precision: file:precision=fp16 halves its bytes and changes its peak") {
+  const hs::Graph fp32 = hs::load_workload(fixture("tiny-bert.onnx"));
+  const hs::Graph fp16 = hs::load_workload(fixture("tiny-bert.onnx") + ":precision=fp16");
+  REQUIRE(fp16.op_count() == fp32.op_count());
+  double params32 = 0, params16 = 0, tensors32 = 0, tensors16 = 0;
+  for (std::size_t o = 0; o < fp32.ops.size(); ++o) {
+    params32 += fp32.ops[o].param_bytes;
+    params16 += fp16.ops[o].param_bytes;
+    CHECK(fp16.ops[o].flops == fp32.ops[o].flops);
+    if (fp32.ops[o].precision == "fp32") CHECK(fp16.ops[o].precision == "fp16");
+  }
+  for (std::size_t t = 0; t < fp32.tensors.size(); ++t) {
+    tensors32 += fp32.tensors[t].bytes;
+    tensors16 += fp16.tensors[t].bytes;
+  }
+  CHECK(params16 == doctest::Approx(params32 / 2));
+  CHECK(tensors16 < tensors32);
+  CHECK_THROWS_WITH_AS(hs::load_workload(fixture("tiny-bert.onnx") + ":precision=fp12"),
+                       doctest::Contains("'fp12' is not one of"), hs::InputError);
+  CHECK_THROWS_WITH_AS(hs::load_workload(fixture("tiny-bert.onnx") + ":batch=2"),
+                       doctest::Contains("unknown parameter"), hs::InputError);
+}
+
 TEST_CASE("ONNX import names unsupported node types and refuses to drop them") {
   onnx::ModelProto m;
   m.set_ir_version(8);

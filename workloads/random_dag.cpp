@@ -2,6 +2,7 @@
 
 #include "sim/graph_builder.hpp"
 #include "sim/random.hpp"
+#include "workloads/layers.hpp"
 #include "workloads/workload_registry.hpp"
 
 #include <algorithm>
@@ -9,13 +10,6 @@
 
 namespace hs {
 namespace {
-
-double bytes_per_element(const std::string& precision) {
-  if (precision == "fp64") return 8;
-  if (precision == "fp16" || precision == "bf16") return 2;
-  if (precision == "int8") return 1;
-  return 4;
-}
 
 // One op with costs from a random but self-consistent shape.
 void shape_op(OpHandle& h, Rng& rng, double elem) {
@@ -50,7 +44,7 @@ void shape_op(OpHandle& h, Rng& rng, double elem) {
 
 Graph random_ml_dag(const RandomDagOptions& o) {
   Rng rng(o.seed);
-  const double elem = bytes_per_element(o.precision);
+  const double elem = layers::element_bytes(o.precision);
   GraphBuilder b("random-" + std::to_string(o.ops) + "-s" + std::to_string(o.seed));
   const double root = std::sqrt(static_cast<double>(o.ops));
   const double mean_width = std::max(1.0, root * o.alpha);

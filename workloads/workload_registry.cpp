@@ -6,6 +6,7 @@
 #include "sim/key_values.hpp"
 #include "sim/nearest_name.hpp"
 #include "sim/units.hpp"
+#include "workloads/precision_change.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -140,16 +141,32 @@ Graph load_workload(const std::string& spec, std::uint64_t seed) {
 }
 
 namespace {
+Graph load_workload_file(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (const WorkloadFileFormat* f = workload_file_formats().find(ext)) return f->load(path);
+  return load_graph(path);
+}
+
+// "file:precision=fp16": a graph file with options, which only a file's own precision can be today.
+Graph load_workload_file_with_options(const std::string& spec, std::size_t colon) {
+  const std::string path = spec.substr(0, colon);
+  auto values = parse_key_values(spec, spec.substr(colon + 1));
+  static const std::vector<WorkloadParameter> known = {{"precision", "as in the file", ""}};
+  WorkloadParams params(path, std::move(values), 0, known);
+  const std::string precision = params.text("precision", "", {"fp64", "fp32", "fp16", "bf16"});
+  params.expect_all_used();
+  Graph g = load_workload_file(path);
+  return precision.empty() ? g : with_precision(std::move(g), precision);
+}
+
 Graph build_workload(const std::string& spec, std::uint64_t seed) {
-  if (path_exists(spec)) {
-    std::string ext = std::filesystem::path(spec).extension().string();
-    std::transform(ext.begin(), ext.end(), ext.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (const WorkloadFileFormat* f = workload_file_formats().find(ext)) return f->load(spec);
-    return load_graph(spec);
-  }
-  if (looks_like_a_path(spec)) throw InputError(spec, "", "no such file");
+  if (path_exists(spec)) return load_workload_file(spec);
   const auto colon = spec.find(':');
+  if (colon != std::string::npos && path_exists(spec.substr(0, colon)))
+    return load_workload_file_with_options(spec, colon);
+  if (looks_like_a_path(spec)) throw InputError(spec, "", "no such file");
   const std::string name = spec.substr(0, colon);
   const WorkloadBuilder* b = workload_builders().find(name);
   if (!b) {
