@@ -194,6 +194,16 @@ ServiceRecord EngineServiceTable::run_plan(std::size_t tenant, const Plan& plan,
         t.devices.empty() || std::count(t.devices.begin(), t.devices.end(), platform_->devices[d].name) > 0;
     if (r.busy[d] > 0 && placed) r.devices.push_back(d);
   }
+  // The pipeline profile: where on each device the batch's ops begin and end (ops of no duration, such
+  // as graph inputs, occupy nothing).
+  r.first_start.assign(n, e.makespan);
+  r.last_end.assign(n, 0.0);
+  for (std::size_t o = 0; o < e.ops.size(); ++o) {
+    if (e.ops[o].end <= e.ops[o].start) continue;
+    const auto d = static_cast<std::size_t>(plan.device[o]);
+    r.first_start[d] = std::min(r.first_start[d], e.ops[o].start);
+    r.last_end[d] = std::max(r.last_end[d], e.ops[o].end);
+  }
   for (std::size_t l = 0; l < platform_->links.size(); ++l)
     r.link_dynamic_joules += e.link_energy[l] - platform_->links[l].idle_watts * e.makespan;
   return r;
@@ -218,6 +228,8 @@ const ServiceRecord& EngineServiceTable::record(std::size_t tenant, ServicePart 
     const ServiceRecord whole = measure(tenant, batch, seq, tokens_[tenant]);
     const double d = tokens_[tenant];
     r = whole;
+    r.first_start.clear(); // a mean step has no timeline of its own: it is held whole
+    r.last_end.clear();
     r.seconds = (whole.seconds - prefill->seconds) / d;
     for (std::size_t i = 0; i < r.busy.size(); ++i) {
       r.busy[i] = (whole.busy[i] - prefill->busy[i]) / d;
