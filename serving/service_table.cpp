@@ -179,19 +179,17 @@ ServiceRecord EngineServiceTable::measure(std::size_t tenant, int batch, int seq
   return run_plan(tenant, plan, cost);
 }
 
-ServiceRecord EngineServiceTable::run_plan(std::size_t tenant, const Plan& plan,
-                                           const CostModel& cost) const {
-  const TenantSpec& t = config_->tenants[tenant];
-  const Execution e = engine_ == "simgrid" ? run_simgrid(plan, cost) : run_contention(plan, cost);
+ServiceRecord service_record_of(const Execution& e, const Plan& plan, const Platform& platform,
+                                const std::vector<std::string>& placed_on) {
   ServiceRecord r;
   r.seconds = e.makespan;
-  const std::size_t n = platform_->devices.size();
+  const std::size_t n = platform.devices.size();
   r.busy = busy_seconds_per_device(e, plan, n);
   r.dynamic_joules.resize(n);
   for (std::size_t d = 0; d < n; ++d) {
-    r.dynamic_joules[d] = e.device_energy[d] - platform_->devices[d].idle_watts() * e.makespan;
+    r.dynamic_joules[d] = e.device_energy[d] - platform.devices[d].idle_watts() * e.makespan;
     const bool placed =
-        t.devices.empty() || std::count(t.devices.begin(), t.devices.end(), platform_->devices[d].name) > 0;
+        placed_on.empty() || std::count(placed_on.begin(), placed_on.end(), platform.devices[d].name) > 0;
     if (r.busy[d] > 0 && placed) r.devices.push_back(d);
   }
   // The pipeline profile: where on each device the batch's ops begin and end (ops of no duration, such
@@ -204,9 +202,15 @@ ServiceRecord EngineServiceTable::run_plan(std::size_t tenant, const Plan& plan,
     r.first_start[d] = std::min(r.first_start[d], e.ops[o].start);
     r.last_end[d] = std::max(r.last_end[d], e.ops[o].end);
   }
-  for (std::size_t l = 0; l < platform_->links.size(); ++l)
-    r.link_dynamic_joules += e.link_energy[l] - platform_->links[l].idle_watts * e.makespan;
+  for (std::size_t l = 0; l < platform.links.size(); ++l)
+    r.link_dynamic_joules += e.link_energy[l] - platform.links[l].idle_watts * e.makespan;
   return r;
+}
+
+ServiceRecord EngineServiceTable::run_plan(std::size_t tenant, const Plan& plan,
+                                           const CostModel& cost) const {
+  const Execution e = engine_ == "simgrid" ? run_simgrid(plan, cost) : run_contention(plan, cost);
+  return service_record_of(e, plan, *platform_, config_->tenants[tenant].devices);
 }
 
 const ServiceRecord& EngineServiceTable::record(std::size_t tenant, ServicePart part, int batch, int seq) {
