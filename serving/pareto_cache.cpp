@@ -84,6 +84,10 @@ void ParetoCache::add_bucket(const Platform& p, const std::string& tenant, const
 
 const CacheBucket& ParetoCache::bucket(const std::string& tenant, int seq, bool re_search, const Platform& p,
                                        const CacheSearch& search) {
+  // Plans name devices of the platform they were searched on: another platform needs another cache.
+  if (!platform.empty() && platform != p.name)
+    throw InputError(file, "platform",
+                     "the cache was built for platform '" + platform + "', not '" + p.name + "'");
   CacheTenant& t = tenant_named(tenant);
   auto at = std::lower_bound(t.buckets.begin(), t.buckets.end(), seq,
                              [](const CacheBucket& x, int s) { return x.seq < s; });

@@ -98,4 +98,7 @@ TEST_CASE("serving: a shape above every bucket is an error without re-search, an
   CHECK(c.bucket("bert", 48, true, p, kSmallSearch).seq == 48); // searched once and added
   CHECK(c.tenants[0].buckets.size() == 3);
   CHECK(c.bucket("bert", 40, false, p, kSmallSearch).seq == 48);
+  hs::Platform other = p;
+  other.name = "other-server";
+  CHECK_THROWS_AS((void)c.bucket("bert", 40, false, other, kSmallSearch), hs::InputError);
 }
