@@ -1,8 +1,11 @@
 #include "serving/request_simulation.hpp"
 
+#include "serving/device_occupancy.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <deque>
+#include <map>
 #include <ostream>
 #include <queue>
 #include <stdexcept>
@@ -34,8 +37,9 @@ struct Request {
 struct Event {
   double time;
   std::uint64_t order; // ties in creation order: the run does not depend on the heap's internals
-  bool done;           // a batch ends; otherwise a batching timer
+  bool done;           // a batch ends; otherwise a batching timer or a device becoming free
   std::size_t tenant;
+  std::uint64_t batch; // the batch that ends (whole-graph batches: a tenant may have several in flight)
 };
 struct Later {
   bool operator()(const Event& a, const Event& b) const {
@@ -45,10 +49,9 @@ struct Later {
 
 struct TenantState {
   std::deque<Request> queue;
-  std::vector<Request> running; // the batch in flight; for continuous batching, the running set
-  bool in_flight = false;
-  double free_since = 0.0;
-  std::vector<std::size_t> held;
+  std::vector<Request> running; // continuous batching: the running set
+  bool in_flight = false;       // continuous batching: an iteration runs (one at a time)
+  double wake = -1.0;           // the pending wake-up for its devices, not to push it twice
 };
 
 class Simulation {
@@ -57,7 +60,7 @@ public:
              const SimulationOptions& o)
       : specs_(tenants), service_(service), arrivals_(arrivals), o_(o),
         rng_(Rng(o.seed ^ 0x5E2F1CE5A3B1C7D9ULL).next()), state_(tenants.size()),
-        busy_(service.device_count(), 0), free_since_(service.device_count(), 0.0) {
+        occupancy_(service.device_count()) {
     result_.tenants.resize(tenants.size());
     result_.devices.resize(service.device_count());
   }
@@ -65,17 +68,19 @@ public:
 
 private:
   void arrive(const Arrival& a);
-  void finish(std::size_t t, double now);
+  void finish(std::size_t t, double now, std::uint64_t batch);
   void dispatch(double now);
   bool ready(std::size_t t, double now) const;
   void admit(std::size_t t, double now);
   int batch_seq(const TenantState& s, std::size_t n) const;
-  bool devices_free(const ServiceRecord* r) const;
+  bool held_whole(std::size_t t) const {
+    return specs_[t].batching.mode == BatchingMode::Continuous || specs_[t].exponential_service;
+  }
+  bool fits_now(std::size_t t, const ServiceRecord& r, const ServiceRecord* prefill, double now);
   std::pair<double, double> key(std::size_t t, double now, const ServiceRecord& r) const;
   void start_batch(std::size_t t, double now, const ServiceRecord& r);
   void start_iteration(std::size_t t, double now);
-  void hold(std::size_t t, double now, double seconds, double scale, const ServiceRecord* a,
-            const ServiceRecord* b);
+  void account(std::size_t t, const ServiceRecord& r, double scale);
   void complete(std::size_t t, const Request& r, double now);
   void drop(std::size_t t, const Request& r);
   void timer_for_head(std::size_t t, double now);
@@ -87,10 +92,10 @@ private:
   const SimulationOptions& o_;
   Rng rng_;
   std::vector<TenantState> state_;
-  std::vector<char> busy_;
-  std::vector<double> free_since_;
+  DeviceOccupancy occupancy_;
+  std::map<std::uint64_t, std::vector<Request>> batches_; // whole-graph batches in flight, by id
   std::priority_queue<Event, std::vector<Event>, Later> events_;
-  std::uint64_t order_ = 0, next_id_ = 0, finished_ = 0;
+  std::uint64_t order_ = 0, next_id_ = 0, finished_ = 0, next_batch_ = 0;
   ServingResult result_;
 };
 
@@ -102,7 +107,7 @@ ServingResult Simulation::run() {
       const Event e = events_.top();
       events_.pop();
       now = e.time;
-      if (e.done) finish(e.tenant, now);
+      if (e.done) finish(e.tenant, now, e.batch);
     } else {
       now = next->time;
       arrive(*next);
@@ -132,7 +137,7 @@ void Simulation::timer_for_head(std::size_t t, double now) {
   const BatchingSpec& b = specs_[t].batching;
   if (b.mode != BatchingMode::Dynamic || state_[t].queue.empty()) return;
   const double at = state_[t].queue.front().arrival + b.max_delay;
-  if (at > now) events_.push(Event{at, order_++, false, t});
+  if (at > now) events_.push(Event{at, order_++, false, t, 0});
 }
 
 bool Simulation::ready(std::size_t t, double now) const {
@@ -169,11 +174,16 @@ void Simulation::admit(std::size_t t, double now) {
   if (dropped) timer_for_head(t, now);
 }
 
-bool Simulation::devices_free(const ServiceRecord* r) const {
-  if (!r) return true;
-  for (std::size_t d : r->devices)
-    if (busy_[d]) return false;
-  return true;
+// Whether the batch can start now on its devices; if not, a wake-up when it can (unless one is pending).
+bool Simulation::fits_now(std::size_t t, const ServiceRecord& r, const ServiceRecord* prefill, double now) {
+  double at = occupancy_.earliest_start(r, now, held_whole(t));
+  if (prefill) at = std::max(at, occupancy_.earliest_start(*prefill, now, true));
+  if (at <= now + 1e-12 * std::max(1.0, now)) return true;
+  if (state_[t].wake != at) {
+    state_[t].wake = at;
+    events_.push(Event{at, order_++, false, t, 0});
+  }
+  return false;
 }
 
 std::pair<double, double> Simulation::key(std::size_t t, double now, const ServiceRecord& r) const {
@@ -217,7 +227,7 @@ void Simulation::dispatch(double now) {
         const std::size_t n = std::min(s.queue.size(), static_cast<std::size_t>(b.max_batch));
         r = &service_.record(t, ServicePart::Whole, static_cast<int>(n), batch_seq(s, n));
       }
-      if (!devices_free(r) || !devices_free(prefill)) continue;
+      if (!fits_now(t, *r, prefill, now)) continue;
       const auto k = key(t, now, *r);
       if (best == specs_.size() || k < best_key) {
         best = t;
@@ -242,20 +252,22 @@ void Simulation::start_batch(std::size_t t, double now, const ServiceRecord& r) 
   double ready_at = s.queue.front().arrival + (b.mode == BatchingMode::Dynamic ? b.max_delay : 0.0);
   if (s.queue.size() >= static_cast<std::size_t>(b.max_batch))
     ready_at = std::min(ready_at, s.queue[static_cast<std::size_t>(b.max_batch) - 1].arrival);
-  double could = std::max(ready_at, s.free_since);
-  for (std::size_t d : r.devices)
-    could = std::max(could, free_since_[d]);
+  const double could = occupancy_.earliest_start(r, ready_at, held_whole(t));
   TenantStats& st = result_.tenants[t];
   if (now > could + 1e-9 * std::max(1.0, now)) ++st.late_batches;
-  s.running.assign(s.queue.begin(), s.queue.begin() + static_cast<std::ptrdiff_t>(n));
+  std::vector<Request> members(s.queue.begin(), s.queue.begin() + static_cast<std::ptrdiff_t>(n));
   s.queue.erase(s.queue.begin(), s.queue.begin() + static_cast<std::ptrdiff_t>(n));
-  for (auto& q : s.running)
+  for (auto& q : members)
     q.start = now;
   ++st.batches;
   st.batched_requests += n;
   st.largest_batch = std::max(st.largest_batch, static_cast<int>(n));
   const double scale = specs_[t].exponential_service ? exponential_unit(rng_) : 1.0;
-  hold(t, now, r.seconds * scale, scale, &r, nullptr);
+  account(t, r, scale);
+  occupancy_.occupy(r, now, r.seconds * scale, held_whole(t), result_.devices);
+  const std::uint64_t id = next_batch_++;
+  batches_.emplace(id, std::move(members));
+  events_.push(Event{now + r.seconds * scale, order_++, true, t, id});
   timer_for_head(t, now);
 }
 
@@ -280,47 +292,41 @@ void Simulation::start_iteration(std::size_t t, double now) {
   st.batched_requests += s.running.size();
   st.largest_batch = std::max(st.largest_batch, static_cast<int>(s.running.size()));
   const double scale = specs_[t].exponential_service ? exponential_unit(rng_) : 1.0;
-  hold(t, now, (step.seconds + (prefill ? prefill->seconds : 0.0)) * scale, scale, &step, prefill);
-}
-
-void Simulation::hold(std::size_t t, double now, double seconds, double scale, const ServiceRecord* a,
-                      const ServiceRecord* b) {
-  TenantState& s = state_[t];
-  s.held.clear();
-  for (const ServiceRecord* r : {a, b}) {
-    if (!r) continue;
-    for (std::size_t d : r->devices)
-      if (std::find(s.held.begin(), s.held.end(), d) == s.held.end()) s.held.push_back(d);
-    for (std::size_t d = 0; d < r->busy.size(); ++d) {
-      result_.devices[d].busy += r->busy[d] * scale;
-      result_.devices[d].dynamic_joules += r->dynamic_joules[d] * scale;
-      result_.tenants[t].dynamic_joules += r->dynamic_joules[d] * scale;
-    }
-    result_.link_dynamic_joules += r->link_dynamic_joules * scale;
-    result_.tenants[t].dynamic_joules += r->link_dynamic_joules * scale;
-  }
-  for (std::size_t d : s.held) {
-    busy_[d] = 1;
-    result_.devices[d].held += seconds;
-  }
+  const double seconds = (step.seconds + (prefill ? prefill->seconds : 0.0)) * scale;
+  account(t, step, scale);
+  // The step and the joiners' prefill hold the union of their devices for the whole iteration.
+  ServiceRecord both;
+  both.devices = step.devices;
+  if (prefill)
+    for (std::size_t d : prefill->devices)
+      if (std::find(both.devices.begin(), both.devices.end(), d) == both.devices.end())
+        both.devices.push_back(d);
+  if (prefill) account(t, *prefill, scale);
+  occupancy_.occupy(both, now, seconds, true, result_.devices);
   s.in_flight = true;
-  events_.push(Event{now + seconds, order_++, true, t});
+  events_.push(Event{now + seconds, order_++, true, t, 0});
 }
 
-void Simulation::finish(std::size_t t, double now) {
-  TenantState& s = state_[t];
-  for (std::size_t d : s.held) {
-    busy_[d] = 0;
-    free_since_[d] = now;
+void Simulation::account(std::size_t t, const ServiceRecord& r, double scale) {
+  for (std::size_t d = 0; d < r.busy.size(); ++d) {
+    result_.devices[d].busy += r.busy[d] * scale;
+    result_.devices[d].dynamic_joules += r.dynamic_joules[d] * scale;
+    result_.tenants[t].dynamic_joules += r.dynamic_joules[d] * scale;
   }
-  s.in_flight = false;
-  s.free_since = now;
+  result_.link_dynamic_joules += r.link_dynamic_joules * scale;
+  result_.tenants[t].dynamic_joules += r.link_dynamic_joules * scale;
+}
+
+void Simulation::finish(std::size_t t, double now, std::uint64_t batch) {
+  TenantState& s = state_[t];
   if (specs_[t].batching.mode != BatchingMode::Continuous) {
-    for (const auto& r : s.running)
+    const auto it = batches_.find(batch);
+    for (const auto& r : it->second)
       complete(t, r, now);
-    s.running.clear();
+    batches_.erase(it);
     return;
   }
+  s.in_flight = false;
   for (auto& r : s.running)
     if (--r.tokens == 0) complete(t, r, now);
   s.running.erase(

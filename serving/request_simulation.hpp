@@ -3,11 +3,13 @@
 // batched, and hold their batch's devices for the batch's service time, read from a ServiceSource.
 // An in-process event queue, not SimGrid actors: docs/serving.md gives the measured reason.
 //
-// Modelled: a tenant runs one batch at a time (one model instance); a batch holds every device its plan
-// uses for its whole service time, so tenants sharing a device wait for each other (no overlap of two
-// batches on one device, no preemption); the scheduler picks, whenever a tenant's batch is ready and its
-// devices are free, among such tenants by FIFO, priority, EDF or least slack; a tenant's own queue is in
-// arrival order (its SLO is one, so its deadlines are in that order too).
+// Modelled: a whole-graph batch occupies each device its plan uses from its first op there to its last
+// (device_occupancy.hpp), so consecutive batches of a plan spread over devices pipeline through them and
+// tenants sharing a device wait for each other (batches enter a device in start order, no preemption); a
+// continuous-batching iteration holds its devices for all of its time, one iteration per tenant at a
+// time; the scheduler picks, whenever a tenant's batch is ready and fits its devices, among such tenants by
+// FIFO, priority, EDF or least slack; a tenant's own queue is in arrival order (its SLO is one, so its
+// deadlines are in that order too).
 #include "serving/arrivals.hpp"
 #include "serving/service_source.hpp"
 #include "serving/serving_config.hpp"

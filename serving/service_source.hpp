@@ -13,6 +13,9 @@ struct ServiceRecord {
   std::vector<double> dynamic_joules; // per device: joules above idle power during the batch
   double link_dynamic_joules = 0.0;   // every link's joules above idle power
   std::vector<std::size_t> devices;   // the devices the batch holds while it runs (those its plan uses)
+  // Per device, relative to the batch's start: its first op's start and its last op's end. Empty: the
+  // batch occupies its devices for all of `seconds` (device_occupancy.hpp says how they are used).
+  std::vector<double> first_start, last_end;
 };
 
 // Whole: a request's full graph (for a decoder, prefill and every decode step). Prefill and DecodeStep

@@ -179,24 +179,38 @@ ServiceRecord EngineServiceTable::measure(std::size_t tenant, int batch, int seq
   return run_plan(tenant, plan, cost);
 }
 
-ServiceRecord EngineServiceTable::run_plan(std::size_t tenant, const Plan& plan,
-                                           const CostModel& cost) const {
-  const TenantSpec& t = config_->tenants[tenant];
-  const Execution e = engine_ == "simgrid" ? run_simgrid(plan, cost) : run_contention(plan, cost);
+ServiceRecord service_record_of(const Execution& e, const Plan& plan, const Platform& platform,
+                                const std::vector<std::string>& placed_on) {
   ServiceRecord r;
   r.seconds = e.makespan;
-  const std::size_t n = platform_->devices.size();
+  const std::size_t n = platform.devices.size();
   r.busy = busy_seconds_per_device(e, plan, n);
   r.dynamic_joules.resize(n);
   for (std::size_t d = 0; d < n; ++d) {
-    r.dynamic_joules[d] = e.device_energy[d] - platform_->devices[d].idle_watts() * e.makespan;
+    r.dynamic_joules[d] = e.device_energy[d] - platform.devices[d].idle_watts() * e.makespan;
     const bool placed =
-        t.devices.empty() || std::count(t.devices.begin(), t.devices.end(), platform_->devices[d].name) > 0;
+        placed_on.empty() || std::count(placed_on.begin(), placed_on.end(), platform.devices[d].name) > 0;
     if (r.busy[d] > 0 && placed) r.devices.push_back(d);
   }
-  for (std::size_t l = 0; l < platform_->links.size(); ++l)
-    r.link_dynamic_joules += e.link_energy[l] - platform_->links[l].idle_watts * e.makespan;
+  // The pipeline profile: where on each device the batch's ops begin and end (ops of no duration, such
+  // as graph inputs, occupy nothing).
+  r.first_start.assign(n, e.makespan);
+  r.last_end.assign(n, 0.0);
+  for (std::size_t o = 0; o < e.ops.size(); ++o) {
+    if (e.ops[o].end <= e.ops[o].start) continue;
+    const auto d = static_cast<std::size_t>(plan.device[o]);
+    r.first_start[d] = std::min(r.first_start[d], e.ops[o].start);
+    r.last_end[d] = std::max(r.last_end[d], e.ops[o].end);
+  }
+  for (std::size_t l = 0; l < platform.links.size(); ++l)
+    r.link_dynamic_joules += e.link_energy[l] - platform.links[l].idle_watts * e.makespan;
   return r;
+}
+
+ServiceRecord EngineServiceTable::run_plan(std::size_t tenant, const Plan& plan,
+                                           const CostModel& cost) const {
+  const Execution e = engine_ == "simgrid" ? run_simgrid(plan, cost) : run_contention(plan, cost);
+  return service_record_of(e, plan, *platform_, config_->tenants[tenant].devices);
 }
 
 const ServiceRecord& EngineServiceTable::record(std::size_t tenant, ServicePart part, int batch, int seq) {
@@ -218,6 +232,8 @@ const ServiceRecord& EngineServiceTable::record(std::size_t tenant, ServicePart 
     const ServiceRecord whole = measure(tenant, batch, seq, tokens_[tenant]);
     const double d = tokens_[tenant];
     r = whole;
+    r.first_start.clear(); // a mean step has no timeline of its own: it is held whole
+    r.last_end.clear();
     r.seconds = (whole.seconds - prefill->seconds) / d;
     for (std::size_t i = 0; i < r.busy.size(); ++i) {
       r.busy[i] = (whole.busy[i] - prefill->busy[i]) / d;

@@ -11,7 +11,17 @@
 #include <map>
 #include <tuple>
 
+namespace hs {
+struct Execution;
+}
+
 namespace hs::serving {
+
+// The record of one engine run of `plan`: its makespan, busy seconds, energy above idle and, per device,
+// its first op's start and last op's end. A batch holds the devices it used among `placed_on` (all, when
+// empty).
+ServiceRecord service_record_of(const Execution& e, const Plan& plan, const Platform& platform,
+                                const std::vector<std::string>& placed_on);
 
 class EngineServiceTable final : public ServiceSource {
 public:

@@ -101,7 +101,14 @@ StoredPlan load_stored_plan(const std::string& path, std::optional<int> id, cons
     workload->fail("the plan was made for workload '" + workload->as_string() + "', not '" +
                    base.graph().name + "'");
   if (auto origin = entry->find("origin")) out.label += " (" + origin->as_string() + ")";
+  StoredPlan plan = stored_plan_from_entry(*entry, base);
+  plan.label = out.label;
+  return plan;
+}
 
+StoredPlan stored_plan_from_entry(const JsonNode& entry_node, const CostModel& base) {
+  const JsonNode* entry = &entry_node;
+  StoredPlan out;
   const Platform& p = base.platform();
   const auto ids = op_ids(base.graph());
   const RewriteCandidates cand = find_rewrite_candidates(base);

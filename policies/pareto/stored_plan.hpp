@@ -6,6 +6,7 @@
 // anything that does not match (an unknown op, a chain that is not a fusion candidate) is an InputError
 // naming the file and the place in it.
 #include "policies/pareto/encoding.hpp"
+#include "sim/json_input.hpp"
 
 #include <memory>
 #include <string>
@@ -22,5 +23,8 @@ struct StoredPlan {
 // `path` is a front.json (then `id` picks the plan; required when the front holds several) or a file
 // written by `heterosim select --out` (format "heterosim-plan"). `base` is the workload on the platform.
 StoredPlan load_stored_plan(const std::string& path, std::optional<int> id, const CostModel& base);
+// One plan entry (a front's "plans" member, or a select file's "plan"), as load_stored_plan reads it: the
+// serving cache keeps fronts' entries inside its own file. The label is left empty.
+StoredPlan stored_plan_from_entry(const JsonNode& entry, const CostModel& base);
 
 } // namespace hs::pareto

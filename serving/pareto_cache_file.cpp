@@ -1,0 +1,77 @@
+// The Pareto cache's file: one JSON document, format "heterosim-pareto-cache", version 1. Each tenant
+// names its workload (without seq=) and its buckets, each bucket its seq and its front's plan entries as
+// front.json writes them, with the search's latency and energy at the bucket's shape.
+#include "serving/pareto_cache.hpp"
+#include "sim/error.hpp"
+#include "sim/json_input.hpp"
+
+namespace hs::serving {
+
+namespace {
+
+CacheBucket read_cache_bucket(const JsonNode& n) {
+  n.expect_only({"seq", "plans"});
+  CacheBucket b;
+  b.seq = static_cast<int>(n.at("seq").as_integer(1, 1 << 20));
+  for (const JsonNode& p : n.at("plans").items()) {
+    CachedPlan c;
+    c.latency = p.at("latency_s").as_number();
+    c.energy = p.at("energy_j").as_number();
+    if (!p.at("plan").raw().is_object()) p.at("plan").fail("expected a front.json plan entry (an object)");
+    c.entry = p.at("plan").raw();
+    b.front.push_back(std::move(c));
+  }
+  if (b.front.empty()) n.at("plans").fail("a bucket needs at least one plan");
+  return b;
+}
+
+} // namespace
+
+ParetoCache ParetoCache::read(const std::string& path) {
+  const Json j = read_json_file(path);
+  const JsonNode root(j, path, "");
+  if (root.at("format").as_string() != kFormat)
+    root.at("format").fail(std::string("expected \"") + kFormat + "\"");
+  const long long version = root.at("version").as_integer(0, 1 << 30);
+  if (version != kVersion)
+    root.at("version").fail("version " + std::to_string(version) + " is not the version this build reads (" +
+                            std::to_string(kVersion) + "); rebuild the cache");
+  root.expect_only({"format", "version", "platform", "tenants"});
+  ParetoCache c;
+  c.file = path;
+  c.platform = root.at("platform").as_string();
+  for (const JsonNode& t : root.at("tenants").items()) {
+    t.expect_only({"name", "workload", "buckets"});
+    CacheTenant ct;
+    ct.name = t.at("name").as_string();
+    ct.workload = t.at("workload").as_string();
+    for (const JsonNode& b : t.at("buckets").items()) {
+      ct.buckets.push_back(read_cache_bucket(b));
+      if (ct.buckets.size() > 1 && ct.buckets[ct.buckets.size() - 2].seq >= ct.buckets.back().seq)
+        b.at("seq").fail("buckets must be in increasing seq");
+    }
+    c.tenants.push_back(std::move(ct));
+  }
+  return c;
+}
+
+nlohmann::json ParetoCache::to_json() const {
+  nlohmann::json tj = nlohmann::json::array();
+  for (const CacheTenant& t : tenants) {
+    nlohmann::json bj = nlohmann::json::array();
+    for (const CacheBucket& b : t.buckets) {
+      nlohmann::json plans = nlohmann::json::array();
+      for (const CachedPlan& p : b.front)
+        plans.push_back({{"latency_s", p.latency}, {"energy_j", p.energy}, {"plan", p.entry}});
+      bj.push_back({{"seq", b.seq}, {"plans", plans}});
+    }
+    tj.push_back({{"name", t.name}, {"workload", t.workload}, {"buckets", bj}});
+  }
+  return {{"format", kFormat}, {"version", kVersion}, {"platform", platform}, {"tenants", tj}};
+}
+
+void ParetoCache::write(const std::string& path, bool force) const {
+  write_file_atomically(path, to_json().dump(1) + "\n", force);
+}
+
+} // namespace hs::serving
