@@ -3,6 +3,7 @@
 #   sim        model types, cost model, engines
 #   workloads  sim
 #   policies   sim, workloads            (policies/pareto: also policies)
+#   gnn        sim, workloads, policies, policies/pareto  (the learned placement, on libtorch)
 #   validation sim, workloads, policies
 #   serving    sim, workloads, policies  (the serving simulation: request streams above the engines)
 #   cli        everything above
@@ -15,13 +16,14 @@ declare -A allowed=(
   [workloads]="sim workloads"
   [policies]="sim workloads policies"
   [policies/pareto]="sim workloads policies policies/pareto"
+  [gnn]="sim workloads policies policies/pareto gnn"
   [validation]="sim workloads policies policies/pareto validation"
   [serving]="sim workloads policies policies/pareto serving"
-  [cli]="sim workloads policies policies/pareto validation serving cli"
-  [python]="sim workloads policies policies/pareto validation serving cli python"
+  [cli]="sim workloads policies policies/pareto gnn validation serving cli"
+  [python]="sim workloads policies policies/pareto gnn validation serving cli python"
 )
 bad=0
-for layer in sim workloads policies policies/pareto validation serving cli python; do
+for layer in sim workloads policies policies/pareto gnn validation serving cli python; do
   for file in "$layer"/*.cpp "$layer"/*.hpp; do
     [[ -e $file ]] || continue
     while IFS= read -r line; do

@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
-  libsimgrid-dev libboost-dev libeigen3-dev libxgboost-dev libcli11-dev nlohmann-json3-dev doctest-dev libpagmo-dev
+  libsimgrid-dev libboost-dev libeigen3-dev libxgboost-dev libcli11-dev nlohmann-json3-dev doctest-dev libpagmo-dev libtorch-dev
   libonnx-dev libprotobuf-dev
   clang libclang-rt-14-dev
   slurm-wlm munge          # the sweep test runs a real single-node Slurm (scripts/start-slurm.sh)

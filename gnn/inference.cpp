@@ -1,0 +1,41 @@
+// One forward pass for a graph: the loaded checkpoint is kept per path, so a search or a comparison that
+// plans many graphs reads the file once.
+#include "gnn/checkpoint.hpp"
+#include "gnn/proposal.hpp"
+
+#include <map>
+#include <mutex>
+
+namespace hs::gnn {
+namespace {
+
+PlacementNet cached_net(const std::string& path) {
+  static std::mutex mutex;
+  static std::map<std::string, PlacementNet> nets;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = nets.find(path);
+  if (it == nets.end()) it = nets.emplace(path, load_checkpoint(path).net).first;
+  return it->second;
+}
+
+} // namespace
+
+Proposal propose(const CostModel& cost, const std::string& path) {
+  PlacementNet net = cached_net(path);
+  at::set_num_threads(1);
+  torch::NoGradGuard no_grad;
+  const NetOutput out = net->forward(to_tensors(graph_features(cost)));
+  const auto best = out.logits.argmax(1).contiguous();
+  const auto prio = out.priority.to(torch::kFloat64).contiguous();
+  Proposal p;
+  const auto* b = best.data_ptr<int64_t>();
+  const auto* q = prio.data_ptr<double>();
+  const auto n = static_cast<std::size_t>(cost.graph().op_count());
+  for (std::size_t i = 0; i < n; ++i) {
+    p.device.push_back(static_cast<DeviceId>(b[i]));
+    p.priority.push_back(q[i]);
+  }
+  return p;
+}
+
+} // namespace hs::gnn

@@ -1,0 +1,45 @@
+#include "gnn/proposal.hpp"
+
+#include "policies/heft.hpp"
+#include "sim/data_directory.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace hs::gnn {
+
+std::vector<double> adjusted_upward_ranks(const CostModel& cost, const std::vector<double>& priority) {
+  const Graph& g = cost.graph();
+  std::vector<double> rank(static_cast<std::size_t>(g.op_count()), 0.0);
+  const auto& topo = g.topological_order();
+  for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+    const OpId i = *it;
+    double tail = 0.0;
+    for (TensorId t : g.op(i).outputs) {
+      const double c = cost.mean_transfer_time(t);
+      for (OpId j : g.tensor(t).consumers)
+        tail = std::max(tail, c + rank[static_cast<std::size_t>(j)]);
+    }
+    const double scale = std::exp(priority.empty() ? 0.0 : priority[static_cast<std::size_t>(i)]);
+    rank[static_cast<std::size_t>(i)] = cost.mean_op_time(i) * scale + tail;
+  }
+  return rank;
+}
+
+Plan plan_for_proposal(const CostModel& cost, const Proposal& p, std::string policy, bool refine) {
+  const auto order = order_by_decreasing(cost.graph(), adjusted_upward_ranks(cost, p.priority));
+  // The proposed device wins outright; the others only compete where it is infeasible.
+  const double never = std::numeric_limits<double>::max() / 4;
+  const auto s = schedule_in_order(order, cost, true, [&](OpId op, DeviceId d, double eft) {
+    const DeviceId want = p.device[static_cast<std::size_t>(op)];
+    return d == want || !cost.feasible(op, want) ? eft : never + eft;
+  });
+  Plan plan = plan_from_assignment(cost.graph(), cost.platform(), s.device, s.start, std::move(policy));
+  return refine ? refine_list_plan(std::move(plan), cost, nullptr) : plan;
+}
+
+std::string shipped_checkpoint_path() {
+  return data_directory() + "/models/gnn-placement.pt";
+}
+
+} // namespace hs::gnn

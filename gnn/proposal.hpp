@@ -1,0 +1,33 @@
+#pragma once
+// A proposal is what the network says about a graph: a device per op and a priority adjustment per op. The
+// plan around it comes from HEFT's list-scheduling pass with the devices fixed (policies/heft.hpp), so the
+// order honours dependencies and every op's device is one the cost model allows. No libtorch here.
+#include "sim/plan.hpp"
+
+#include <string>
+#include <vector>
+
+namespace hs::gnn {
+
+struct Proposal {
+  std::vector<DeviceId> device; // per op
+  std::vector<double> priority; // per op, in (-1, 1): the op's weight in the upward rank is scaled by exp()
+};
+
+// Upward ranks (HEFT's rank_u) with each op's mean time scaled by exp(priority[op]): positive weights keep
+// producers ranked above their consumers, so the order stays topological whatever the network says.
+std::vector<double> adjusted_upward_ranks(const CostModel& cost, const std::vector<double>& priority);
+
+// The list schedule of `p`: ops by adjusted rank, each on its proposed device (the earliest-finish device
+// where the proposed one is infeasible), contention-aware. `refine` adds HEFT's refinement (streams dealt,
+// never worse than the best single device in the evaluator).
+Plan plan_for_proposal(const CostModel& cost, const Proposal& p, std::string policy, bool refine);
+
+// The network's proposal for `cost`'s graph and platform from the checkpoint at `path` (loaded once per path
+// and kept). Throws hs::InputError for a bad checkpoint, std::runtime_error when built without libtorch.
+Proposal propose(const CostModel& cost, const std::string& path);
+
+// The shipped checkpoint in the data directory (sim/data_directory.hpp): models/gnn-placement.pt.
+std::string shipped_checkpoint_path();
+
+} // namespace hs::gnn

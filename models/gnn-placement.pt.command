@@ -1,0 +1,1 @@
+hs_train_gnn --workload random:ops=20 --workload random:ops=40,seed=2 --workload random:ops=80,seed=3 --workload resnet18:image=64 --workload gcn --workload bert-base:seq=32 --platform workstation --platform multi-gpu-node --iterations 400 --samples 16 --seed 1 --out models/gnn-placement.pt
