@@ -2,7 +2,8 @@
 // The files `heterosim run` writes are registered writers, so a new output format is one file and one
 // registration line:
 //
-//   HS_REGISTER_RUN_WRITER(my_format, {"my-format", "result.xyz", "what it holds", 1, RunWriter::full_run,
+//   HS_REGISTER_RUN_WRITER(my_format, {"my-format", "result.xyz", "what it holds", 1,
+//   RunWriter::When::full_run,
 //                                      [](const RunArtifacts& a, const std::string& path) {
 //                                        write_file_atomically(path, to_xyz(a.report), a.force);
 //                                        return Written{}; }})
@@ -32,7 +33,8 @@ struct Written {
 };
 
 struct RunWriter {
-  enum When { always, full_run, explain }; // report.json alone (--report-only), every run, with --explain
+  // In every run (--report-only too), in every full run, or with --explain only.
+  enum class When { always, full_run, with_explain };
   std::string name;
   std::string file; // in the run's --out directory
   std::string description;

@@ -5,6 +5,7 @@
 #include "policies/policy.hpp"
 #include "serving/request_simulation.hpp"
 #include "serving/service_table.hpp"
+#include "serving_support.hpp"
 #include "sim/contention_engine.hpp"
 #include "sim/graph_builder.hpp"
 #include "sim/platform.hpp"
@@ -125,11 +126,7 @@ TEST_CASE("serving: a plan over several devices pipelines batches as the op-leve
     const hs::Graph all = copies_of(specs, false);
     const hs::CostModel all_cost(all, p);
     const double op_level = hs::run_contention(replicated_plan(plan, g.op_count(), k, p), all_cost).makespan;
-    struct Together final : ArrivalSource {
-      int left = 0;
-      std::optional<Arrival> next() override { return left-- > 0 ? std::optional(Arrival{}) : std::nullopt; }
-    } arrivals;
-    arrivals.left = k;
+    hs::test::AllAtOnce arrivals(k);
     const double request_level = simulate_serving(c.tenants, table, arrivals, SimulationOptions{}).horizon;
     const double error = request_level / op_level - 1;
     MESSAGE(k << " bert requests, HEFT over hetero-server on " << one.devices.size()
@@ -180,18 +177,14 @@ TEST_CASE("serving: batches of a two-stage pipeline plan overlap as in the op-le
         false);
     const hs::CostModel all_cost(all, p);
     const double op_level = hs::run_contention(replicated_plan(plan, g.op_count(), k, p), all_cost).makespan;
-    struct Together final : ArrivalSource {
-      int left = 0;
-      std::optional<Arrival> next() override { return left-- > 0 ? std::optional(Arrival{}) : std::nullopt; }
-    } arrivals;
-    arrivals.left = k;
+    hs::test::AllAtOnce arrivals(k);
     const double request_level = simulate_serving(c.tenants, given, arrivals, SimulationOptions{}).horizon;
     const double error = request_level / op_level - 1;
     worst = std::max(worst, std::abs(error));
     MESSAGE(k << " requests, two-stage gpu0 -> npu0: request-level " << request_level << " s (held whole: "
               << k * given.r.seconds << " s, error " << 100 * (k * given.r.seconds / op_level - 1)
               << "%), op-level " << op_level << " s, error " << 100 * error << "%");
-    CHECK(std::abs(error) < 1e-6); // measured: 1e-14 relative
+    CHECK(std::abs(error) < 1e-6);                           // measured: 1e-14 relative
     if (k >= 4) CHECK(k * given.r.seconds > 1.1 * op_level); // the case holding whole gets wrong
   }
   MESSAGE("worst error " << 100 * worst << "%");

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <vector>
 
 namespace hs::test {
@@ -48,6 +49,18 @@ public:
 private:
   std::vector<serving::Arrival> a_;
   std::size_t i_ = 0;
+};
+
+// `count` requests of tenant 0, all arriving at time 0.
+class AllAtOnce final : public serving::ArrivalSource {
+public:
+  explicit AllAtOnce(int count) : left_(count) {}
+  std::optional<serving::Arrival> next() override {
+    return left_-- > 0 ? std::optional(serving::Arrival{}) : std::nullopt;
+  }
+
+private:
+  int left_;
 };
 
 inline serving::TenantSpec poisson_tenant(const std::string& name, double rate, double slo) {
