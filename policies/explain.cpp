@@ -82,8 +82,9 @@ std::optional<ExplainedPlan> plan_with_explanation(const std::string& policy, co
 }
 
 std::string nothing_to_explain(const std::string& policy) {
+  const Policy* p = policy_registry().find(policy);
   const std::string why =
-      policy_registry().find(policy) && policy_registry().find(policy)->plans_ahead()
+      p && p->plans_ahead()
           ? "is not a list scheduler that records its ranks and decisions"
           : "decides at run time, inside the replay, so there is no list schedule to explain";
   return "policy '" + policy + "' " + why + " (explainable: " + name_list(explainable_policies()) + ")";
