@@ -2,6 +2,7 @@
 // each batch's service time from the engines (serving/, docs/serving.md). Writes serving.json and, with
 // --requests-csv, requests.csv (streamed: one line per request, however many).
 #include "cli/commands.hpp"
+#include "serving/pareto_cache.hpp"
 #include "serving/request_simulation.hpp"
 #include "serving/service_table.hpp"
 #include "serving/serving_report.hpp"
@@ -49,7 +50,12 @@ int serve(const ServeOptions& o) {
   for (const auto& f : {json_file, csv_file})
     if (!o.force && path_exists(f) && (f == json_file || o.requests_csv))
       throw InputError(f, "", "already exists; pass --force to overwrite or choose another --out");
-  serving::EngineServiceTable table(platform, config, o.engine, o.seed);
+  // Only a tenant placed by a Pareto cache needs the description's identity.
+  bool cached = false;
+  for (const auto& t : config.tenants)
+    cached = cached || !t.cache.empty();
+  serving::EngineServiceTable table(platform, config, o.engine, o.seed,
+                                    cached ? serving::platform_identity(o.platform) : "");
   const auto arrivals = arrivals_of(config, o);
 
   std::filesystem::create_directories(o.out);

@@ -7,13 +7,27 @@
 #include "workloads/workload_registry.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace hs::serving {
 
-std::string cache_spec_at(const std::string& workload, int seq) {
+std::string cache_spec_at(const std::string& workload, int seq, int batch) {
   std::string spec = workload;
   spec.append(workload.find(':') == std::string::npos ? ":" : ",").append("seq=").append(std::to_string(seq));
+  spec.append(",batch=").append(std::to_string(batch));
   return spec;
+}
+
+std::string platform_identity(const std::string& name_or_path) {
+  const std::string text = read_json_file(platform_file(name_or_path)).dump();
+  std::uint64_t h = 1469598103934665603ull; // FNV-1a, 64 bits
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
 }
 
 std::vector<CachedPlan> search_cache_front(const Platform& p, const std::string& spec,
@@ -56,49 +70,103 @@ const CachedPlan& ParetoCache::pick(const CacheBucket& b, PlanObjective objectiv
   return *best;
 }
 
+const CacheTenant* ParetoCache::find_tenant(const std::string& name) const {
+  for (const CacheTenant& t : tenants)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
 CacheTenant& ParetoCache::tenant_named(const std::string& name) {
   for (CacheTenant& t : tenants)
     if (t.name == name) return t;
   throw InputError(file, "tenants", "no tenant '" + name + "' in the Pareto cache");
 }
 
-void ParetoCache::add_bucket(const Platform& p, const std::string& tenant, const std::string& workload,
-                             int seq, const CacheSearch& search) {
-  if (platform.empty()) platform = p.name;
+namespace {
+
+bool bucket_before(const CacheBucket& x, int seq, int batch) {
+  return x.batch != batch ? x.batch < batch : x.seq < seq;
+}
+
+} // namespace
+
+void ParetoCache::add_bucket(const Platform& p, const std::string& identity, const std::string& tenant,
+                             const std::string& workload, int seq, int batch, const CacheSearch& how) {
+  if (platform.empty()) {
+    platform = p.name;
+    platform_id = identity;
+  }
   auto t =
       std::find_if(tenants.begin(), tenants.end(), [&](const CacheTenant& x) { return x.name == tenant; });
   if (t == tenants.end()) {
     tenants.push_back(CacheTenant{tenant, workload, {}});
     t = tenants.end() - 1;
   }
-  CacheBucket b{seq, search_cache_front(p, cache_spec_at(t->workload, seq), search)};
+  CacheBucket b{seq, batch, search_cache_front(p, cache_spec_at(t->workload, seq, batch), how)};
+  ++searches;
   if (b.front.empty())
-    throw InputError(file, tenant, "the search found no feasible plan at seq " + std::to_string(seq));
-  auto at = std::lower_bound(t->buckets.begin(), t->buckets.end(), seq,
-                             [](const CacheBucket& x, int s) { return x.seq < s; });
-  if (at != t->buckets.end() && at->seq == seq)
-    *at = std::move(b);
-  else
-    t->buckets.insert(at, std::move(b));
+    throw InputError(file, tenant,
+                     "the search found no feasible plan at seq " + std::to_string(seq) + ", batch " +
+                         std::to_string(batch));
+  insert_bucket(tenant, std::move(b));
 }
 
-const CacheBucket& ParetoCache::bucket(const std::string& tenant, int seq, bool re_search, const Platform& p,
-                                       const CacheSearch& search) {
+void ParetoCache::insert_bucket(const std::string& tenant, CacheBucket b) {
+  CacheTenant& t = tenant_named(tenant);
+  auto at = std::lower_bound(t.buckets.begin(), t.buckets.end(), 0,
+                             [&](const CacheBucket& x, int) { return bucket_before(x, b.seq, b.batch); });
+  if (at != t.buckets.end() && at->seq == b.seq && at->batch == b.batch)
+    *at = std::move(b);
+  else
+    t.buckets.insert(at, std::move(b));
+}
+
+void ParetoCache::bind_platform(const Platform& p, const std::string& identity, bool re_search) {
+  if (platform == p.name && platform_id == identity) return;
+  if (!re_search)
+    throw InputError(file, "platform_id",
+                     "the cache was built for platform '" + platform + "' (description " + platform_id +
+                         "), not '" + p.name + "' (description " + identity +
+                         "); rebuild it with `heterosim serve-cache`, or turn re_search on");
+  platform = p.name;
+  platform_id = identity;
+  for (CacheTenant& t : tenants)
+    for (CacheBucket& b : t.buckets)
+      b.front.clear(); // searched again on `p` when first needed
+}
+
+const CacheBucket& ParetoCache::bucket(const std::string& tenant, int seq, int batch, bool re_search,
+                                       const Platform& p, const CacheSearch& how) {
   // Plans name devices of the platform they were searched on: another platform needs another cache.
   if (!platform.empty() && platform != p.name)
     throw InputError(file, "platform",
                      "the cache was built for platform '" + platform + "', not '" + p.name + "'");
   CacheTenant& t = tenant_named(tenant);
-  auto at = std::lower_bound(t.buckets.begin(), t.buckets.end(), seq,
-                             [](const CacheBucket& x, int s) { return x.seq < s; });
-  if (at != t.buckets.end()) return *at;
+  // The smallest cached batch size at or above `batch`, then its smallest seq at or above `seq`.
+  auto size = std::find_if(t.buckets.begin(), t.buckets.end(),
+                           [&](const CacheBucket& x) { return x.batch >= batch; });
+  auto at = size == t.buckets.end() ? size : std::find_if(size, t.buckets.end(), [&](const CacheBucket& x) {
+    return x.batch != size->batch || x.seq >= seq;
+  });
+  if (at != t.buckets.end() && at->batch == size->batch) {
+    if (at->front.empty()) { // the platform changed: this bucket is searched again, once
+      at->front = search_cache_front(p, cache_spec_at(t.workload, at->seq, at->batch), how);
+      ++searches;
+      if (at->front.empty())
+        throw InputError(file, tenant, "the search found no feasible plan at seq " + std::to_string(at->seq));
+    }
+    return *at;
+  }
   if (!re_search)
     throw InputError(file, "tenant '" + tenant + "'",
-                     "shape seq=" + std::to_string(seq) + " is above every bucket (largest " +
-                         (t.buckets.empty() ? std::string("none") : std::to_string(t.buckets.back().seq)) +
+                     "shape seq=" + std::to_string(seq) + " batch=" + std::to_string(batch) +
+                         " is above every bucket (largest " +
+                         (t.buckets.empty() ? std::string("none")
+                                            : "seq " + std::to_string(t.buckets.back().seq) + " at batch " +
+                                                  std::to_string(t.buckets.back().batch)) +
                          ") and re-search is off");
-  add_bucket(p, tenant, t.workload, seq, search); // incremental: this shape becomes a bucket
-  return bucket(tenant, seq, false, p, search);
+  add_bucket(p, platform_id, tenant, t.workload, seq, batch, how); // incremental: it becomes a bucket
+  return bucket(tenant, seq, batch, false, p, how);
 }
 
 } // namespace hs::serving

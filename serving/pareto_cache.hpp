@@ -1,9 +1,10 @@
 #pragma once
-// The Pareto cache (issue 11, part 2): per tenant and shape bucket, a front of plans from the project's
-// Pareto search (policies/pareto), kept in one versioned file so that serving picks a plan per request
-// without searching. A request's shape (its seq) picks the smallest bucket at or above it; an objective
-// picks a plan of that bucket's front; the plan (rewrites, placement and order, by op name) is replayed
-// on the graph of the request's own shape, so op times follow the real shape (the two-level idea of
+// The Pareto cache (issue 11, part 2): per tenant, shape bucket and batch size, a front of plans from the
+// project's Pareto search (policies/pareto), kept in one versioned file so that serving picks a plan per
+// batch without searching. A batch's shape (its seq) and size pick the bucket: the smallest cached batch
+// size at or above it, then at that size the smallest seq at or above it; an objective picks a plan of
+// that bucket's front; the plan (rewrites, placement and order, by op name) is replayed on the graph of
+// the batch's own shape and size, so op times follow the real shape (the two-level idea of
 // docs/serving.md, with a front per bucket instead of one plan).
 #include "policies/pareto/stored_plan.hpp"
 #include "sim/platform.hpp"
@@ -21,14 +22,16 @@ struct CachedPlan {
 };
 
 struct CacheBucket {
-  int seq = 0;                   // covers shapes above the next smaller bucket, up to this one
-  std::vector<CachedPlan> front; // by latency, fastest first
+  int seq = 0;   // covers shapes above the next smaller bucket of its batch size, up to this one
+  int batch = 1; // covers batch sizes above the next smaller cached size, up to this one
+  // By latency, fastest first. Empty: searched when first looked up (the platform changed, re-search on).
+  std::vector<CachedPlan> front;
 };
 
 struct CacheTenant {
   std::string name;
-  std::string workload;             // a builder spec without seq= (the bucket sets it)
-  std::vector<CacheBucket> buckets; // by seq
+  std::string workload;             // a builder spec without seq= and batch= (the bucket sets them)
+  std::vector<CacheBucket> buckets; // by (batch, seq)
 };
 
 enum class PlanObjective {
@@ -44,32 +47,47 @@ struct CacheSearch {
 class ParetoCache {
 public:
   static constexpr const char* kFormat = "heterosim-pareto-cache";
-  static constexpr int kVersion = 1;
+  static constexpr int kVersion = 2; // 2: fronts per batch size and the platform's identity
 
   // Refuses another format or version, and a malformed file, with an InputError naming the file.
   static ParetoCache read(const std::string& path);
   nlohmann::json to_json() const;
   void write(const std::string& path, bool force) const;
 
-  // Searches a front for `tenant` at `seq` and adds (or replaces) that bucket, adding the tenant if new.
-  void add_bucket(const Platform& p, const std::string& tenant, const std::string& workload, int seq,
-                  const CacheSearch& search);
-  // The bucket covering `seq`: with `re_search` a shape above every bucket is searched once and added;
-  // without, it is an InputError naming the tenant and the shape.
-  const CacheBucket& bucket(const std::string& tenant, int seq, bool re_search, const Platform& p,
+  // Searches a front for `tenant` at (`seq`, `batch`) and adds (or replaces) that bucket, adding the tenant
+  // if new. The first bucket records `p` and `identity` (platform_identity()) as the cache's platform.
+  void add_bucket(const Platform& p, const std::string& identity, const std::string& tenant,
+                  const std::string& workload, int seq, int batch, const CacheSearch& how);
+  // Adds (or replaces) a bucket of an existing tenant whose front was searched elsewhere, in order.
+  void insert_bucket(const std::string& tenant, CacheBucket b);
+  // Before lookups on `p`: a cache built for another platform description (identity) is an InputError
+  // naming the file and both platforms, unless `re_search`: then every front is dropped, and each is
+  // searched again on `p` when first looked up (the buckets stay).
+  void bind_platform(const Platform& p, const std::string& identity, bool re_search);
+  // The bucket covering (`seq`, `batch`): with `re_search` a shape or size above every bucket is searched
+  // once and added; without, it is an InputError naming the tenant and the shape.
+  const CacheBucket& bucket(const std::string& tenant, int seq, int batch, bool re_search, const Platform& p,
                             const CacheSearch& search);
   static const CachedPlan& pick(const CacheBucket& b, PlanObjective objective, double latency_limit);
+  const CacheTenant* find_tenant(const std::string& name) const;
 
-  std::string platform;
-  std::string file; // where it was read from (for errors)
+  std::string platform;    // the platform's name
+  std::string platform_id; // platform_identity() of the description the fronts were searched on
+  std::string file;        // where it was read from (for errors)
   std::vector<CacheTenant> tenants;
+  CacheSearch search; // how its fronts were searched; a re-search uses the same
+  int searches = 0;   // fronts searched by this object (built, re-searched)
 
 private:
   CacheTenant& tenant_named(const std::string& name);
 };
 
-// The workload spec of a tenant's graph at `seq` (its spec with seq= appended).
-std::string cache_spec_at(const std::string& workload, int seq);
+// A platform description's identity: a hash of its file's JSON (parsed, so layout and key order do not
+// count), as 16 hex digits. Plans name devices and were searched on their speeds: another description
+// needs another cache.
+std::string platform_identity(const std::string& name_or_path);
+// The workload spec of a tenant's graph at (`seq`, `batch`) (its spec with seq= and batch= appended).
+std::string cache_spec_at(const std::string& workload, int seq, int batch);
 // A front of `spec` on `p` from the archive search (latency and energy, evaluator values), fastest first.
 std::vector<CachedPlan> search_cache_front(const Platform& p, const std::string& spec,
                                            const CacheSearch& search);

@@ -1,18 +1,22 @@
-// The Pareto cache's file: one JSON document, format "heterosim-pareto-cache", version 1. Each tenant
-// names its workload (without seq=) and its buckets, each bucket its seq and its front's plan entries as
-// front.json writes them, with the search's latency and energy at the bucket's shape.
+// The Pareto cache's file: one JSON document, format "heterosim-pareto-cache", version 2. It names the
+// platform and its identity (a hash of its description); each tenant names its workload (without seq= and
+// batch=) and its buckets, each bucket its seq, batch size and its front's plan entries as front.json
+// writes them, with the search's latency and energy at the bucket's shape.
 #include "serving/pareto_cache.hpp"
 #include "sim/error.hpp"
 #include "sim/json_input.hpp"
+
+#include <utility>
 
 namespace hs::serving {
 
 namespace {
 
 CacheBucket read_cache_bucket(const JsonNode& n) {
-  n.expect_only({"seq", "plans"});
+  n.expect_only({"seq", "batch", "plans"});
   CacheBucket b;
   b.seq = static_cast<int>(n.at("seq").as_integer(1, 1 << 20));
+  b.batch = static_cast<int>(n.at("batch").as_integer(1, 1 << 16));
   for (const JsonNode& p : n.at("plans").items()) {
     CachedPlan c;
     c.latency = p.at("latency_s").as_number();
@@ -36,10 +40,15 @@ ParetoCache ParetoCache::read(const std::string& path) {
   if (version != kVersion)
     root.at("version").fail("version " + std::to_string(version) + " is not the version this build reads (" +
                             std::to_string(kVersion) + "); rebuild the cache");
-  root.expect_only({"format", "version", "platform", "tenants"});
+  root.expect_only({"format", "version", "platform", "platform_id", "search", "tenants"});
   ParetoCache c;
   c.file = path;
   c.platform = root.at("platform").as_string();
+  c.platform_id = root.at("platform_id").as_string();
+  const JsonNode search = root.at("search");
+  search.expect_only({"budget", "seed"});
+  c.search.budget = static_cast<int>(search.at("budget").as_integer(1, 1 << 24));
+  c.search.seed = static_cast<std::uint64_t>(search.at("seed").as_integer(0, 1LL << 62));
   for (const JsonNode& t : root.at("tenants").items()) {
     t.expect_only({"name", "workload", "buckets"});
     CacheTenant ct;
@@ -47,8 +56,10 @@ ParetoCache ParetoCache::read(const std::string& path) {
     ct.workload = t.at("workload").as_string();
     for (const JsonNode& b : t.at("buckets").items()) {
       ct.buckets.push_back(read_cache_bucket(b));
-      if (ct.buckets.size() > 1 && ct.buckets[ct.buckets.size() - 2].seq >= ct.buckets.back().seq)
-        b.at("seq").fail("buckets must be in increasing seq");
+      const auto n = ct.buckets.size();
+      if (n > 1 && std::make_pair(ct.buckets[n - 2].batch, ct.buckets[n - 2].seq) >=
+                       std::make_pair(ct.buckets[n - 1].batch, ct.buckets[n - 1].seq))
+        b.at("seq").fail("buckets must be in increasing (batch, seq)");
     }
     c.tenants.push_back(std::move(ct));
   }
@@ -63,11 +74,16 @@ nlohmann::json ParetoCache::to_json() const {
       nlohmann::json plans = nlohmann::json::array();
       for (const CachedPlan& p : b.front)
         plans.push_back({{"latency_s", p.latency}, {"energy_j", p.energy}, {"plan", p.entry}});
-      bj.push_back({{"seq", b.seq}, {"plans", plans}});
+      bj.push_back({{"seq", b.seq}, {"batch", b.batch}, {"plans", plans}});
     }
     tj.push_back({{"name", t.name}, {"workload", t.workload}, {"buckets", bj}});
   }
-  return {{"format", kFormat}, {"version", kVersion}, {"platform", platform}, {"tenants", tj}};
+  return {{"format", kFormat},
+          {"version", kVersion},
+          {"platform", platform},
+          {"platform_id", platform_id},
+          {"search", {{"budget", search.budget}, {"seed", search.seed}}},
+          {"tenants", tj}};
 }
 
 void ParetoCache::write(const std::string& path, bool force) const {

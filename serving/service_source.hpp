@@ -16,6 +16,8 @@ struct ServiceRecord {
   // Per device, relative to the batch's start: its first op's start and its last op's end. Empty: the
   // batch occupies its devices for all of `seconds` (device_occupancy.hpp says how they are used).
   std::vector<double> first_start, last_end;
+  // A plan from a Pareto cache: the bucket it was looked up in and its index in that front (-1: none).
+  int cache_seq = 0, cache_batch = 0, cache_plan = -1;
 };
 
 // Whole: a request's full graph (for a decoder, prefill and every decode step). Prefill and DecodeStep

@@ -54,8 +54,9 @@ void EngineServiceTable::pin_to_placement(Graph& g, std::size_t tenant) const {
 }
 
 EngineServiceTable::EngineServiceTable(const Platform& platform, const ServingConfig& config,
-                                       std::string engine, std::uint64_t seed)
-    : platform_(&platform), config_(&config), engine_(std::move(engine)), seed_(seed) {
+                                       std::string engine, std::uint64_t seed, std::string platform_id)
+    : platform_(&platform), config_(&config), engine_(std::move(engine)), seed_(seed),
+      platform_id_(std::move(platform_id)) {
   for (std::size_t i = 0; i < config.tenants.size(); ++i)
     check_tenant(i);
 }
@@ -73,7 +74,7 @@ void EngineServiceTable::read_workload(std::size_t i) {
                          "each batch size");
   bool has_batch = false, has_seq = false, has_decode = false;
   builder_default(*b, "batch", has_batch);
-  builder_default(*b, "seq", has_seq);
+  const std::string seq_default = builder_default(*b, "seq", has_seq);
   const std::string decode_default = builder_default(*b, "decode", has_decode);
   const auto need = [&](bool known, const char* key, const std::string& why) {
     if (!known)
@@ -82,10 +83,14 @@ void EngineServiceTable::read_workload(std::size_t i) {
   };
   need(has_batch || t.batching.mode == BatchingMode::None, "batch", "which batching needs");
   if (!t.seq_buckets.empty()) need(has_seq, "seq", "which seq_buckets need");
+  if (!t.cache.empty()) need(has_seq && has_batch, has_seq ? "batch" : "seq", "which a Pareto cache needs");
   builders_.push_back(name);
   has_batch_.push_back(has_batch);
   params_.push_back(colon == std::string::npos ? std::map<std::string, std::string>{}
                                                : parse_key_values(name, t.workload.substr(colon + 1)));
+  const auto given_seq = params_.back().find("seq");
+  default_seq_.push_back(
+      has_seq ? std::atoi((given_seq != params_.back().end() ? given_seq->second : seq_default).c_str()) : 0);
   const auto given = params_.back().find("decode");
   // A bad decode= is left for the builder to refuse with its own message.
   tokens_.push_back(
@@ -112,11 +117,14 @@ void EngineServiceTable::check_tenant(std::size_t i) {
     throw InputError(config_->file, tenant_place(i, "placement.policy"), e.what());
   }
   read_workload(i);
+  if (!t.cache.empty()) open_cache(i);
   try {
-    record(i, ServicePart::Whole, 1, 0); // a bad workload parameter fails now, not mid-run
+    // A bad workload parameter fails now, not mid-run (a cached tenant's at its smallest bucket: its
+    // workload's own shape may be above every bucket, which only a request of that shape makes an error).
+    record(i, ServicePart::Whole, 1, t.cache.empty() ? 0 : cache_check_seq(i));
   } catch (const InputError& e) {
     // Errors of the serving file's own fields, or of a stored plan's file, already name their place.
-    if (e.file() == config_->file || e.file() == t.stored_plan) throw;
+    if (e.file() == config_->file || e.file() == t.stored_plan || e.file() == t.cache) throw;
     throw InputError(config_->file, tenant_place(i, "workload"), e.what());
   }
 }
@@ -162,8 +170,14 @@ Plan EngineServiceTable::plan_with(const CostModel& cost, const std::string& pol
   return policy_by_name(policy).plan(ctx);
 }
 
-ServiceRecord EngineServiceTable::measure(std::size_t tenant, int batch, int seq, int decode) const {
+int EngineServiceTable::cache_check_seq(std::size_t i) const {
+  const auto& buckets = caches_.at(i).find_tenant(config_->tenants[i].name)->buckets;
+  return buckets.empty() ? 0 : buckets.front().seq;
+}
+
+ServiceRecord EngineServiceTable::measure(std::size_t tenant, int batch, int seq, int decode) {
   const TenantSpec& t = config_->tenants[tenant];
+  if (!t.cache.empty()) return measure_cached(tenant, batch, seq);
   Graph g = load_workload(spec_of(tenant, batch, seq, decode), seed_);
   pin_to_placement(g, tenant);
   const CostModel cost(g, *platform_);
@@ -258,7 +272,10 @@ std::string EngineServiceTable::provenance() const {
       .append(platform_->name)
       .append(" (")
       .append(std::to_string(cache_.size()))
-      .append(" records)");
+      .append(" records")
+      .append(caches_.empty() ? ")"
+                              : "; plans from Pareto caches, " + std::to_string(cache_searches()) +
+                                    " fronts re-searched)");
 }
 
 } // namespace hs::serving

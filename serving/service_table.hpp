@@ -2,6 +2,7 @@
 // Service records from the project's own engines, computed once per (tenant, part, batch size, shape) and
 // kept: the batch's graph is built by the workload registry, pinned to the tenant's devices, planned by
 // its static policy and run on the contention-aware evaluator or the SimGrid replay.
+#include "serving/pareto_cache.hpp"
 #include "serving/service_source.hpp"
 #include "serving/serving_config.hpp"
 #include "sim/graph.hpp"
@@ -27,8 +28,10 @@ class EngineServiceTable final : public ServiceSource {
 public:
   // `engine` is "evaluator" or "simgrid". Checks every tenant's devices, policy and workload up front
   // (errors name the serving file and the tenant's field), so a bad file fails before any simulation.
+  // `platform_id` is the platform description's platform_identity(), which a Pareto cache is checked
+  // against (empty: that of the preset named as the platform).
   EngineServiceTable(const Platform& platform, const ServingConfig& config, std::string engine,
-                     std::uint64_t seed);
+                     std::uint64_t seed, std::string platform_id = "");
 
   const ServiceRecord& record(std::size_t tenant, ServicePart part, int batch, int seq) override;
   int default_tokens(std::size_t tenant) const override { return tokens_[tenant]; }
@@ -40,6 +43,8 @@ public:
   // Wall-clock seconds spent building, planning and running batch graphs.
   double measuring_seconds() const { return measuring_seconds_; }
   std::size_t records() const { return cache_.size(); }
+  // Fronts searched during the run by tenants' Pareto caches (re-search), over all cache files.
+  int cache_searches() const;
   // Every record measured, keyed by (tenant, part, batch, seq), for the report.
   const std::map<std::tuple<std::size_t, int, int, int>, ServiceRecord>& cached() const { return cache_; }
 
@@ -53,7 +58,13 @@ private:
   void check_tenant(std::size_t tenant);
   void read_workload(std::size_t tenant);
   ServiceRecord run_plan(std::size_t tenant, const Plan& plan, const CostModel& cost) const;
-  ServiceRecord measure(std::size_t tenant, int batch, int seq, int decode) const;
+  ServiceRecord measure(std::size_t tenant, int batch, int seq, int decode);
+  // A Pareto cache tenant: opens its file once (shared by tenants naming the same file) and checks it.
+  void open_cache(std::size_t tenant);
+  int cache_check_seq(std::size_t tenant) const; // its cache's smallest bucket
+
+  // The batch's plan looked up in its tenant's cache, run at the batch's own shape.
+  ServiceRecord measure_cached(std::size_t tenant, int batch, int seq);
   std::string spec_of(std::size_t tenant, int batch, int seq, int decode) const;
   const Platform* platform_;
   const ServingConfig* config_;
@@ -62,7 +73,10 @@ private:
   std::vector<int> tokens_; // per tenant: the workload's decode= (0: not a decoder)
   std::vector<std::map<std::string, std::string>> params_; // per tenant: the workload's parameters
   std::vector<std::string> builders_;
-  std::vector<char> has_batch_; // per tenant: the builder takes batch= (a tenant without batching may not)
+  std::vector<char> has_batch_;  // per tenant: the builder takes batch= (a tenant without batching may not)
+  std::vector<int> default_seq_; // per tenant: the workload's seq= (a request without a shape has it)
+  std::string platform_id_;
+  std::map<std::size_t, ParetoCache> caches_; // by tenant (each binds its own to the platform)
   std::map<std::tuple<std::size_t, int, int, int>, ServiceRecord> cache_;
   double measuring_seconds_ = 0.0;
 };

@@ -46,8 +46,32 @@ BatchingSpec parse_batching(const JsonNode& n) {
   return b;
 }
 
+void parse_cache_placement(const JsonNode& n, TenantSpec& t) {
+  const JsonNode cache = n.at("cache");
+  t.cache = cache.as_string();
+  if (t.cache.empty()) cache.fail("names no file");
+  for (const char* other : {"policy", "devices", "plan", "plan_id"})
+    if (n.has(other)) cache.fail(std::string("a cache's plans bring their own placement: drop ") + other);
+  if (t.batching.mode == BatchingMode::Continuous)
+    cache.fail("a cache holds plans of whole requests: use batching none or dynamic");
+  if (!t.seq_buckets.empty()) cache.fail("the cache's buckets are the tenant's: drop seq_buckets");
+  const std::string pick = n.string_or("pick", "least-energy-within-slo");
+  if (pick != "least-latency" && pick != "least-energy-within-slo")
+    n.at("pick").fail("must be least-latency or least-energy-within-slo (got '" + pick + "')");
+  t.cache_least_latency = pick == "least-latency";
+  if (auto limit = n.find("latency_limit")) {
+    if (t.cache_least_latency) limit->fail("only least-energy-within-slo has a latency limit");
+    t.cache_latency_limit = limit->as_quantity(units::Quantity::Time);
+    if (!(t.cache_latency_limit > 0)) limit->fail("must be a positive duration");
+  }
+  if (auto r = n.find("re_search")) t.re_search = r->as_bool();
+}
+
 void parse_placement(const JsonNode& n, TenantSpec& t) {
-  n.expect_only({"policy", "devices", "plan", "plan_id"});
+  n.expect_only({"policy", "devices", "plan", "plan_id", "cache", "pick", "latency_limit", "re_search"});
+  if (n.has("cache")) return parse_cache_placement(n, t);
+  for (const char* cache_only : {"pick", "latency_limit", "re_search"})
+    if (n.has(cache_only)) n.at(cache_only).fail("needs cache");
   t.policy = n.string_or("policy", t.policy);
   if (auto plan = n.find("plan")) {
     t.stored_plan = plan->as_string();
@@ -130,6 +154,7 @@ ServingConfig parse_serving_json(const Json& doc, const std::string& file) {
   for (const auto& item : tenants.items()) {
     c.tenants.push_back(parse_tenant(item));
     c.tenants.back().stored_plan = beside(file, c.tenants.back().stored_plan);
+    c.tenants.back().cache = beside(file, c.tenants.back().cache);
     if (!names.insert(c.tenants.back().name).second) item.at("name").fail("names a tenant twice");
   }
   if (c.tenants.empty()) tenants.fail("lists no tenant");

@@ -32,8 +32,14 @@ struct TenantSpec {
   std::string policy = "heft";       // a static policy (policies/policy.hpp) that places each batch's graph
   std::string stored_plan;           // instead: a stored plan (front.json or `select --out`), batch 1 only
   std::optional<int> stored_plan_id; // which plan of a front
-  std::vector<std::string> devices;  // the devices its plans may use; empty: every device
-  std::vector<int> seq_buckets;      // sequence lengths a request's shape is padded up to; empty: none
+  // Instead: a Pareto cache file (`heterosim serve-cache`); each batch's plan is looked up by its shape and
+  // size, least latency or least energy within the latency limit (the SLO unless given).
+  std::string cache;
+  bool cache_least_latency = false;
+  double cache_latency_limit = 0.0; // seconds; 0: the SLO
+  bool re_search = false;           // search a shape above every bucket, or every front on another platform
+  std::vector<std::string> devices; // the devices its plans may use; empty: every device
+  std::vector<int> seq_buckets;     // sequence lengths a request's shape is padded up to; empty: none
   // With buckets: false runs a batch at its bucket's shape (padded); true plans it at the bucket's shape and
   // runs that plan at the batch's own (the two-level plan of issue 11: placement per bucket, op times at
   // the real shape).

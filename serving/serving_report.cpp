@@ -120,6 +120,9 @@ nlohmann::ordered_json service_records_json(const EngineServiceTable& table,
                     {"seconds", r.seconds},
                     {"dynamic_energy_j", joules},
                     {"devices_held", devices}});
+    if (r.cache_plan >= 0)
+      list.back()["cache"] = {
+          {"bucket_seq", r.cache_seq}, {"bucket_batch", r.cache_batch}, {"plan", r.cache_plan}};
   }
   return list;
 }

@@ -17,8 +17,9 @@ const CacheSearch kSmallSearch{40, 1};
 
 ParetoCache small_cache(const hs::Platform& p) {
   ParetoCache c;
-  c.add_bucket(p, "bert", "bert-base:batch=1", 32, kSmallSearch);
-  c.add_bucket(p, "bert", "bert-base:batch=1", 16, kSmallSearch);
+  const std::string id = platform_identity("hetero-server");
+  c.add_bucket(p, id, "bert", "bert-base", 32, 1, kSmallSearch);
+  c.add_bucket(p, id, "bert", "bert-base", 16, 1, kSmallSearch);
   return c;
 }
 
@@ -34,10 +35,10 @@ TEST_CASE("serving: the Pareto cache returns the plan of the request's bucket") 
   REQUIRE(c.tenants.size() == 1);
   REQUIRE(c.tenants[0].buckets.size() == 2);
   CHECK(c.tenants[0].buckets[0].seq == 16); // kept in seq order
-  const CacheBucket& b = c.bucket("bert", 20, false, p, kSmallSearch);
+  const CacheBucket& b = c.bucket("bert", 20, 1, false, p, kSmallSearch);
   CHECK(b.seq == 32);
-  CHECK(&c.bucket("bert", 32, false, p, kSmallSearch) == &b);
-  CHECK(c.bucket("bert", 1, false, p, kSmallSearch).seq == 16);
+  CHECK(&c.bucket("bert", 32, 1, false, p, kSmallSearch) == &b);
+  CHECK(c.bucket("bert", 1, 1, false, p, kSmallSearch).seq == 16);
   const CachedPlan& fastest = ParetoCache::pick(b, PlanObjective::LeastLatency, 0.0);
   for (const CachedPlan& x : b.front)
     CHECK(fastest.latency <= x.latency);
@@ -48,11 +49,11 @@ TEST_CASE("serving: the Pareto cache returns the plan of the request's bucket") 
   CHECK(&ParetoCache::pick(b, PlanObjective::LeastEnergyWithinSlo, 0.0) == &fastest);
   // The bucket's plan replays on the graph of the request's own shape, and at the bucket's shape it is the
   // search's figure.
-  const hs::Graph exact = hs::load_workload(cache_spec_at("bert-base:batch=1", 20));
+  const hs::Graph exact = hs::load_workload(cache_spec_at("bert-base", 20, 1));
   const hs::CostModel exact_cost(exact, p);
   const auto on_exact = cached_plan_on(fastest, exact_cost);
   CHECK(hs::run_contention(on_exact.plan, *on_exact.cost).makespan > 0);
-  const hs::Graph at_bucket = hs::load_workload(cache_spec_at("bert-base:batch=1", 32));
+  const hs::Graph at_bucket = hs::load_workload(cache_spec_at("bert-base", 32, 1));
   const hs::CostModel bucket_cost(at_bucket, p);
   const auto on_bucket = cached_plan_on(fastest, bucket_cost);
   CHECK(hs::run_contention(on_bucket.plan, *on_bucket.cost).makespan ==
@@ -71,13 +72,14 @@ TEST_CASE("serving: the Pareto cache returns the plan of the request's bucket") 
 TEST_CASE("serving: a Pareto cache file of another version is refused, naming the file") {
   const std::string path = cache_temp_path("v2.json");
   hs::write_file_atomically(
-      path, R"({"format": "heterosim-pareto-cache", "version": 2, "platform": "x", "tenants": []})", true);
+      path, R"({"format": "heterosim-pareto-cache", "version": 1, "platform": "x", "tenants": []})", true);
   try {
     (void)ParetoCache::read(path);
-    FAIL("a version-2 cache was read");
+    FAIL("a version-1 cache (fronts of batch 1 only, no platform identity) was read");
   } catch (const hs::InputError& e) {
     CHECK(e.file() == path);
-    CHECK(std::string(e.what()).find("version 2") != std::string::npos);
+    CHECK(std::string(e.what()).find("version 1 is not the version this build reads (2)") !=
+          std::string::npos);
   }
   hs::write_file_atomically(path, R"({"format": "heterosim-pareto-front", "version": 1})", true);
   CHECK_THROWS_AS((void)ParetoCache::read(path), hs::InputError);
@@ -88,17 +90,76 @@ TEST_CASE("serving: a shape above every bucket is an error without re-search, an
   const hs::Platform p = hs::load_platform("hetero-server");
   ParetoCache c = small_cache(p);
   try {
-    (void)c.bucket("bert", 48, false, p, kSmallSearch);
+    (void)c.bucket("bert", 48, 1, false, p, kSmallSearch);
     FAIL("an out-of-bucket shape was served");
   } catch (const hs::InputError& e) {
     const std::string what = e.what();
     CHECK(what.find("tenant 'bert'") != std::string::npos);
     CHECK(what.find("seq=48") != std::string::npos);
   }
-  CHECK(c.bucket("bert", 48, true, p, kSmallSearch).seq == 48); // searched once and added
+  CHECK(c.bucket("bert", 48, 1, true, p, kSmallSearch).seq == 48); // searched once and added
   CHECK(c.tenants[0].buckets.size() == 3);
-  CHECK(c.bucket("bert", 40, false, p, kSmallSearch).seq == 48);
+  CHECK(c.bucket("bert", 40, 1, false, p, kSmallSearch).seq == 48);
   hs::Platform other = p;
   other.name = "other-server";
-  CHECK_THROWS_AS((void)c.bucket("bert", 40, false, other, kSmallSearch), hs::InputError);
+  CHECK_THROWS_AS((void)c.bucket("bert", 40, 1, false, other, kSmallSearch), hs::InputError);
+}
+
+TEST_CASE("serving: a batch's size picks the front of the smallest cached size at or above it") {
+  const hs::Platform p = hs::load_platform("hetero-server");
+  ParetoCache c;
+  const std::string id = platform_identity("hetero-server");
+  for (int batch : {1, 4})
+    for (int seq : {16, 32})
+      c.add_bucket(p, id, "bert", "bert-base", seq, batch, kSmallSearch);
+  REQUIRE(c.tenants[0].buckets.size() == 4);
+  const CacheBucket& b3 = c.bucket("bert", 20, 3, false, p, kSmallSearch);
+  CHECK(b3.batch == 4);
+  CHECK(b3.seq == 32);
+  CHECK(c.bucket("bert", 20, 1, false, p, kSmallSearch).batch == 1);
+  // The batch-4 front was searched on batch-4 graphs: its fastest plan is slower than batch 1's.
+  CHECK(b3.front.front().latency > c.bucket("bert", 32, 1, false, p, kSmallSearch).front.front().latency);
+  // Its plan replays on a graph of 3 requests (the op names do not depend on the batch size).
+  const hs::Graph g3 = hs::load_workload(cache_spec_at("bert-base", 20, 3));
+  const hs::CostModel cost3(g3, p);
+  const auto on3 = cached_plan_on(b3.front.front(), cost3);
+  CHECK(hs::run_contention(on3.plan, *on3.cost).makespan > 0);
+  try {
+    (void)c.bucket("bert", 20, 5, false, p, kSmallSearch);
+    FAIL("a batch above every cached size was served");
+  } catch (const hs::InputError& e) {
+    CHECK(std::string(e.what()).find("seq=20 batch=5 is above every bucket") != std::string::npos);
+  }
+  const int before = c.searches;
+  CHECK(c.bucket("bert", 20, 5, true, p, kSmallSearch).batch == 5);
+  CHECK(c.searches == before + 1);
+}
+
+TEST_CASE("serving: a Pareto cache of another platform description is refused, or re-searched") {
+  const hs::Platform p = hs::load_platform("hetero-server");
+  ParetoCache c = small_cache(p);
+  c.file = "cache.json";
+  CHECK(c.platform_id.size() == 16);
+  CHECK(c.platform_id == platform_identity("hetero-server"));
+  CHECK(c.platform_id != platform_identity("workstation"));
+  c.bind_platform(p, c.platform_id, false); // the same description: nothing to do
+  CHECK(c.tenants[0].buckets[0].front.size() > 0);
+  try {
+    c.bind_platform(p, "0123456789abcdef", false);
+    FAIL("a cache of another platform description was used");
+  } catch (const hs::InputError& e) {
+    CHECK(e.file() == "cache.json");
+    CHECK(e.place() == "platform_id");
+    CHECK(std::string(e.what()).find("0123456789abcdef") != std::string::npos);
+  }
+  const std::vector<CachedPlan> old_front = c.tenants[0].buckets[1].front;
+  c.bind_platform(p, "0123456789abcdef", true);
+  CHECK(c.platform_id == "0123456789abcdef");
+  CHECK(c.tenants[0].buckets[1].front.empty()); // dropped, searched when looked up
+  const int before = c.searches;
+  const CacheBucket& b = c.bucket("bert", 30, 1, false, p, kSmallSearch);
+  CHECK(c.searches == before + 1);
+  REQUIRE(b.front.size() == old_front.size()); // the same search on the same speeds: the same front
+  CHECK(b.front.front().latency == doctest::Approx(old_front.front().latency).epsilon(1e-12));
+  CHECK(c.tenants[0].buckets[0].front.empty()); // the other bucket waits until it is needed
 }

@@ -1,0 +1,71 @@
+#include "serving/pareto_cache_refine.hpp"
+
+#include "sim/contention_engine.hpp"
+#include "sim/error.hpp"
+#include "workloads/workload_registry.hpp"
+
+#include <set>
+#include <utility>
+
+namespace hs::serving {
+
+Replayed replay_cached(const CachedPlan& plan, const Platform& p, const std::string& workload, int seq,
+                       int batch) {
+  const Graph g = load_workload(cache_spec_at(workload, seq, batch));
+  const CostModel cost(g, p);
+  const auto stored = cached_plan_on(plan, cost);
+  const Execution e = run_contention(stored.plan, *stored.cost);
+  Replayed r{e.makespan, 0.0};
+  for (double j : e.device_energy)
+    r.energy += j;
+  for (double j : e.link_energy)
+    r.energy += j;
+  return r;
+}
+
+PlanLoss plan_loss(const CacheBucket& bucket, const CacheBucket& exact, const Platform& p,
+                   const std::string& workload, double limit_factor) {
+  const double limit = limit_factor * exact.front.front().latency;
+  const auto loss = [&](PlanObjective o) {
+    const Replayed c =
+        replay_cached(ParetoCache::pick(bucket, o, limit), p, workload, exact.seq, exact.batch);
+    const Replayed e = replay_cached(ParetoCache::pick(exact, o, limit), p, workload, exact.seq, exact.batch);
+    return std::make_pair(c.latency / e.latency - 1, c.energy / e.energy - 1);
+  };
+  return {loss(PlanObjective::LeastLatency).first, loss(PlanObjective::LeastEnergyWithinSlo).second};
+}
+
+int refine_cache(ParetoCache& cache, const Platform& p, const std::string& tenant, const CacheRefine& refine,
+                 const CacheSearch& search) {
+  const CacheTenant* t = cache.find_tenant(tenant);
+  if (!t) throw InputError(cache.file, "tenants", "no tenant '" + tenant + "' in the Pareto cache");
+  const std::string workload = t->workload;
+  std::set<int> batches;
+  for (const CacheBucket& b : t->buckets)
+    batches.insert(b.batch);
+  int added = 0;
+  for (int batch : batches) {
+    std::vector<std::pair<int, int>> todo; // (lower, upper) seq of adjacent buckets; 0: below the first
+    int lower = 0;
+    for (const CacheBucket& b : cache.find_tenant(tenant)->buckets)
+      if (b.batch == batch) todo.emplace_back(std::exchange(lower, b.seq), b.seq);
+    while (!todo.empty() && added < refine.max_added) {
+      const auto [lo, hi] = todo.back();
+      todo.pop_back();
+      if (hi - lo < refine.min_gap) continue;
+      const int mid = lo + (hi - lo) / 2;
+      const CacheBucket upper = cache.bucket(tenant, hi, batch, false, p, search);
+      const CacheBucket exact{mid, batch, search_cache_front(p, cache_spec_at(workload, mid, batch), search)};
+      ++cache.searches;
+      const PlanLoss loss = plan_loss(upper, exact, p, workload, refine.limit_factor);
+      if (loss.latency <= refine.tolerance && loss.energy <= refine.tolerance) continue;
+      cache.insert_bucket(tenant, exact);
+      ++added;
+      todo.emplace_back(lo, mid);
+      todo.emplace_back(mid, hi);
+    }
+  }
+  return added;
+}
+
+} // namespace hs::serving

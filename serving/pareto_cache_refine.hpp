@@ -1,0 +1,41 @@
+#pragma once
+// Finer buckets where a front changes with the shape (issue 11: the cache's plan within 5% of a full
+// search at the exact shape). A bucket's plans were searched at its own shape; a shape far below it may
+// have another fastest plan. Refinement probes the midpoint between buckets with a full search and adds
+// it as a bucket where the upper bucket's picks lose more than a tolerance there.
+#include "serving/pareto_cache.hpp"
+
+namespace hs::serving {
+
+struct Replayed {
+  double latency = 0.0; // makespan, contention-aware evaluator
+  double energy = 0.0;  // every device's and link's joules over the makespan (idle power included)
+};
+// `plan` replayed on the graph of (`seq`, `batch`) of `workload`.
+Replayed replay_cached(const CachedPlan& plan, const Platform& p, const std::string& workload, int seq,
+                       int batch);
+
+// What a bucket's front loses at a shape against that shape's own front, both picks replayed there:
+// least latency (its latency) and least energy within `limit_factor` x the exact front's fastest (its
+// energy), as fractions (0.05 = 5% worse).
+struct PlanLoss {
+  double latency = 0.0;
+  double energy = 0.0;
+};
+PlanLoss plan_loss(const CacheBucket& bucket, const CacheBucket& exact, const Platform& p,
+                   const std::string& workload, double limit_factor);
+
+struct CacheRefine {
+  double tolerance = 0.05; // largest loss accepted at a probe
+  int min_gap = 4;         // buckets closer than this are not split
+  int max_added = 16;      // per tenant
+  double limit_factor = 1.2;
+};
+
+// For each batch size of `tenant`, probes the midpoint of each pair of adjacent buckets (and of 0 and the
+// first): when the upper bucket's plan_loss there exceeds the tolerance, the midpoint becomes a bucket (with
+// the front just searched) and both halves are probed. Returns the buckets added.
+int refine_cache(ParetoCache& cache, const Platform& p, const std::string& tenant, const CacheRefine& refine,
+                 const CacheSearch& search);
+
+} // namespace hs::serving

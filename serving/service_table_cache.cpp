@@ -1,0 +1,79 @@
+// The service records of a tenant whose placement is a Pareto cache: each batch's plan is looked up by its
+// shape and size in the cache's fronts (serving/pareto_cache.hpp) and run at the batch's own shape.
+#include "policies/pareto/stored_plan.hpp"
+#include "serving/service_table.hpp"
+#include "sim/cost_model.hpp"
+#include "sim/error.hpp"
+#include "sim/key_values.hpp"
+#include "workloads/workload_registry.hpp"
+
+namespace hs::serving {
+namespace {
+
+// The builder and parameters of a spec, without the seq= and batch= a bucket sets.
+std::pair<std::string, std::map<std::string, std::string>> shape_free(const std::string& spec) {
+  const auto colon = spec.find(':');
+  const std::string name = spec.substr(0, colon);
+  auto params = colon == std::string::npos ? std::map<std::string, std::string>{}
+                                           : parse_key_values(name, spec.substr(colon + 1));
+  params.erase("seq");
+  params.erase("batch");
+  return {name, params};
+}
+
+} // namespace
+
+void EngineServiceTable::open_cache(std::size_t i) {
+  const TenantSpec& t = config_->tenants[i];
+  if (platform_id_.empty()) platform_id_ = platform_identity(platform_->name);
+  ParetoCache c = ParetoCache::read(t.cache);
+  const CacheTenant* ct = c.find_tenant(t.name);
+  if (!ct) {
+    std::string names;
+    for (const CacheTenant& x : c.tenants)
+      names.append(names.empty() ? "" : ", ").append(x.name);
+    throw InputError(t.cache, "tenants",
+                     "no tenant '" + t.name + "' (the serving file's tenants[" + std::to_string(i) +
+                         "]); it holds: " + (names.empty() ? std::string("none") : names));
+  }
+  if (shape_free(ct->workload) != shape_free(t.workload))
+    throw InputError(config_->file, "tenants[" + std::to_string(i) + "].workload",
+                     "'" + t.workload + "' is not the workload " + t.cache + " holds for '" + t.name +
+                         "' ('" + ct->workload + "', seq= and batch= aside)");
+  c.bind_platform(*platform_, platform_id_, t.re_search);
+  caches_.insert_or_assign(i, std::move(c));
+}
+
+ServiceRecord EngineServiceTable::measure_cached(std::size_t tenant, int batch, int seq) {
+  const TenantSpec& t = config_->tenants[tenant];
+  ParetoCache& c = caches_.at(tenant);
+  const int shape = seq > 0 ? seq : default_seq_[tenant];
+  const CacheBucket& b = c.bucket(t.name, shape, batch, t.re_search, *platform_, c.search);
+  const double limit = t.cache_latency_limit > 0 ? t.cache_latency_limit : t.slo;
+  const CachedPlan& chosen = ParetoCache::pick(
+      b, t.cache_least_latency ? PlanObjective::LeastLatency : PlanObjective::LeastEnergyWithinSlo, limit);
+  const Graph g = load_workload(spec_of(tenant, batch, shape, -1), seed_);
+  const CostModel cost(g, *platform_);
+  try {
+    const pareto::StoredPlan stored = cached_plan_on(chosen, cost);
+    validate_plan(stored.plan, *stored.cost);
+    ServiceRecord r = run_plan(tenant, stored.plan, *stored.cost);
+    r.cache_seq = b.seq;
+    r.cache_batch = b.batch;
+    r.cache_plan = static_cast<int>(&chosen - b.front.data());
+    return r;
+  } catch (const InputError& e) {
+    throw InputError(t.cache, "tenant '" + t.name + "'",
+                     "the plan of bucket seq=" + std::to_string(b.seq) + " batch=" + std::to_string(b.batch) +
+                         " does not fit " + g.name + ": " + e.what());
+  }
+}
+
+int EngineServiceTable::cache_searches() const {
+  int n = 0;
+  for (const auto& [tenant, c] : caches_)
+    n += c.searches;
+  return n;
+}
+
+} // namespace hs::serving
