@@ -84,7 +84,7 @@ int serve_cache(const ServeCacheOptions& o) {
   if (o.refine > 0) {
     serving::CacheRefine r;
     r.tolerance = o.refine;
-    added = serving::refine_cache(cache, platform, tenant, r, cache.search);
+    added = serving::refine_cache(cache, platform, tenant, r, cache.search).added;
   }
   cache.write(o.out, true); // overwriting was checked above
   if (!o.quiet) {

@@ -35,37 +35,40 @@ PlanLoss plan_loss(const CacheBucket& bucket, const CacheBucket& exact, const Pl
   return {loss(PlanObjective::LeastLatency).first, loss(PlanObjective::LeastEnergyWithinSlo).second};
 }
 
-int refine_cache(ParetoCache& cache, const Platform& p, const std::string& tenant, const CacheRefine& refine,
-                 const CacheSearch& search) {
+RefineResult refine_cache(ParetoCache& cache, const Platform& p, const std::string& tenant,
+                          const CacheRefine& refine, const CacheSearch& search) {
   const CacheTenant* t = cache.find_tenant(tenant);
   if (!t) throw InputError(cache.file, "tenants", "no tenant '" + tenant + "' in the Pareto cache");
   const std::string workload = t->workload;
   std::set<int> batches;
   for (const CacheBucket& b : t->buckets)
     batches.insert(b.batch);
-  int added = 0;
+  RefineResult out;
   for (int batch : batches) {
     std::vector<std::pair<int, int>> todo; // (lower, upper) seq of adjacent buckets; 0: below the first
     int lower = 0;
     for (const CacheBucket& b : cache.find_tenant(tenant)->buckets)
       if (b.batch == batch) todo.emplace_back(std::exchange(lower, b.seq), b.seq);
-    while (!todo.empty() && added < refine.max_added) {
+    while (!todo.empty() && out.added < refine.max_added) {
       const auto [lo, hi] = todo.back();
       todo.pop_back();
       if (hi - lo < refine.min_gap) continue;
-      const int mid = lo + (hi - lo) / 2;
       const CacheBucket upper = cache.bucket(tenant, hi, batch, false, p, search);
-      const CacheBucket exact{mid, batch, search_cache_front(p, cache_spec_at(workload, mid, batch), search)};
+      const int probe = lo + 1;
+      const CacheBucket at_probe{probe, batch,
+                                 search_cache_front(p, cache_spec_at(workload, probe, batch), search)};
       ++cache.searches;
-      const PlanLoss loss = plan_loss(upper, exact, p, workload, refine.limit_factor);
+      out.probes.push_back(probe);
+      const PlanLoss loss = plan_loss(upper, at_probe, p, workload, refine.limit_factor);
       if (loss.latency <= refine.tolerance && loss.energy <= refine.tolerance) continue;
-      cache.insert_bucket(tenant, exact);
-      ++added;
-      todo.emplace_back(lo, mid);
+      const int mid = lo + (hi - lo) / 2;
+      cache.add_bucket(p, cache.platform_id, tenant, workload, mid, batch, search);
+      ++out.added;
       todo.emplace_back(mid, hi);
+      todo.emplace_back(lo, mid);
     }
   }
-  return added;
+  return out;
 }
 
 } // namespace hs::serving
