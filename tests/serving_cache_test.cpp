@@ -1,6 +1,7 @@
 // The Pareto cache: a request's shape picks its bucket's front, the objective picks the plan, the file is
 // versioned, and a shape above every bucket is an error unless re-search adds it.
 #include "serving/pareto_cache.hpp"
+#include "serving/pareto_cache_refine.hpp"
 #include "sim/contention_engine.hpp"
 #include "sim/error.hpp"
 #include "sim/json_input.hpp"
@@ -162,4 +163,35 @@ TEST_CASE("serving: a Pareto cache of another platform description is refused, o
   REQUIRE(b.front.size() == old_front.size()); // the same search on the same speeds: the same front
   CHECK(b.front.front().latency == doctest::Approx(old_front.front().latency).epsilon(1e-12));
   CHECK(c.tenants[0].buckets[0].front.empty()); // the other bucket waits until it is needed
+}
+
+TEST_CASE("serving: refinement leaves no interval whose farthest shape loses over the tolerance") {
+  const hs::Platform p = hs::load_platform("hetero-server");
+  const std::string id = platform_identity("hetero-server");
+  ParetoCache c;
+  for (int seq : {32, 64})
+    c.add_bucket(p, id, "bert", "bert-base", seq, 1, kSmallSearch);
+  const RefineResult r = refine_cache(c, p, "bert", CacheRefine{0.02, 4, 16, 1.2}, kSmallSearch);
+  const auto& buckets = c.tenants[0].buckets;
+  CHECK(static_cast<int>(buckets.size()) == 2 + r.added);
+  CHECK(r.probes.size() >= buckets.size()); // every interval was probed at least once
+  int lower = 0;
+  for (const CacheBucket& b : buckets) {
+    if (b.seq - lower >= 4) { // the probe just above the lower bucket, against the bucket that serves it
+      const CacheBucket probe{lower + 1, 1,
+                              search_cache_front(p, cache_spec_at("bert-base", lower + 1, 1), kSmallSearch)};
+      const PlanLoss loss = plan_loss(b, probe, p, "bert-base", 1.2);
+      CHECK(loss.latency <= 0.02);
+      CHECK(loss.energy <= 0.02);
+    }
+    lower = b.seq;
+  }
+  // A tolerance nothing meets splits until the limit; one everything meets adds nothing.
+  ParetoCache strict;
+  strict.add_bucket(p, id, "bert", "bert-base", 64, 1, kSmallSearch);
+  CHECK(refine_cache(strict, p, "bert", CacheRefine{-1.0, 4, 3, 1.2}, kSmallSearch).added == 3);
+  CHECK(strict.tenants[0].buckets.size() == 4);
+  ParetoCache loose;
+  loose.add_bucket(p, id, "bert", "bert-base", 64, 1, kSmallSearch);
+  CHECK(refine_cache(loose, p, "bert", CacheRefine{10.0, 4, 16, 1.2}, kSmallSearch).added == 0);
 }
