@@ -49,7 +49,8 @@ RefineResult refine_cache(ParetoCache& cache, const Platform& p, const std::stri
     int lower = 0;
     for (const CacheBucket& b : cache.find_tenant(tenant)->buckets)
       if (b.batch == batch) todo.emplace_back(std::exchange(lower, b.seq), b.seq);
-    while (!todo.empty() && out.added < refine.max_added) {
+    int added_here = 0;
+    while (!todo.empty() && added_here < refine.max_added) {
       const auto [lo, hi] = todo.back();
       todo.pop_back();
       if (hi - lo < refine.min_gap) continue;
@@ -64,6 +65,7 @@ RefineResult refine_cache(ParetoCache& cache, const Platform& p, const std::stri
       const int mid = lo + (hi - lo) / 2;
       cache.add_bucket(p, cache.platform_id, tenant, workload, mid, batch, search);
       ++out.added;
+      ++added_here;
       todo.emplace_back(mid, hi);
       todo.emplace_back(lo, mid);
     }

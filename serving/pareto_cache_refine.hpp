@@ -28,7 +28,7 @@ PlanLoss plan_loss(const CacheBucket& bucket, const CacheBucket& exact, const Pl
 struct CacheRefine {
   double tolerance = 0.05; // largest loss accepted at a probe
   int min_gap = 4;         // buckets closer than this are not split
-  int max_added = 16;      // per tenant
+  int max_added = 16;      // per batch size
   double limit_factor = 1.2;
 };
 

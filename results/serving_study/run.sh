@@ -4,7 +4,9 @@
 #   knee.csv      latency and throughput as load rises, bert-base on the GPU, without and with dynamic batching;
 #   batching.csv  batching's effect on P99 and energy per request at one load (max batch, then max delay);
 #   decoder.csv   gpt2-small without batching, with dynamic and with continuous batching, as load rises;
-#   edf_fifo.csv  SLO attainment of two tenants with different deadlines sharing the GPU, per scheduler.
+#   edf_fifo.csv  SLO attainment of two tenants with different deadlines sharing the GPU, per scheduler;
+#   shapes.csv    bert-base over the whole server with request shapes seq 16..128: plans from a Pareto cache
+#                 (serve-cache, fronts per seq bucket and batch size) against one fixed plan.
 # Writes the CSVs and tables.md here. 20k requests a point, seed 1. Usage (from the repo root):
 #   results/serving_study/run.sh [path/to/heterosim]
 set -euo pipefail
@@ -99,6 +101,43 @@ JSON
   done
 } > "$here/decoder.csv"
 
+# Shapes: bert-base (fp32) over the whole server, seq uniform on 16..128 (a trace, Poisson arrivals), SLO
+# 20 ms, dynamic batching (8, 2 ms). Placements: one fixed plan (HEFT's at seq 128 for each batch size, run
+# at each request's shape: two-level with one bucket), and a Pareto cache (buckets 32/64/128 refined at 5%,
+# batches 1/2/4/8, 200 evaluations a front) picking least latency, or least energy within the SLO.
+"$cli" serve-cache --platform hetero-server --workload bert-base --tenant bert --buckets 32,64,128 \
+  --batches 1,2,4,8 --budget 200 --refine 0.05 --seed 1 -q --out "$work/cache.json"
+shapes_trace() { # rate -> a trace of $requests requests
+  python3 - "$1" "$requests" <<'PY'
+import random, sys
+rate, n = float(sys.argv[1]), int(sys.argv[2])
+rng = random.Random(1)
+t = 0.0
+print("time,tenant,seq")
+for _ in range(n):
+    t += rng.expovariate(rate)
+    print(f"{t:.9f},bert,{rng.randint(16, 128)}")
+PY
+}
+fixed='{"policy": "heft"}, "seq_buckets": [128], "shape_plans": "two-level"'
+cache_latency='{"cache": "cache.json", "pick": "least-latency"}'
+cache_energy='{"cache": "cache.json", "pick": "least-energy-within-slo"}'
+{
+  echo "placement,offered_rps,throughput_rps,p50_ms,p99_ms,slo_attainment,mean_batch,energy_per_request_mj"
+  for rate in 150 300 450; do
+    shapes_trace "$rate" > "$work/shapes-$rate.csv"
+    for placement in fixed cache_latency cache_energy; do
+      config='{"format": "heterosim-serving", "version": 1, "trace": "shapes-'$rate'.csv", "tenants": [
+        {"name": "bert", "workload": "bert-base", "arrival": {"process": "trace"}, "slo": "20ms",
+         "batching": {"mode": "dynamic", "max_batch": 8, "max_delay": "2ms"}, "placement": '"${!placement}"'}]}'
+      j=$(serve "shapes-$placement-$rate" "$config")
+      jq -r --arg p "${placement/_/-}" --arg r "$rate" '[$p, $r, (.throughput_rps*10|round/10), (.tenants[0].latency_s.p50*1e5|round/100),
+        (.tenants[0].latency_s.p99*1e5|round/100), (.tenants[0].slo_attainment*1e4|round/1e4),
+        (.tenants[0].mean_batch*100|round/100), (.energy_per_request_j*1e4|round/10)] | @csv' "$j"
+    done
+  done
+} > "$here/shapes.csv"
+
 # The batch records behind the curves (engine figures, once per batch size).
 jq -r '.service_records[] | "\(.batch),\(.seconds*1e5|round/100),\(.dynamic_energy_j*1e3|round)"' \
   "$work/batch-16-5/serving.json" | sort -t, -n -k1 > "$work/records.csv"
@@ -119,6 +158,8 @@ table() { # csv file -> markdown table
   echo "## A decoder: gpt2-small seq 128, 8 tokens, on gpu0, SLO 500 ms (mean_batch: requests per batch or per decode step)"
   echo; table "$here/decoder.csv"; echo
   echo "## Two tenants on gpu0: bert-base (SLO 60 ms, 80 req/s, priority 1) and gpt2-small decode 8 (SLO 500 ms, 9 req/s)"
-  echo; table "$here/edf_fifo.csv"
+  echo; table "$here/edf_fifo.csv"; echo
+  echo "## Shapes: bert-base fp32 over hetero-server, seq uniform 16..128, SLO 20 ms, dynamic batching (8, 2 ms); one fixed plan against a Pareto cache"
+  echo; table "$here/shapes.csv"
 } > "$here/tables.md"
-echo "wrote $here/knee.csv, batching.csv, decoder.csv, edf_fifo.csv, tables.md"
+echo "wrote $here/knee.csv, batching.csv, decoder.csv, edf_fifo.csv, shapes.csv, tables.md"
