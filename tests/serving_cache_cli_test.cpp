@@ -63,9 +63,13 @@ TEST_CASE("serve-cache writes a versioned cache that names its platform; serve l
 
   const fs::path dir = hs::test::scratch_dir("serving-cache-cli", "serve");
   fs::copy_file(built_cache(), dir / "cache.json");
-  const auto r = serve(cache_config(dir, R"({"cache": "cache.json", "pick": "least-latency"})"));
+  const fs::path config = cache_config(dir, R"({"cache": "cache.json", "pick": "least-latency"})");
+  const auto r = serve(config);
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-  const auto report = nlohmann::json::parse(hs::test::slurp(dir / "out" / "serving.json"));
+  const std::string first = hs::test::slurp(dir / "out" / "serving.json");
+  REQUIRE(serve(config).exit_code == 0);
+  CHECK(hs::test::slurp(dir / "out" / "serving.json") == first); // byte-identical rerun
+  const auto report = nlohmann::json::parse(first);
   CHECK(report["served"] == 7);
   int batch_two = 0;
   for (const auto& rec : report["service_records"]) {
