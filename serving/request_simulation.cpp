@@ -1,6 +1,7 @@
 #include "serving/request_simulation.hpp"
 
 #include "serving/device_occupancy.hpp"
+#include "sim/error.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -8,29 +9,16 @@
 #include <map>
 #include <ostream>
 #include <queue>
-#include <stdexcept>
 
 namespace hs::serving {
-
-Discipline discipline_named(const std::string& name) {
-  if (name == "fifo") return Discipline::Fifo;
-  if (name == "priority") return Discipline::Priority;
-  if (name == "edf") return Discipline::Edf;
-  if (name == "least-slack") return Discipline::LeastSlack;
-  throw std::invalid_argument("unknown scheduler '" + name + "' (fifo, priority, edf, least-slack)");
-}
-
-std::string requests_csv_header() {
-  return "id,tenant,arrival_s,start_s,end_s,latency_s,status\n";
-}
-
 namespace {
 
 struct Request {
   double arrival = 0.0;
   std::uint64_t id = 0;
   int seq = 0;
-  int tokens = 0; // left to generate (continuous batching)
+  int tokens = 0;  // left to generate (continuous batching)
+  double kv = 0.0; // bytes of KV cache it holds while in the running set
   double start = 0.0;
 };
 
@@ -50,6 +38,7 @@ struct Later {
 struct TenantState {
   std::deque<Request> queue;
   std::vector<Request> running; // continuous batching: the running set
+  double kv_used = 0.0;         // continuous batching: the running set's KV cache
   bool in_flight = false;       // continuous batching: an iteration runs (one at a time)
   double wake = -1.0;           // the pending wake-up for its devices, not to push it twice
 };
@@ -73,6 +62,10 @@ private:
   bool ready(std::size_t t, double now) const;
   void admit(std::size_t t, double now);
   int batch_seq(const TenantState& s, std::size_t n) const;
+  std::size_t joiners(std::size_t t) const;
+  double kv_need(std::size_t t, const Request& r) const {
+    return service_.kv_bytes_per_token(t) * ((r.seq > 0 ? r.seq : service_.default_seq(t)) + r.tokens);
+  }
   bool held_whole(std::size_t t) const {
     return specs_[t].batching.mode == BatchingMode::Continuous || specs_[t].exponential_service;
   }
@@ -150,6 +143,24 @@ bool Simulation::ready(std::size_t t, double now) const {
          now >= s.queue.front().arrival + b.max_delay;
 }
 
+// Waiting requests that join the running set: up to max_batch and while their KV caches fit the budget, each
+// reserving its prompt and all its tokens (Orca's reservation; vLLM pages and preempts instead).
+std::size_t Simulation::joiners(std::size_t t) const {
+  const TenantState& s = state_[t];
+  const BatchingSpec& b = specs_[t].batching;
+  const std::size_t most = std::min(s.queue.size(), static_cast<std::size_t>(b.max_batch) - s.running.size());
+  if (b.kv_memory <= 0) return most;
+  std::size_t n = 0;
+  for (double used = s.kv_used; n < most && used + kv_need(t, s.queue[n]) <= b.kv_memory; ++n)
+    used += kv_need(t, s.queue[n]);
+  if (n > 0 || !s.running.empty() || most == 0) return n;
+  const Request& head = s.queue.front(); // alone it does not fit: it would wait for ever
+  throw InputError("", "tenant '" + specs_[t].name + "': batching.kv_memory",
+                   "a request of seq " + std::to_string(head.seq ? head.seq : service_.default_seq(t)) +
+                       " generating " + std::to_string(head.tokens) + " tokens needs a KV cache of " +
+                       std::to_string(static_cast<long long>(kv_need(t, head))) + " bytes, above it");
+}
+
 // A batch runs at its longest member's shape (shorter ones are padded, as batched kernels need).
 int Simulation::batch_seq(const TenantState& s, std::size_t n) const {
   int seq = 0;
@@ -218,8 +229,7 @@ void Simulation::dispatch(double now) {
       const ServiceRecord* r = nullptr;
       const ServiceRecord* prefill = nullptr;
       if (b.mode == BatchingMode::Continuous) {
-        const std::size_t joiners =
-            std::min(s.queue.size(), static_cast<std::size_t>(b.max_batch) - s.running.size());
+        const std::size_t joiners = this->joiners(t);
         const int seq = batch_seq(s, joiners);
         r = &service_.record(t, ServicePart::DecodeStep, static_cast<int>(s.running.size() + joiners), seq);
         if (joiners) prefill = &service_.record(t, ServicePart::Prefill, static_cast<int>(joiners), seq);
@@ -275,19 +285,24 @@ void Simulation::start_batch(std::size_t t, double now, const ServiceRecord& r) 
 // max_batch, run their prefill, and every member then takes one decode step.
 void Simulation::start_iteration(std::size_t t, double now) {
   TenantState& s = state_[t];
-  const auto room = static_cast<std::size_t>(specs_[t].batching.max_batch) - s.running.size();
-  const std::size_t joiners = std::min(s.queue.size(), room);
+  const std::size_t joiners = this->joiners(t);
   const int seq = batch_seq(s, joiners);
+  TenantStats& st = result_.tenants[t];
+  if (joiners < s.queue.size() &&
+      s.running.size() + joiners < static_cast<std::size_t>(specs_[t].batching.max_batch))
+    ++st.kv_held_back; // room in the batch, not in memory
   for (std::size_t i = 0; i < joiners; ++i) {
     s.running.push_back(s.queue.front());
     s.running.back().start = now;
+    s.running.back().kv = kv_need(t, s.running.back());
+    s.kv_used += s.running.back().kv;
     s.queue.pop_front();
   }
+  st.kv_peak = std::max(st.kv_peak, s.kv_used);
   const ServiceRecord& step =
       service_.record(t, ServicePart::DecodeStep, static_cast<int>(s.running.size()), seq);
   const ServiceRecord* prefill =
       joiners ? &service_.record(t, ServicePart::Prefill, static_cast<int>(joiners), seq) : nullptr;
-  TenantStats& st = result_.tenants[t];
   ++st.batches;
   st.batched_requests += s.running.size();
   st.largest_batch = std::max(st.largest_batch, static_cast<int>(s.running.size()));
@@ -328,7 +343,10 @@ void Simulation::finish(std::size_t t, double now, std::uint64_t batch) {
   }
   s.in_flight = false;
   for (auto& r : s.running)
-    if (--r.tokens == 0) complete(t, r, now);
+    if (--r.tokens == 0) {
+      complete(t, r, now);
+      s.kv_used -= r.kv;
+    }
   s.running.erase(
       std::remove_if(s.running.begin(), s.running.end(), [](const Request& r) { return r.tokens == 0; }),
       s.running.end());

@@ -32,6 +32,10 @@ public:
   virtual const ServiceRecord& record(std::size_t tenant, ServicePart part, int batch, int seq) = 0;
   // Tokens a request of `tenant` generates when its arrival does not say (the workload's decode=).
   virtual int default_tokens(std::size_t tenant) const = 0;
+  // A decoder's KV cache per token of context (keys and values of every layer), and the sequence length of
+  // a request that gives none; 0 when unknown (no KV-cache limit can apply).
+  virtual double kv_bytes_per_token(std::size_t /*tenant*/) const { return 0.0; }
+  virtual int default_seq(std::size_t /*tenant*/) const { return 0; }
   virtual std::size_t device_count() const = 0;
   virtual std::string device_name(std::size_t device) const = 0;
   virtual double idle_watts(std::size_t device) const = 0;

@@ -30,6 +30,17 @@ std::string builder_default(const WorkloadBuilder& b, const std::string& key, bo
   return "";
 }
 
+// A decoder's KV cache per token of context: a key and a value vector of `hidden` elements in each layer
+// (the builder's architecture), at the workload's precision (fp32 unless given). 0 without an architecture.
+double kv_bytes_per_token_of(const WorkloadBuilder& b, const std::map<std::string, std::string>& params) {
+  const auto layers = b.architecture.find("layers"), hidden = b.architecture.find("hidden");
+  if (layers == b.architecture.end() || hidden == b.architecture.end()) return 0.0;
+  const auto p = params.find("precision");
+  const std::string precision = p == params.end() ? "fp32" : p->second;
+  const double element = precision == "int8" ? 1.0 : precision == "fp32" ? 4.0 : 2.0; // fp16, bf16: 2
+  return 2.0 * layers->second * hidden->second * element;
+}
+
 } // namespace
 
 // Pins each op to the placement's devices that can run it. A graph input that none of them can hold (an
@@ -95,6 +106,10 @@ void EngineServiceTable::read_workload(std::size_t i) {
   // A bad decode= is left for the builder to refuse with its own message.
   tokens_.push_back(
       has_decode ? std::atoi((given != params_.back().end() ? given->second : decode_default).c_str()) : 0);
+  kv_per_token_.push_back(kv_bytes_per_token_of(*b, params_.back()));
+  if (t.batching.kv_memory > 0 && kv_per_token_.back() <= 0)
+    throw InputError(config_->file, tenant_place(i, "batching.kv_memory"),
+                     "'" + name + "' states no layers and hidden size, so its KV cache is unknown");
   if (t.batching.mode == BatchingMode::Continuous && tokens_.back() < 1)
     throw InputError(
         config_->file, tenant_place(i, "batching.mode"),

@@ -35,6 +35,8 @@ public:
 
   const ServiceRecord& record(std::size_t tenant, ServicePart part, int batch, int seq) override;
   int default_tokens(std::size_t tenant) const override { return tokens_[tenant]; }
+  double kv_bytes_per_token(std::size_t tenant) const override { return kv_per_token_[tenant]; }
+  int default_seq(std::size_t tenant) const override { return default_seq_[tenant]; }
   std::size_t device_count() const override { return platform_->devices.size(); }
   std::string device_name(std::size_t d) const override { return platform_->devices[d].name; }
   double idle_watts(std::size_t d) const override { return platform_->devices[d].idle_watts(); }
@@ -75,6 +77,7 @@ private:
   std::vector<std::string> builders_;
   std::vector<char> has_batch_;  // per tenant: the builder takes batch= (a tenant without batching may not)
   std::vector<int> default_seq_; // per tenant: the workload's seq= (a request without a shape has it)
+  std::vector<double> kv_per_token_; // per tenant: 2 x layers x hidden x element bytes (0: unknown)
   std::string platform_id_;
   std::map<std::size_t, ParetoCache> caches_; // by tenant (each binds its own to the platform)
   std::map<std::tuple<std::size_t, int, int, int>, ServiceRecord> cache_;

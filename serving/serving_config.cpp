@@ -34,7 +34,7 @@ ArrivalSpec parse_arrival(const JsonNode& n) {
 }
 
 BatchingSpec parse_batching(const JsonNode& n) {
-  n.expect_only({"mode", "max_batch", "max_delay"});
+  n.expect_only({"mode", "max_batch", "max_delay", "kv_memory"});
   BatchingSpec b;
   const std::string mode = n.at("mode").as_string();
   if (mode == "none") return b;
@@ -43,6 +43,12 @@ BatchingSpec parse_batching(const JsonNode& n) {
   b.mode = mode == "dynamic" ? BatchingMode::Dynamic : BatchingMode::Continuous;
   b.max_batch = static_cast<int>(n.at("max_batch").as_integer(1, 4096));
   if (b.mode == BatchingMode::Dynamic) b.max_delay = n.at("max_delay").as_quantity(units::Quantity::Time);
+  if (auto kv = n.find("kv_memory")) {
+    if (b.mode != BatchingMode::Continuous)
+      kv->fail("only continuous batching keeps a KV cache across steps");
+    b.kv_memory = kv->as_quantity(units::Quantity::Bytes);
+    if (!(b.kv_memory > 0)) kv->fail("must be a positive size (bytes, or with a unit: 2GiB)");
+  }
   return b;
 }
 

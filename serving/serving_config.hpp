@@ -20,6 +20,7 @@ struct BatchingSpec {
   BatchingMode mode = BatchingMode::None;
   int max_batch = 1;
   double max_delay = 0.0; // seconds the oldest request may wait for a batch to fill (dynamic)
+  double kv_memory = 0.0; // continuous: bytes the running set's KV cache may take; 0: no limit
 };
 
 struct TenantSpec {

@@ -53,6 +53,10 @@ nlohmann::ordered_json tenant_json(const TenantSpec& t, const TenantStats& s, do
   j["mean_batch"] = ratio(static_cast<double>(s.batched_requests), static_cast<double>(s.batches));
   j["largest_batch"] = s.largest_batch;
   j["late_batches"] = s.late_batches;
+  if (t.batching.kv_memory > 0)
+    j["kv_cache"] = {{"budget_bytes", t.batching.kv_memory},
+                     {"peak_bytes", s.kv_peak},
+                     {"iterations_held_back", s.kv_held_back}};
   return j;
 }
 

@@ -21,6 +21,10 @@ struct TenantStats {
   // Batches started later than both "the batch was ready" (full, or its oldest request's max_delay
   // passed) and "its devices were free": the batcher's promise, zero when it holds.
   std::uint64_t late_batches = 0;
+  // Continuous batching with a KV-cache budget: the running set's largest KV cache, and iterations in which
+  // a waiting request had room in the batch but not in memory.
+  double kv_peak = 0.0;
+  std::uint64_t kv_held_back = 0;
 };
 
 struct DeviceStats {
