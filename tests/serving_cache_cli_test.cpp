@@ -162,4 +162,21 @@ TEST_CASE("serve and serve-cache: bad cache input names the file and the field")
                           (dir / "cache.json").string());
   CHECK(exists.exit_code != 0);
   CHECK(exists.output.find("already exists") != std::string::npos);
+  // --update adds a tenant to a cache of the same platform description, and refuses another one.
+  const std::string update =
+      "serve-cache --workload bert-base --tenant second --buckets 16 --budget 20 -q --update "
+      "--out " +
+      (dir / "cache.json").string() + " --platform ";
+  const auto added = hs::test::heterosim(update + "hetero-server");
+  REQUIRE_MESSAGE(added.exit_code == 0, added.output);
+  const auto both = nlohmann::json::parse(hs::test::slurp(dir / "cache.json"));
+  REQUIRE(both["tenants"].size() == 2);
+  CHECK(both["tenants"][1]["name"] == "second");
+  auto platform = hs::read_json_file(hs::platform_file("hetero-server"));
+  platform["description"] = "another description";
+  hs::test::write_file(dir / "other.json", platform.dump());
+  const auto refused = hs::test::heterosim(update + (dir / "other.json").string());
+  CHECK(refused.exit_code != 0);
+  CHECK(refused.output.find("cache.json: platform_id: the cache was built for platform") !=
+        std::string::npos);
 }
