@@ -1,6 +1,7 @@
 #include "policies/pareto/prior_guide.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace hs::pareto {
 namespace {
@@ -37,13 +38,21 @@ PriorGuide::PriorGuide(const Encoding& enc, const OpDeviceProbabilities& p, std:
     q_.push_back(std::move(q));
     if (enc.upper()[s] > 0) movable_.push_back(s);
   }
+  std::vector<char> seen(nodes.size(), 0);
+  for (OpId op : enc.base().graph().topological_order()) {
+    const auto s = static_cast<std::size_t>(enc.coarse().node_of[static_cast<std::size_t>(op)]);
+    if (!seen[s] && enc.upper()[s] > 0) topo_movable_.push_back(s);
+    seen[s] = 1;
+  }
 }
 
 int PriorGuide::draw(std::size_t node, int except, Rng& rng) const {
   const auto& q = q_[node];
   std::vector<double> w(q.size());
   for (std::size_t k = 0; k < q.size(); ++k)
-    w[k] = static_cast<int>(k) == except ? 0.0 : (1 - options_.floor) * q[k] + options_.floor / static_cast<double>(q.size());
+    w[k] = static_cast<int>(k) == except
+               ? 0.0
+               : (1 - options_.floor) * q[k] + options_.floor / static_cast<double>(q.size());
   return static_cast<int>(draw_weighted(w, rng));
 }
 
@@ -70,9 +79,19 @@ std::vector<Genome> PriorGuide::seeds() {
 Genome PriorGuide::propose(const Genome& parent, Rng& rng) const {
   Genome child = parent;
   if (movable_.empty()) return child;
-  if (rng.uniform() < 0.15) { // a fresh proposal from the distribution
+  const double kind = rng.uniform();
+  if (kind < 0.15) { // a fresh proposal from the distribution
     for (std::size_t s : movable_)
       child[s] = draw(s, -1, rng);
+    return child;
+  }
+  if (kind < 0.5) { // a run of log-uniform length up to half the graph, redrawn
+    const std::size_t n = topo_movable_.size();
+    const auto len = static_cast<std::size_t>(
+        std::max(1.0, std::floor(rng.log_uniform(1.0, std::max(1.0, static_cast<double>(n) / 2) + 1))));
+    const auto start = static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(n) - 1));
+    for (std::size_t k = start; k < std::min(n, start + len); ++k)
+      child[topo_movable_[k]] = draw(topo_movable_[k], -1, rng);
     return child;
   }
   // One to three super-nodes, picked in proportion to how much the distribution would move them.

@@ -3,8 +3,9 @@
 // policy inside a heuristic skeleton": the per-op device probabilities become a distribution per super-node
 // (the mean of its ops' rows over its allowed devices), whose mode and a few samples seed the search; a share
 // of the children are neighbours sampled around beam members (the K archive members with the largest
-// exclusive hypervolume contribution) by redrawing a few super-nodes from the distribution, chosen where it
-// disagrees most with the parent, or now and then a whole new placement drawn from it. Every child that
+// exclusive hypervolume contribution) by redrawing from the distribution a few super-nodes, chosen where it
+// disagrees most with the parent, or a run of super-nodes consecutive in topological order (a coupled region
+// at once), or now and then a whole new placement. Every child that
 // enters the front pulls the distribution toward itself (the cross-entropy method's update, online), so the
 // prior is sharpened by what the evaluator confirms. The archive is the final Pareto filter.
 #include "policies/pareto/encoding.hpp"
@@ -44,6 +45,7 @@ private:
   PriorGuideOptions options_;
   std::vector<std::vector<double>> q_;
   std::vector<std::size_t> movable_;
+  std::vector<std::size_t> topo_movable_; // movable_ in the order their first op appears topologically
   Rng seed_rng_;
 };
 
