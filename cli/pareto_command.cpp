@@ -7,6 +7,7 @@
 #include "policies/pareto/front_report.hpp"
 #include "policies/pareto/hypervolume.hpp"
 #include "policies/pareto/nsga2_search.hpp"
+#include "policies/pareto/proposal_prior.hpp"
 #include "policies/pareto/select.hpp"
 #include "policies/run_inputs.hpp"
 #include "sim/json_input.hpp"
@@ -31,6 +32,7 @@ struct ParetoOptions {
   std::string out = "pareto-out";
   std::string calibration;
   std::string weights;
+  std::string prior; // a proposal prior's name (policies/pareto/proposal_prior.hpp); empty: unguided
   int budget = 2000;
   double error_budget = 0.0;
   std::uint64_t seed = 0;
@@ -70,19 +72,37 @@ std::vector<std::string> output_files(const ParetoOptions& o,
   return outputs;
 }
 
+// The guide for --prior: the named prior's per-op probabilities on this graph and platform.
+std::unique_ptr<pareto::PriorGuide> prior_guide(const pareto::ParetoProblem& problem,
+                                                const ParetoOptions& o) {
+  if (o.prior.empty()) return nullptr;
+  if (o.algorithm != "archive") throw InputError("--prior", o.prior, "guides the archive search only");
+  const pareto::ProposalPrior* prior = nullptr;
+  try {
+    prior = &pareto::proposal_prior_registry().get(o.prior);
+  } catch (const std::invalid_argument& e) { // an unknown name, answered with the nearest known one
+    throw InputError("--prior", o.prior, e.what());
+  }
+  const auto p = prior->probabilities(problem.cost());
+  pareto::check_probabilities(problem.cost(), p, o.prior);
+  return std::make_unique<pareto::PriorGuide>(problem.encoding(), p, o.seed);
+}
+
 // The search, then (unless --no-replay) the replay of its front, labelled for the report.
 pareto::FrontReport search_front(const pareto::ParetoProblem& problem, const ParetoOptions& o) {
   std::vector<std::string> skipped;
   const auto baselines = problem.baselines(o.seed, &skipped);
   pareto::SearchState state(problem, o.budget, progress_bar(!o.quiet && isatty(STDERR_FILENO)));
+  std::unique_ptr<pareto::PriorGuide> guide = prior_guide(problem, o);
   if (o.algorithm == "nsga2")
     pareto::run_nsga2_search(state, baselines, o.seed);
   else
-    pareto::run_archive_search(state, baselines, o.seed);
+    pareto::run_archive_search(state, baselines, o.seed, guide.get());
   pareto::FrontReport report = pareto::make_front_report(state);
   report.platform = problem.cost().platform().name;
   report.workload = problem.cost().graph().name;
   report.algorithm = o.algorithm == "nsga2" ? "nsga2 (pagmo)" : "archive search";
+  if (guide) report.algorithm.append(", prior ").append(o.prior);
   report.seed = o.seed;
   report.baselines = baselines;
   report.skipped_baselines = skipped;
@@ -181,6 +201,10 @@ Action pareto_command(CLI::App& app) {
                   "archive: the project's search; nsga2: pagmo's NSGA-II on the same encoding")
       ->check(CLI::IsMember({"archive", "nsga2"}))
       ->capture_default_str();
+  cmd->add_option("--prior", o->prior,
+                  "Guide the archive search with a proposal prior: " +
+                      name_list(pareto::proposal_prior_registry().names()) +
+                      " (gnn, the learned one, where built with libtorch)");
   cmd->add_option("--seed", o->seed, "Seed of the search (and of random workloads)")->capture_default_str();
   cmd->add_option("--out", o->out,
                   "Directory for front.json, front.csv, history.csv, front.html and the SVG plots")

@@ -38,4 +38,19 @@ Proposal propose(const CostModel& cost, const std::string& path) {
   return p;
 }
 
+std::vector<std::vector<double>> device_probabilities(const CostModel& cost, const std::string& path) {
+  PlacementNet net = cached_net(path);
+  at::set_num_threads(1);
+  torch::NoGradGuard no_grad;
+  const NetOutput out = net->forward(to_tensors(graph_features(cost)));
+  const auto p = torch::softmax(out.logits.to(torch::kFloat64), 1).contiguous();
+  const auto n = static_cast<std::size_t>(p.size(0)), d = static_cast<std::size_t>(p.size(1));
+  const auto* v = p.data_ptr<double>();
+  std::vector<std::vector<double>> rows(n, std::vector<double>(d));
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < d; ++k)
+      rows[i][k] = v[i * d + k];
+  return rows;
+}
+
 } // namespace hs::gnn

@@ -27,6 +27,10 @@ Plan plan_for_proposal(const CostModel& cost, const Proposal& p, std::string pol
 // and kept). Throws hs::InputError for a bad checkpoint, std::runtime_error when built without libtorch.
 Proposal propose(const CostModel& cost, const std::string& path);
 
+// The network's softmax over each op's devices (infeasible ones at 0): the learned proposal prior of the
+// Pareto search (gnn/gnn_prior.cpp). Same errors as propose().
+std::vector<std::vector<double>> device_probabilities(const CostModel& cost, const std::string& path);
+
 // The shipped checkpoint in the data directory (sim/data_directory.hpp): models/gnn-placement.pt.
 std::string shipped_checkpoint_path();
 

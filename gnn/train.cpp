@@ -1,11 +1,15 @@
 #include "gnn/train.hpp"
 
+#include "gnn/checkpoint.hpp"
 #include "gnn/proposal.hpp"
 #include "policies/heft.hpp"
 #include "sim/contention_engine.hpp"
+#include "sim/error.hpp"
 #include "workloads/workload_registry.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -148,6 +152,29 @@ std::vector<TrainIteration> train(const TrainOptions& o, PlacementNet& net) {
   }
   net->eval();
   return history;
+}
+
+std::vector<TrainIteration> train_to_file(const TrainOptions& options, const std::string& out,
+                                          const std::string& command) {
+  // Checked before the training, which takes minutes, rather than after it.
+  if (!std::ofstream(out + ".command"))
+    throw InputError(out, "", "cannot write the checkpoint here (does its directory exist?)");
+  PlacementNet net{nullptr};
+  auto history = train(options, net);
+  save_checkpoint(out, net, command);
+  std::ofstream(out + ".command") << command << "\n";
+  return history;
+}
+
+std::string training_csv(const std::vector<TrainIteration>& history) {
+  std::string csv = "iteration,loss,mean_sampled_over_heft,best_over_heft\n";
+  char row[128];
+  for (std::size_t i = 0; i < history.size(); ++i) {
+    std::snprintf(row, sizeof row, "%zu,%.6f,%.6f,%.6f\n", i, history[i].loss, history[i].mean_ratio,
+                  history[i].best_ratio);
+    csv.append(row);
+  }
+  return csv;
 }
 
 } // namespace hs::gnn

@@ -1,12 +1,11 @@
 // hs_train_gnn: trains the placement network (gnn/train.hpp) and writes a checkpoint, with the exact command
-// that made it inside the checkpoint and beside it (<out>.command). Prints one CSV row per iteration.
-#include "gnn/checkpoint.hpp"
-#include "gnn/train.hpp"
+// that made it inside the checkpoint and beside it (<out>.command). Prints one CSV row per iteration. The
+// same as `heterosim train-gnn` (cli/train_gnn_command.cpp), kept for the commands already recorded.
+#include "gnn/train_options.hpp"
 
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 
 int main(int argc, char** argv) {
@@ -28,13 +27,7 @@ int main(int argc, char** argv) {
     command.append(" ").append(argv[i]);
   try {
     const auto start = std::chrono::steady_clock::now();
-    hs::gnn::PlacementNet net{nullptr};
-    const auto history = hs::gnn::train(o, net);
-    std::printf("iteration,loss,mean_sampled_over_heft,best_over_heft\n");
-    for (std::size_t i = 0; i < history.size(); ++i)
-      std::printf("%zu,%.6f,%.6f,%.6f\n", i, history[i].loss, history[i].mean_ratio, history[i].best_ratio);
-    hs::gnn::save_checkpoint(out, net, command);
-    std::ofstream(out + ".command") << command << "\n";
+    std::cout << hs::gnn::training_csv(hs::gnn::train_to_file(o, out, command));
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::fprintf(stderr, "wrote %s (%.1f s)\n", out.c_str(), seconds);
   } catch (const std::exception& e) {

@@ -144,6 +144,25 @@ std::size_t tournament(const std::vector<double>& score, Rng& rng) {
   return score[b] > score[a] ? b : a;
 }
 
+// The indices of the k largest scores (ties: the earlier member), the guide's beam.
+std::vector<std::size_t> top_k(const std::vector<double>& score, std::size_t k) {
+  std::vector<std::size_t> idx(score.size());
+  for (std::size_t i = 0; i < idx.size(); ++i)
+    idx[i] = i;
+  std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return score[a] > score[b]; });
+  idx.resize(std::max<std::size_t>(1, std::min(k, idx.size())));
+  return idx;
+}
+
+// Submits `g`; a child that entered the front reinforces the guide (the online CEM update).
+void submit_guided(SearchState& state, const Genome& g, const std::string& origin, PriorGuide* guide) {
+  const int before = state.evaluations();
+  const auto v = state.submit(g, origin);
+  if (!guide || !v || state.evaluations() == before) return;
+  for (const Entry& e : state.archive().entries())
+    if (e.evaluation == state.evaluations() && e.genome == g && !e.fixed_plan) guide->reinforce(g);
+}
+
 } // namespace
 
 std::vector<std::pair<Genome, std::string>> seed_genomes(const Encoding& enc,
@@ -173,16 +192,26 @@ void seed_search(SearchState& state, const std::vector<Baseline>& baselines, con
     state.submit(g, origin + ":" + name);
 }
 
-void run_archive_search(SearchState& state, const std::vector<Baseline>& baselines, std::uint64_t seed) {
+void run_archive_search(SearchState& state, const std::vector<Baseline>& baselines, std::uint64_t seed,
+                        PriorGuide* guide) {
   Rng rng(seed ^ 0x5EA2C4A2C41FEULL);
   const Encoding& enc = state.problem().encoding();
   seed_search(state, baselines, "search-seed");
+  if (guide)
+    for (const Genome& g : guide->seeds())
+      submit_guided(state, g, "prior-seed", guide);
   const Mover mover(enc);
   // A bound on tries, so a space smaller than the budget ends the search instead of looping.
   long long tries_left = 64LL * state.budget() + 1000;
   while (!state.exhausted() && tries_left-- > 0 && !state.archive().empty()) {
     const auto& entries = state.archive().entries();
     const auto contribution = hv_contributions(state.archive().points(), state.problem().reference_point());
+    if (guide && rng.uniform() < guide->options().share) {
+      const auto beam = top_k(contribution, static_cast<std::size_t>(guide->options().beam));
+      const Genome child = guide->propose(entries[beam[pick(rng, beam.size())]].genome, rng);
+      if (!state.seen(child)) submit_guided(state, child, "prior", guide);
+      continue;
+    }
     Genome child = entries[tournament(contribution, rng)].genome;
     int moves = 1 + (rng.uniform() < 0.5 ? 1 + (rng.uniform() < 0.5 ? 1 : 0) : 0);
     if (entries.size() > 1 && rng.uniform() < 0.25) {
@@ -195,7 +224,7 @@ void run_archive_search(SearchState& state, const std::vector<Baseline>& baselin
     for (int m = 0; m < moves; ++m)
       mover.apply(child, rng);
     if (state.seen(child)) continue;
-    state.submit(child, "search");
+    submit_guided(state, child, "search", guide);
   }
   state.finish();
 }

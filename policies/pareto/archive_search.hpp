@@ -8,6 +8,7 @@
 // topological order (a pipeline-like cut); toggle a fusion or set all of them; change a split. A child
 // takes one to three moves, or (a quarter of the time) is a uniform crossover of two members with at
 // most one move. Percentages and the choice of parent selection: README.md.
+#include "policies/pareto/prior_guide.hpp"
 #include "policies/pareto/search_state.hpp"
 
 namespace hs::pareto {
@@ -17,6 +18,9 @@ std::vector<std::pair<Genome, std::string>> seed_genomes(const Encoding& enc,
                                                          const std::vector<Baseline>& baselines);
 // Submits the baselines' exact plans and seed_genomes().
 void seed_search(SearchState& state, const std::vector<Baseline>& baselines, const std::string& origin);
-void run_archive_search(SearchState& state, const std::vector<Baseline>& baselines, std::uint64_t seed);
+// With a guide (prior_guide.hpp), its seeds are added, a share of the children are its proposals around the
+// beam, and every child that enters the front reinforces it; the budget is the same.
+void run_archive_search(SearchState& state, const std::vector<Baseline>& baselines, std::uint64_t seed,
+                        PriorGuide* guide = nullptr);
 
 } // namespace hs::pareto
