@@ -2,8 +2,8 @@
 // the single-thread model at one thread, a leave-one-network-out calibration shows what it excluded, and
 // the torch run files are checked like every other input.
 #include "sim/error.hpp"
+#include "sim/model_tree.hpp"
 #include "validation/framework_cost_model.hpp"
-#include "validation/model_tree.hpp"
 #include "validation/profiler_trace.hpp"
 #include "validation/torch_runs.hpp"
 #include "validation/torch_validation.hpp"

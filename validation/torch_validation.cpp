@@ -167,6 +167,7 @@ TorchValidation validate_torch(const MeasurementSet& kernels, const std::string&
   v.op_errors = summarize(ops);
   v.op_errors_per_kind = summarize(ops_kind);
   v.op_errors_fastest_pass = summarize(ops_pass);
+  v.trained = std::move(timed);
   for (const auto& [kind, errors] : by_kind)
     v.op_errors_by_kind[kind] = summarize(errors);
   return v;
