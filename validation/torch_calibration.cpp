@@ -3,6 +3,7 @@
 #include "validation/framework_cost_model.hpp"
 
 #include <cmath>
+#include <filesystem>
 
 namespace hs::validation {
 
@@ -64,7 +65,9 @@ std::map<std::string, std::string> torch_calibration_files(const MeasurementSet&
     nlohmann::ordered_json c;
     c["format"] = "heterosim-calibration";
     c["version"] = 2;
-    c["source"] = "heterosim validate on " + v.kernels_file + " and " + v.runs_file;
+    // File names only, so the committed calibration regenerates wherever the sets are read from.
+    c["source"] = "heterosim validate on " + std::filesystem::path(v.kernels_file).filename().string() +
+                  " and " + std::filesystem::path(v.runs_file).filename().string() + " (torch sets)";
     c["entries"] = {entry};
     files["calibration-torch-" + std::to_string(n) + "t.json"] = c.dump(1) + "\n";
   }
