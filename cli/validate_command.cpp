@@ -8,6 +8,7 @@
 #include "validation/learned_fit.hpp"
 #include "validation/report.hpp"
 #include "validation/thread_platform.hpp"
+#include "validation/torch_calibration.hpp"
 #include "validation/wave_fit.hpp"
 
 #include <algorithm>
@@ -171,9 +172,14 @@ void compare_with_deepbench(const ValidateOptions& o, ValidationReport& r, Outpu
 }
 
 // Whole PyTorch models, each predicted from a calibration that excluded it.
-TorchValidation predict_torch_models(const ValidateOptions& o) {
-  return validate_torch(load_measurement_set(o.torch_kernels), o.torch_kernels, load_torch_runs(o.torch_runs),
-                        o.torch_runs);
+// The torch models predicted leave-one-network-out, and the framework model fitted on all of them with a
+// calibration per thread count for `run` (validation/torch_calibration.hpp).
+TorchValidation predict_torch_models(const ValidateOptions& o, Outputs& outputs) {
+  const MeasurementSet kernels = load_measurement_set(o.torch_kernels);
+  TorchValidation v = validate_torch(kernels, o.torch_kernels, load_torch_runs(o.torch_runs), o.torch_runs);
+  for (auto& [name, text] : torch_calibration_files(kernels, v, "torch-framework-model.json"))
+    outputs.emplace_back(out_path(o, name), std::move(text));
+  return v;
 }
 
 // The platforms the calibrations apply to: one per thread count for a CPU set, the GPU alone for a GPU set.
@@ -189,10 +195,11 @@ void write_platforms(const MeasurementSet& kernels, const ValidateOptions& o, Ou
 
 // Every file validate may write, checked before any measurement runs.
 void refuse_overwriting(const ValidateOptions& o) {
-  std::vector<std::string> names = {"report.json",        "report.txt",           "calibration-cpu.json",
-                                    "this-gpu.json",      "calibration-gpu.json", "cpu-kernels.json",
-                                    "cpu-executions.json"};
+  std::vector<std::string> names = {
+      "report.json",          "report.txt",       "calibration-cpu.json", "this-gpu.json",
+      "calibration-gpu.json", "cpu-kernels.json", "cpu-executions.json",  "torch-framework-model.json"};
   for (int t : o.threads) {
+    names.push_back("calibration-torch-" + std::to_string(t) + "t.json");
     names.push_back("this-cpu-" + std::to_string(t) + "t.json");
     names.push_back("calibration-cpu-" + std::to_string(t) + "threads.json");
     names.push_back("calibration-gpu-" + std::to_string(t) + "threads.json");
@@ -257,7 +264,7 @@ int validate(ValidateOptions o) {
     r.end_to_end = predict_executions(load_execution_set(o.executions), kernels, fits);
   }
   if (o.deepbench != "none") compare_with_deepbench(o, r, outputs);
-  if (o.torch_runs != "none") r.torch = predict_torch_models(o);
+  if (o.torch_runs != "none") r.torch = predict_torch_models(o, outputs);
   const std::string text = validation_report_text(r);
   outputs.emplace_back(out_path(o, "report.json"), validation_report_json(r));
   outputs.emplace_back(out_path(o, "report.txt"), text);

@@ -53,6 +53,28 @@ WaveParams load_wave(const JsonNode& n) {
   return w;
 }
 
+void load_framework_model(const JsonNode& node, Calibration::Entry& e) {
+  const auto threads = node.find("intra_op_threads");
+  const auto file = node.find("framework_model");
+  if (!file) {
+    if (threads) threads->fail("applies only with a framework_model");
+    return;
+  }
+  e.framework_file = (std::filesystem::path(node.file()).parent_path() / file->as_string()).string();
+  if (!path_exists(e.framework_file)) file->fail("no such file: " + e.framework_file);
+  e.framework = std::make_shared<const FrameworkModel>(FrameworkModel::load(e.framework_file));
+  e.intra_op_threads = threads ? static_cast<int>(threads->as_integer(1, 4096)) : 1;
+  if (!e.framework->measured_at(e.intra_op_threads)) {
+    std::string measured;
+    for (int n : e.framework->thread_counts())
+      measured.append(measured.empty() ? "" : ", ").append(std::to_string(n));
+    (threads ? *threads : *file)
+        .fail(e.framework_file + " was not measured at " + std::to_string(e.intra_op_threads) +
+              " intra-op thread(s) for every op kind (measured: " + (measured.empty() ? "none" : measured) +
+              ")");
+  }
+}
+
 void load_version_1(const JsonNode& root, Calibration& c) {
   root.expect_only({"format", "version", "source", "devices", "notes", "fit"});
   for (const auto& [key, node] : root.at("devices").members()) {
@@ -71,7 +93,7 @@ void load_version_2(const JsonNode& root, Calibration& c) {
   for (const auto& node : root.at("entries").items()) {
     node.expect_only({"name", "applies_to", "measured", "held_out_mape_percent", "efficiency",
                       "memory_efficiency", "launch_overhead", "memory_tiers", "wave_model", "learned_model",
-                      "notes"});
+                      "framework_model", "intra_op_threads", "notes"});
     Calibration::Entry e;
     e.name = node.at("name").as_string();
     for (const auto& other : c.entries)
@@ -95,6 +117,7 @@ void load_version_2(const JsonNode& root, Calibration& c) {
                 "learned cost model");
       e.learned = std::make_shared<const LearnedModel>(LearnedModel::load(e.learned_file));
     }
+    load_framework_model(node, e);
     load_parameters(node, e);
     c.entries.push_back(std::move(e));
   }
@@ -191,6 +214,10 @@ nlohmann::ordered_json calibration_usage_json(const Calibration& c, const Platfo
     entry["devices"] = c.calibrated_devices(e, p);
     if (e.held_out_mape_percent) entry["held_out_mape_percent"] = *e.held_out_mape_percent;
     entry["gemm_model"] = e.learned ? "learned (" + e.learned_file + ")" : e.wave ? "wave" : "roofline";
+    if (e.framework) {
+      entry["framework_model"] = e.framework_file;
+      entry["intra_op_threads"] = e.intra_op_threads;
+    }
     j["entries"].push_back(std::move(entry));
   }
   return j;
@@ -207,6 +234,9 @@ std::string calibration_usage_text(const Calibration& c, const Platform& p) {
         .append(e.learned ? " (GEMMs by the learned model " + e.learned_file + ")"
                 : e.wave  ? " (GEMMs by the wave model)"
                           : "")
+        .append(e.framework ? " (ops with named dimensions by the framework model " + e.framework_file +
+                                  " on " + std::to_string(e.intra_op_threads) + " intra-op thread(s))"
+                            : "")
         .append(": ")
         .append(e.measured.empty() ? "what was measured is not recorded" : e.measured);
     if (e.held_out_mape_percent) {

@@ -2,6 +2,7 @@
 // Fitted parameters that override a platform's defaults. Each entry says which devices it applies to (by
 // device name, kind or model string) and what was measured to fit it, so a run can say which devices it
 // calibrated and a calibration that would change nothing is refused instead of silently ignored.
+#include "sim/framework_model.hpp"
 #include "sim/learned_model.hpp"
 #include "sim/platform.hpp"
 #include "sim/wave_model.hpp"
@@ -45,6 +46,12 @@ struct Calibration {
     // GEMMs instead, and the wave model above is ignored.
     std::shared_ptr<const LearnedModel> learned;
     std::string learned_file;
+    // When set (a heterosim-framework-model file, named relative to the calibration file), every op that
+    // names its dimensions and whose kind the model knows is costed by it, each op on
+    // `intra_op_threads` threads of the device; other ops keep the models above.
+    std::shared_ptr<const FrameworkModel> framework;
+    std::string framework_file;
+    int intra_op_threads = 1;
   };
   std::vector<Entry> entries;
   std::string source;

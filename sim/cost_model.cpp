@@ -111,6 +111,8 @@ double CostModel::roofline(const Op& o, const Device& d) const {
     if (cal->memory_efficiency) memory_efficiency = *cal->memory_efficiency;
     if (cal->launch_overhead) launch = *cal->launch_overhead;
   }
+  if (cal && cal->framework)
+    if (const auto t = cal->framework->op_seconds(o, cal->intra_op_threads)) return *t;
   if (cal && cal->learned && d.units.count > 0)
     if (auto shape = gemm_shape_of(o))
       return cal->learned->seconds(*shape, wave_device(d, o.precision), false);

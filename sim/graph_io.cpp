@@ -17,7 +17,7 @@ Graph parse_graph(const Json& j, const std::string& file) {
   std::unordered_map<std::string, OpId> ids;
   for (const auto& n : root.at("ops").items()) {
     n.expect_only({"name", "kind", "precision", "flops", "bytes_read", "bytes_written", "params", "workspace",
-                   "sensitivity", "allowed_kinds", "allowed_devices", "times", "notes"});
+                   "sensitivity", "allowed_kinds", "allowed_devices", "times", "dims", "notes"});
     const auto name = n.at("name").as_string();
     if (ids.count(name)) n.at("name").fail("duplicate op name '" + name + "'");
     auto h = b.op(name);
@@ -34,6 +34,11 @@ Graph parse_graph(const Json& j, const std::string& file) {
     if (auto t = n.find("times"))
       for (const auto& [dev, v] : t->members())
         h.time_on(dev, v.as_quantity(Quantity::Time));
+    if (auto d = n.find("dims"))
+      for (const auto& [dim, v] : d->members()) {
+        b.mutable_op(h.id()).dims[dim] = v.as_number();
+        if (v.as_number() < 0) v.fail("a dimension must not be negative");
+      }
   }
   if (auto tensors = root.find("tensors")) {
     for (const auto& n : tensors->items()) {
@@ -83,6 +88,7 @@ Json graph_to_json(const Graph& g) {
     if (!o.allowed_kinds.empty()) j["allowed_kinds"] = o.allowed_kinds;
     if (!o.allowed_devices.empty()) j["allowed_devices"] = o.allowed_devices;
     if (!o.times.empty()) j["times"] = o.times;
+    if (!o.dims.empty()) j["dims"] = o.dims;
     ops.push_back(std::move(j));
   }
   Json tensors = Json::array();

@@ -112,10 +112,20 @@ TEST_CASE("heterosim validate on the committed sets is deterministic and refuses
   std::vector<std::string> files = {"report.json", "report.txt", "calibration-cpu.json",
                                     "calibration-deepbench-gemm-V100.json", "this-cpu-2t.json"};
   if (learned_models_built()) files.push_back("learned-deepbench.json");
+  const std::vector<std::string> torch = {"torch-framework-model.json", "calibration-torch-1t.json",
+                                          "calibration-torch-2t.json"};
+  files.insert(files.end(), torch.begin(), torch.end());
   for (const auto& f : files) {
     CHECK(fs::exists(out / "a" / f));
     CHECK(slurp(out / "a" / f) == slurp(out / "b" / f));
   }
+  for (const auto& f : torch) // the committed ones are what validate writes
+    CHECK(slurp(out / "a" / f) == slurp(fs::path(kDir) / "platforms" / f));
+  // `run` costs a built ResNet-18 through the framework model the torch calibration names.
+  CHECK(run("run --quiet --platform " + kDir +
+            "/platforms/this-cpu-torch.json --workload resnet18 --calibration " +
+            (out / "a" / "calibration-torch-2t.json").string() + " --out " + (out / "run-torch").string()) ==
+        0);
   CHECK(run("validate --quiet --out " + (out / "a").string()) != 0); // exists, no --force
   CHECK(run("validate --quiet --cpu /nonexistent.json --out " + (out / "c").string()) != 0);
   // The calibration it writes is accepted by `heterosim run` on the platform it writes.

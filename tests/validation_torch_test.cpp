@@ -2,8 +2,8 @@
 // the single-thread model at one thread, a leave-one-network-out calibration shows what it excluded, and
 // the torch run files are checked like every other input.
 #include "sim/error.hpp"
+#include "sim/model_tree.hpp"
 #include "validation/framework_cost_model.hpp"
-#include "validation/model_tree.hpp"
 #include "validation/profiler_trace.hpp"
 #include "validation/torch_runs.hpp"
 #include "validation/torch_validation.hpp"
@@ -195,6 +195,31 @@ TEST_CASE("a profiler trace gives each model op its measured time, and a trace o
   CHECK_THROWS_WITH_AS(trace_op_seconds(trace, run, path), doctest::Contains("the trace ends before this op"),
                        InputError);
   CHECK_THROWS_AS(load_profiler_trace(write_temp("empty-trace.json", "[]")), InputError);
+}
+
+TEST_CASE("a trace of several passes gives each op its fastest, or its time in the fastest pass") {
+  // Two passes of conv then batch norm: conv 50 then 40 us, batch norm 10 then 30 us. Each op's fastest
+  // (40 + 10 us) adds up to less than either pass did (60 and 70 us); the first pass is the fastest.
+  const auto path = write_temp(
+      "two-passes.json", R"([{"name":"aten::conv2d","ph":"X","ts":0,"dur":50,"tid":1,"pid":"CPU"},)"
+                         R"({"name":"aten::batch_norm","ph":"X","ts":60,"dur":10,"tid":1,"pid":"CPU"},)"
+                         R"({"name":"aten::conv2d","ph":"X","ts":100,"dur":40,"tid":1,"pid":"CPU"},)"
+                         R"({"name":"aten::batch_norm","ph":"X","ts":150,"dur":30,"tid":1,"pid":"CPU"}])");
+  TorchRun run;
+  run.model = "tiny";
+  KernelPoint conv, bn;
+  conv.kind = "conv2d";
+  conv.label = "conv1";
+  bn.kind = "batchnorm";
+  bn.label = "bn1";
+  run.ops = {conv, bn};
+  const auto trace = load_profiler_trace(path);
+  const auto each = trace_op_seconds(trace, run, path, TracePass::FastestEach);
+  CHECK(each[0] == doctest::Approx(40e-6));
+  CHECK(each[1] == doctest::Approx(10e-6));
+  const auto pass = trace_op_seconds(trace, run, path, TracePass::FastestPass);
+  CHECK(pass[0] == doctest::Approx(50e-6));
+  CHECK(pass[1] == doctest::Approx(10e-6));
 }
 
 TEST_CASE("the committed profiler traces match their runs op by op and add up to the measured run") {

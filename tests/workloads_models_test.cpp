@@ -187,6 +187,7 @@ TEST_CASE("Every model builds in both modes with unique op names, deterministica
       CHECK(hs::graph_to_json(a).dump() == hs::graph_to_json(b).dump());
       // Round trip through the file format (which rejects duplicate names) keeps every number.
       const Graph c = hs::parse_graph(hs::graph_to_json(a), s);
+      CHECK(hs::graph_to_json(c) == hs::graph_to_json(a)); // named dimensions included
       CHECK(c.op_count() == a.op_count());
       CHECK(c.total_flops() == a.total_flops());
       const auto sum = summarize(a);

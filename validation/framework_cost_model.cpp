@@ -17,22 +17,23 @@ ModelTreeOptions tree_options(bool shape_aware, int slope_feature) {
   return o;
 }
 
-} // namespace
-
-bool compute_bound_kind(const std::string& kind) {
-  return kind == "gemm" || kind == "conv2d";
-}
-
-std::vector<double> FrameworkCostModel::features(const KindModel& k, const KernelPoint& p) {
+// The tree's features, as sim/framework_model.cpp computes them for a graph op.
+std::vector<double> point_features(const std::vector<std::string>& dims, const KernelPoint& p) {
   std::vector<double> x;
-  x.reserve(k.dims.size() + 2);
-  for (const auto& d : k.dims) {
+  x.reserve(dims.size() + 2);
+  for (const auto& d : dims) {
     const auto it = p.shape.find(d);
     x.push_back(std::log1p(it == p.shape.end() ? 0.0 : it->second));
   }
   x.push_back(std::log1p(p.flops));
   x.push_back(std::log1p(p.bytes));
   return x;
+}
+
+} // namespace
+
+bool compute_bound_kind(const std::string& kind) {
+  return kind == "gemm" || kind == "conv2d";
 }
 
 FrameworkCostModel::FrameworkCostModel(const std::vector<KernelPoint>& points, FrameworkFitOptions options) {
@@ -42,7 +43,7 @@ FrameworkCostModel::FrameworkCostModel(const std::vector<KernelPoint>& points, F
     max_threads_ = std::max(max_threads_, point_threads(p));
   }
   for (const auto& [kind, pts] : by_kind) {
-    KindModel k;
+    FrameworkModel::Kind k;
     std::set<std::string> dims;
     for (const KernelPoint* p : pts)
       for (const auto& [name, value] : p->shape)
@@ -55,23 +56,16 @@ FrameworkCostModel::FrameworkCostModel(const std::vector<KernelPoint>& points, F
 
     std::map<int, std::vector<TreeSample>> by_threads;
     for (const KernelPoint* p : pts)
-      by_threads[point_threads(*p)].push_back({features(k, *p), std::log(p->best_or_p50())});
+      by_threads[point_threads(*p)].push_back({point_features(k.dims, *p), std::log(p->best_or_p50())});
     if (!by_threads.count(1)) continue; // no single-thread point: the kind stays unknown
     for (const auto& [n, samples] : by_threads)
       k.by_threads.emplace(n, ModelTree(names, samples, tree_options(options.shape_aware, slope)));
-    kinds_.emplace(kind, std::move(k));
+    model_.add_kind(kind, std::move(k));
   }
 }
 
 double FrameworkCostModel::predict(const KernelPoint& p, int threads) const {
-  const auto it = kinds_.find(p.kind);
-  if (it == kinds_.end()) throw std::invalid_argument("no training point of kind '" + p.kind + "'");
-  const KindModel& k = it->second;
-  const auto tree = k.by_threads.find(threads);
-  if (tree == k.by_threads.end())
-    throw std::invalid_argument("'" + p.kind + "' was not measured at " + std::to_string(threads) +
-                                (threads == 1 ? " thread" : " threads"));
-  return std::exp(tree->second.predict(features(k, p)));
+  return model_.seconds(p.kind, p.shape, p.flops, p.bytes, threads);
 }
 
 } // namespace hs::validation

@@ -135,7 +135,8 @@ Json torch_json(const TorchValidation& v) {
             {"end_to_end", stats_json(v.end_to_end)},
             {"end_to_end_one_rate_per_kind", stats_json(v.end_to_end_per_kind)},
             {"per_op", stats_json(v.op_errors)},
-            {"per_op_one_rate_per_kind", stats_json(v.op_errors_per_kind)}};
+            {"per_op_one_rate_per_kind", stats_json(v.op_errors_per_kind)},
+            {"per_op_against_fastest_pass", stats_json(v.op_errors_fastest_pass)}};
   for (const auto& [kind, s] : v.op_errors_by_kind)
     j["per_op_by_kind"][kind] = stats_json(s);
   for (const auto& r : v.rows) {

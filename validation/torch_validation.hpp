@@ -44,7 +44,9 @@ struct TorchValidation {
   std::vector<TorchModelRow> rows;
   ErrorStats end_to_end, end_to_end_per_kind;
   std::map<std::string, ErrorStats> op_errors_by_kind; // held-out ops pooled over every run
-  ErrorStats op_errors, op_errors_per_kind;
+  ErrorStats op_errors, op_errors_per_kind; // against each held-out op's fastest of its trace's passes
+  ErrorStats op_errors_fastest_pass;        // against its time in the run's fastest pass
+  TorchRunSet trained;                      // the runs with the op times the model trains on
 };
 
 TorchValidation validate_torch(const MeasurementSet& kernels, const std::string& kernels_file,

@@ -71,6 +71,12 @@ LayerGraph::Layer& LayerGraph::add_layer(OpHandle h, std::string kind, std::vect
   return layers_.back();
 }
 
+// The op's named dimensions, in the names the framework cost model was fitted on
+// (validation/torch/torch_ops.py describes torch's calls with the same ones).
+void LayerGraph::name_dims(const Layer& layer, std::map<std::string, double> dims) {
+  b_.mutable_op(layer.op).dims = std::move(dims);
+}
+
 ValueId LayerGraph::single_output(Layer& layer, double out_bytes, bool requires_grad) {
   b_.mutable_op(layer.op).bytes_written = out_bytes;
   const ValueId v = new_value(layer.op, out_bytes, layer.name, requires_grad);
@@ -112,6 +118,7 @@ std::vector<ValueId> LayerGraph::linear_parts(const std::string& name, const std
   l.weight_grad_flops = flops;
   l.data_grad_reads_saved = false;
   attach_weights(l, in * out + (bias ? out : 0), weights_from);
+  name_dims(l, {{"batch", 1}, {"m", rows}, {"n", out}, {"k", in}});
   b_.mutable_op(l.op).bytes_written = rows * out * elem_;
   std::vector<ValueId> outs;
   for (int p = 0; p < parts; ++p)
@@ -134,6 +141,18 @@ ValueId LayerGraph::conv2d(const std::string& name, ValueId x, const Conv& c, bo
   l.weight_grad_flops = flops;
   l.data_grad_reads_saved = false;
   attach_weights(l, weights, "");
+  const auto d = [](long long v) { return static_cast<double>(v); };
+  name_dims(l, {{"batch", n},
+                {"cin", d(c.channels_in)},
+                {"cout", d(c.channels_out)},
+                {"h", d(c.height)},
+                {"w", d(c.width)},
+                {"kh", d(c.kernel)},
+                {"kw", d(c.kernel)},
+                {"stride", d(c.stride)},
+                {"groups", 1},
+                {"oh", d(c.out_height())},
+                {"ow", d(c.out_width())}});
   return single_output(l, out_elements * elem_, true);
 }
 
@@ -143,6 +162,7 @@ ValueId LayerGraph::batchnorm(const std::string& name, ValueId x, double element
   l.data_grad_flops = per_element::batchnorm_data_grad * elements;
   l.weight_grad_flops = per_element::norm_weight_grad * elements;
   attach_weights(l, 2 * channels, ""); // running statistics are buffers, not parameters
+  name_dims(l, {{"n", elements}, {"c", channels}});
   return single_output(l, elements * elem_, true);
 }
 
@@ -154,6 +174,7 @@ ValueId LayerGraph::layernorm(const std::string& name, ValueId x, double rows, d
   l.data_grad_flops = per_element::layernorm_data_grad * elements;
   l.weight_grad_flops = per_element::norm_weight_grad * elements;
   attach_weights(l, 2 * width, weights_from);
+  name_dims(l, {{"rows", rows}, {"cols", width}});
   return single_output(l, elements * elem_, true);
 }
 
@@ -163,12 +184,17 @@ ValueId LayerGraph::elementwise(const std::string& name, const std::vector<Value
   l.saved = saved;
   l.data_grad_kind = "elementwise";
   l.data_grad_flops = flops_per_element * elements;
+  // Several FLOPs per element means a transcendental (GELU, tanh), as torch_ops.py counts them.
+  name_dims(l, {{"n", elements},
+                {"arity", static_cast<double>(x.size())},
+                {"transcendental", flops_per_element >= 4 ? 1.0 : 0.0}});
   return single_output(l, elements * elem_, any_requires_grad(x));
 }
 
 ValueId LayerGraph::add(const std::string& name, const std::vector<ValueId>& x, double elements) {
   Layer& l = add_layer(b_.op(name), "elementwise", x, static_cast<double>(x.size() - 1) * elements);
   l.pass_through = true;
+  name_dims(l, {{"n", elements}, {"arity", static_cast<double>(x.size())}, {"transcendental", 0}});
   return single_output(l, elements * elem_, any_requires_grad(x));
 }
 
@@ -177,6 +203,7 @@ ValueId LayerGraph::softmax(const std::string& name, ValueId x, double rows, dou
   l.saved = Saved::Output;
   l.data_grad_kind = "softmax";
   l.data_grad_flops = per_element::softmax_data_grad * rows * width;
+  name_dims(l, {{"rows", rows}, {"cols", width}});
   return single_output(l, rows * width * elem_, any_requires_grad({x}));
 }
 
@@ -186,6 +213,7 @@ ValueId LayerGraph::matmul(const std::string& name, ValueId a, ValueId b, double
   Layer& l = add_layer(b_.op(name), kind, {a, b}, flops);
   l.data_grad_kind = kind;
   l.data_grad_flops = 2 * flops; // dA = dC B^T and dB = A^T dC
+  name_dims(l, {{"batch", count}, {"m", m}, {"n", n}, {"k", k}});
   return single_output(l, count * m * n * elem_, any_requires_grad({a, b}));
 }
 
@@ -195,6 +223,10 @@ ValueId LayerGraph::pooling(const std::string& name, ValueId x, double in_elemen
   l.saved = max_pool ? Saved::Inputs : Saved::Nothing; // max pooling routes the gradient to the argmax
   l.data_grad_kind = "pooling";
   l.data_grad_flops = std::max(in_elements, out_elements * window);
+  name_dims(l, {{"n_in", in_elements},
+                {"n_out", out_elements},
+                {"window", in_elements / out_elements},
+                {"max", max_pool ? 1.0 : 0.0}});
   return single_output(l, out_elements * elem_, any_requires_grad({x}));
 }
 
@@ -206,6 +238,7 @@ ValueId LayerGraph::embedding(const std::string& name, ValueId ids, double rows,
   l.weight_grad_flops = rows * width;
   attach_weights(l, vocab * width, weights_from, false);
   b_.mutable_op(l.op).bytes_read += rows * width * elem_; // only the rows looked up are read
+  name_dims(l, {{"rows", rows}, {"cols", width}});
   return single_output(l, rows * width * elem_, true);
 }
 

@@ -138,6 +138,7 @@ private:
   double bytes_of(const std::vector<ValueId>& x) const;
   Layer& add_layer(OpHandle h, std::string kind, std::vector<ValueId> inputs, double flops);
   ValueId single_output(Layer& layer, double bytes, bool requires_grad);
+  void name_dims(const Layer& layer, std::map<std::string, double> dims);
   // Gives `layer` its weights or points it at the owner's; adds the weight bytes to what the op reads.
   void attach_weights(Layer& layer, double weights, const std::string& weights_from, bool read_all = true);
   void emit_backward();

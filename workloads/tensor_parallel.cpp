@@ -57,6 +57,7 @@ Graph tensor_parallel(const Graph& g, const TensorParallelOptions& o) {
       copy.name = rank_name(r, copy.name);
       copy.allowed_devices = {o.devices[r]};
       if (is_split(x)) {
+        copy.dims.clear(); // a shard: the dimensions named no longer describe it
         copy.flops *= share;
         copy.bytes_read *= share;
         copy.param_bytes *= share;

@@ -102,6 +102,7 @@ Op rewritten_op(const Graph& g, const RewriteCandidates& c, const RewriteDecisio
     fused.precision = proto.precision;
     fused.flops = fused.bytes_read = fused.bytes_written = fused.param_bytes = fused.workspace_bytes = 0;
     fused.name.clear();
+    fused.dims.clear(); // a fused kernel is none of the framework's ops: no framework model prices it
     double anchor_flops = -1;
     for (OpId m : chain) {
       const Op& mo = g.op(m);

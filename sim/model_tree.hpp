@@ -7,11 +7,17 @@
 // Splits are chosen greedily by the largest drop in squared log error of the children's fits, on
 // thresholds halfway between consecutive distinct values; ties go to the lower feature index and
 // threshold, so the same samples always give the same tree.
+//
+// It lives in the core because it is a cost model: the framework model (sim/framework_model.hpp) costs
+// graph ops with trees that validation/ fits and writes, and a tree read back predicts exactly what the
+// fitted one did (JSON keeps every double to the bit).
+#include "sim/json_input.hpp"
+
 #include <cstddef>
 #include <string>
 #include <vector>
 
-namespace hs::validation {
+namespace hs {
 
 struct TreeSample {
   std::vector<double> features;
@@ -37,8 +43,14 @@ public:
   // The leaf a sample falls in, 0-based in the order leaves() lists them.
   int leaf_of(const std::vector<double>& features) const;
   int leaf_count() const;
+  std::size_t feature_count() const { return names_.size(); }
   // One line per node, indented by depth: "m <= 1.5" splits and "leaf 2: log t = a + b x (n samples)".
   std::string describe() const;
+
+  // {"features": [...], "slope_feature": i, "nodes": [...]}; from_json checks every index and names the
+  // file and place of anything it refuses.
+  Json to_json() const;
+  static ModelTree from_json(const JsonNode& n);
 
 private:
   struct Node {
@@ -59,4 +71,4 @@ private:
   int leaves_ = 0;
 };
 
-} // namespace hs::validation
+} // namespace hs

@@ -1,4 +1,4 @@
-#include "validation/model_tree.hpp"
+#include "sim/model_tree.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <limits>
 #include <stdexcept>
 
-namespace hs::validation {
+namespace hs {
 
 namespace {
 
@@ -162,6 +162,55 @@ std::string ModelTree::describe() const {
   return out;
 }
 
+Json ModelTree::to_json() const {
+  Json nodes = Json::array();
+  for (const Node& n : nodes_) {
+    if (n.feature >= 0)
+      nodes.push_back({{"feature", n.feature},
+                       {"threshold", n.threshold},
+                       {"left", n.left},
+                       {"right", n.right},
+                       {"samples", n.samples}});
+    else
+      nodes.push_back(
+          {{"leaf", n.leaf_index}, {"intercept", n.intercept}, {"slope", n.slope}, {"samples", n.samples}});
+  }
+  return {{"features", names_}, {"slope_feature", options_.slope_feature}, {"nodes", nodes}};
+}
+
+ModelTree ModelTree::from_json(const JsonNode& j) {
+  j.expect_only({"features", "slope_feature", "nodes"});
+  ModelTree t;
+  t.names_ = j.at("features").as_string_list();
+  const auto width = static_cast<long long>(t.names_.size());
+  t.options_.slope_feature = static_cast<int>(j.at("slope_feature").as_integer(-1, width - 1));
+  const std::vector<JsonNode> nodes = j.at("nodes").items();
+  if (nodes.empty()) j.at("nodes").fail("a tree needs at least one node");
+  const auto count = static_cast<long long>(nodes.size());
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const JsonNode& n = nodes[i];
+    Node node;
+    node.samples = static_cast<std::size_t>(n.at("samples").as_integer(0, 1LL << 40));
+    if (n.has("leaf")) {
+      n.expect_only({"leaf", "intercept", "slope", "samples"});
+      node.leaf_index = static_cast<int>(n.at("leaf").as_integer(t.leaves_, t.leaves_));
+      ++t.leaves_;
+      node.intercept = n.at("intercept").as_number();
+      node.slope = n.at("slope").as_number();
+    } else {
+      n.expect_only({"feature", "threshold", "left", "right", "samples"});
+      node.feature = static_cast<int>(n.at("feature").as_integer(0, width - 1));
+      node.threshold = n.at("threshold").as_number();
+      // Children come after their parent, so every path ends at a leaf.
+      const auto here = static_cast<long long>(i);
+      node.left = static_cast<int>(n.at("left").as_integer(here + 1, count - 1));
+      node.right = static_cast<int>(n.at("right").as_integer(here + 1, count - 1));
+    }
+    t.nodes_.push_back(node);
+  }
+  return t;
+}
+
 void ModelTree::describe(int id, int depth, std::string& out) const {
   const Node& n = nodes_[static_cast<std::size_t>(id)];
   char line[256];
@@ -183,4 +232,4 @@ void ModelTree::describe(int id, int depth, std::string& out) const {
   out += line;
 }
 
-} // namespace hs::validation
+} // namespace hs
