@@ -545,7 +545,7 @@ void ContentionEvaluator::transfer_finished(std::size_t t, double now) {
   if (--producer_uses_[ti] == 0) live_[static_cast<std::size_t>(tr.from)] -= bytes;
   const auto route = static_cast<std::size_t>(tr.from) * static_cast<std::size_t>(devices_) +
                      static_cast<std::size_t>(tr.to);
-  for (int l : route_links_[slot_of(route)])
+  for (int l : route_links_[route_slot(route)]) // explicit-cost edges never took a slot
     link_bytes_[static_cast<std::size_t>(l)] += bytes;
   result_.transfers[tr.run].end = now;
   result_.makespan = std::max(result_.makespan, now);
