@@ -40,11 +40,10 @@ ContentionEvaluator::ContentionEvaluator(const CostModel& cost, const Scenario& 
     : platform_(&cost.platform()), devices_(cost.platform().device_count()),
       sharing_(link_capacities(cost.platform())), noise_cv_(scenario.noise_cv),
       noise_seed_(scenario.noise_seed) {
-  const Platform& p = cost.platform();
   const auto n = static_cast<std::size_t>(devices_);
   route_slot_.assign(n * n, -1);
   rebind(cost);
-  for (const Device& d : p.devices) {
+  for (const Device& d : platform_->devices) {
     pstate_speed_.emplace_back();
     for (const auto& st : d.pstates)
       pstate_speed_.back().push_back(st.speed);
@@ -68,26 +67,18 @@ std::uint32_t ContentionEvaluator::route_slot(std::size_t route) {
   std::int32_t& slot = route_slot_[route];
   if (slot >= 0) return static_cast<std::uint32_t>(slot);
   slot = static_cast<std::int32_t>(route_latency_.size());
-  const auto n = static_cast<std::size_t>(devices_);
-  const auto a = static_cast<DeviceId>(route / n), b = static_cast<DeviceId>(route % n);
-  const Route* r = a != b ? platform_->route(a, b) : nullptr;
-  std::vector<int> resources, links;
-  double latency = 0.0, weight = 1.0, rate = std::numeric_limits<double>::infinity();
-  if (r) {
-    for (const auto& hop : r->hops) {
-      resources.push_back(link_direction(*platform_, hop));
-      links.push_back(hop.link);
-      rate = std::min(rate, platform_->links[static_cast<std::size_t>(hop.link)].bandwidth);
-    }
-    latency = r->latency;
-    weight = r->latency > 0 ? 1.0 / r->latency : 1.0;
+  const auto n = static_cast<std::size_t>(devices_), a = route / n, b = route % n;
+  const Route* r = a != b ? platform_->route(static_cast<DeviceId>(a), static_cast<DeviceId>(b)) : nullptr;
+  route_resources_.emplace_back(), route_links_.emplace_back();
+  double rate = std::numeric_limits<double>::infinity();
+  for (const auto& hop : r ? r->hops : std::vector<RouteHop>{}) {
+    route_resources_.back().push_back(link_direction(*platform_, hop));
+    route_links_.back().push_back(hop.link);
+    rate = std::min(rate, platform_->links[static_cast<std::size_t>(hop.link)].bandwidth);
   }
-  route_resources_.push_back(std::move(resources));
-  route_links_.push_back(std::move(links));
-  route_latency_.push_back(latency);
-  route_weight_.push_back(weight);
-  route_alone_rate_.push_back(rate);
-  route_rate_.push_back(0.0);
+  route_latency_.push_back(r ? r->latency : 0.0);
+  route_weight_.push_back(r && r->latency > 0 ? 1.0 / r->latency : 1.0);
+  route_alone_rate_.push_back(rate), route_rate_.push_back(0.0);
   return static_cast<std::uint32_t>(slot);
 }
 
@@ -95,12 +86,9 @@ void ContentionEvaluator::rebind(const CostModel& cost) {
   if (&cost.platform() != platform_)
     throw std::invalid_argument("ContentionEvaluator::rebind: a cost model on another platform");
   own_graph_.assign(cost.graph());
-  if (cost.dense()) {
-    bind_graph(own_graph_, cost.op_time_table());
-  } else {
-    bind_graph(own_graph_, {});
-    pinned_cost_ = &cost;
-  }
+  static const std::vector<double> none; // a model with pins is asked op by op: its table is ops x devices
+  bind_graph(own_graph_, cost.dense() ? cost.op_time_table() : none);
+  if (!cost.dense()) pinned_cost_ = &cost;
 }
 
 void ContentionEvaluator::rebind(const FlatGraph& graph, const std::vector<double>& op_times) {
@@ -366,10 +354,9 @@ void ContentionEvaluator::reshare_bandwidth(double now) {
     } else {
       // Flows on one route share a fate: one flow of their summed weight stands for them all.
       sharing_flows_.clear();
-      for (const auto& rc : mix) {
-        const std::uint32_t slot = slot_of(rc.route);
-        sharing_flows_.push_back({&route_resources_[slot], rc.flows * route_weight_[slot]});
-      }
+      for (const auto& rc : mix)
+        sharing_flows_.push_back(
+            {&route_resources_[slot_of(rc.route)], rc.flows * route_weight_[slot_of(rc.route)]});
       sharing_.solve(sharing_flows_, resource_availability_);
       for (std::size_t k = 0; k < mix.size(); ++k)
         mix_rates_.push_back(sharing_flows_[k].rate / mix[k].flows);
