@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # How the cost of simulating data-parallel training grows with the GPU count: one GPT-2 small training
-# step (batch 4 per replica) with DDP's bucketed hierarchical all-reduce on dgx-a100-cluster, 1 to 16
-# nodes (8 to 128 GPUs), planned by as-pinned and replayed by SimGrid. Prints, per size, the graph's ops,
+# step (batch 4 per replica) with DDP's bucketed hierarchical all-reduce on dgx-a100-cluster, 1 to 128
+# nodes (8 to 1024 GPUs, up to the max given), planned by as-pinned and replayed by SimGrid. Prints, per size, the graph's ops,
 # the simulated step, the CPU seconds and peak memory of the whole `heterosim run`, and the CPU time per
 # GPU as a ratio to the 8-GPU run of the same script.
 # Usage: bench/run_parallel_scale_bench.sh [path/to/heterosim] [max nodes, default 16]

@@ -56,6 +56,8 @@ void set_key(ParallelSetup& s, const std::string& key, const std::string& v) {
     s.dp.algorithm = collectives::algorithm_named(v);
   } else if (key == "group") {
     s.dp.group_size = positive_integer(key, v);
+  } else if (key == "ring_steps") {
+    s.dp.max_ring_steps = v == "all" ? 0 : positive_integer(key, v);
   } else if (key == "microbatches") {
     s.pp.microbatches = positive_integer(key, v);
   } else if (key == "schedule") {
@@ -71,7 +73,8 @@ void set_key(ParallelSetup& s, const std::string& key, const std::string& v) {
   } else {
     throw InputError(
         "--parallel", key,
-        "unknown key (known: dp, tp, pp, bucket, algo, group, zero, microbatches, schedule, batch, devices)");
+        "unknown key (known: dp, tp, pp, bucket, algo, group, ring_steps, zero, microbatches, schedule, batch, "
+        "devices)");
   }
 }
 

@@ -40,26 +40,10 @@ ContentionEvaluator::ContentionEvaluator(const CostModel& cost, const Scenario& 
     : platform_(&cost.platform()), devices_(cost.platform().device_count()),
       sharing_(link_capacities(cost.platform())), noise_cv_(scenario.noise_cv),
       noise_seed_(scenario.noise_seed) {
-  const Platform& p = cost.platform();
   const auto n = static_cast<std::size_t>(devices_);
-  route_resources_.resize(n * n);
-  route_links_.resize(n * n);
-  route_latency_.assign(n * n, 0.0);
-  route_weight_.assign(n * n, 1.0);
-  for (DeviceId a = 0; a < devices_; ++a)
-    for (DeviceId b = 0; b < devices_; ++b) {
-      const Route* r = a != b ? p.route(a, b) : nullptr;
-      if (!r) continue;
-      const auto i = static_cast<std::size_t>(a) * n + static_cast<std::size_t>(b);
-      for (const auto& hop : r->hops) {
-        route_resources_[i].push_back(link_direction(p, hop));
-        route_links_[i].push_back(hop.link);
-      }
-      route_latency_[i] = r->latency;
-      route_weight_[i] = r->latency > 0 ? 1.0 / r->latency : 1.0;
-    }
+  route_slot_.assign(n * n, -1);
   rebind(cost);
-  for (const Device& d : p.devices) {
+  for (const Device& d : platform_->devices) {
     pstate_speed_.emplace_back();
     for (const auto& st : d.pstates)
       pstate_speed_.back().push_back(st.speed);
@@ -74,24 +58,37 @@ ContentionEvaluator::ContentionEvaluator(const CostModel& cost, const Scenario& 
     }
   std::stable_sort(profile_events_.begin(), profile_events_.end(),
                    [](const ProfileEvent& x, const ProfileEvent& y) { return x.at < y.at; });
-  route_alone_rate_.assign(n * n, 0.0);
-  route_rate_.assign(n * n, 0.0);
-  for (std::size_t i = 0; i < n * n; ++i) {
-    double rate = std::numeric_limits<double>::infinity();
-    for (int r : route_resources_[i])
-      rate = std::min(rate, p.links[static_cast<std::size_t>(r / 2)].bandwidth);
-    route_alone_rate_[i] = rate;
-  }
   copy_queue_.resize(n);
   in_queue_.resize(n);
   pending_to_.assign(n, -1);
+}
+
+std::uint32_t ContentionEvaluator::route_slot(std::size_t route) {
+  std::int32_t& slot = route_slot_[route];
+  if (slot >= 0) return static_cast<std::uint32_t>(slot);
+  slot = static_cast<std::int32_t>(route_latency_.size());
+  const auto n = static_cast<std::size_t>(devices_), a = route / n, b = route % n;
+  const Route* r = a != b ? platform_->route(static_cast<DeviceId>(a), static_cast<DeviceId>(b)) : nullptr;
+  route_resources_.emplace_back(), route_links_.emplace_back();
+  double rate = std::numeric_limits<double>::infinity();
+  for (const auto& hop : r ? r->hops : std::vector<RouteHop>{}) {
+    route_resources_.back().push_back(link_direction(*platform_, hop));
+    route_links_.back().push_back(hop.link);
+    rate = std::min(rate, platform_->links[static_cast<std::size_t>(hop.link)].bandwidth);
+  }
+  route_latency_.push_back(r ? r->latency : 0.0);
+  route_weight_.push_back(r && r->latency > 0 ? 1.0 / r->latency : 1.0);
+  route_alone_rate_.push_back(rate), route_rate_.push_back(0.0);
+  return static_cast<std::uint32_t>(slot);
 }
 
 void ContentionEvaluator::rebind(const CostModel& cost) {
   if (&cost.platform() != platform_)
     throw std::invalid_argument("ContentionEvaluator::rebind: a cost model on another platform");
   own_graph_.assign(cost.graph());
-  bind_graph(own_graph_, cost.op_time_table());
+  static const std::vector<double> none; // a model with pins is asked op by op: its table is ops x devices
+  bind_graph(own_graph_, cost.dense() ? cost.op_time_table() : none);
+  if (!cost.dense()) pinned_cost_ = &cost;
 }
 
 void ContentionEvaluator::rebind(const FlatGraph& graph, const std::vector<double>& op_times) {
@@ -102,7 +99,8 @@ void ContentionEvaluator::rebind(const FlatGraph& graph, const std::vector<doubl
 
 void ContentionEvaluator::bind_graph(const FlatGraph& graph, const std::vector<double>& op_times) {
   graph_ = &graph;
-  op_time_ = op_times.data();
+  op_time_ = op_times.empty() ? nullptr : op_times.data();
+  pinned_cost_ = nullptr;
   Scenario noise;
   noise.noise_cv = noise_cv_;
   noise.noise_seed = noise_seed_;
@@ -319,17 +317,17 @@ void ContentionEvaluator::start_flowing(Flow& f, double now) {
   f.updated = now;
   mix_state_ = sharing_states_.with(mix_state_, static_cast<std::uint32_t>(f.route));
   bool alone = !rates_dirty_;
-  for (int r : route_resources_[f.route])
+  for (int r : route_resources_[f.slot])
     alone = alone && flowing_on_[static_cast<std::size_t>(r)] == 0 &&
             resource_availability_[static_cast<std::size_t>(r)] == 1.0;
-  for (int r : route_resources_[f.route])
+  for (int r : route_resources_[f.slot])
     ++flowing_on_[static_cast<std::size_t>(r)];
   if (!alone) {
     f.finish = kInf; // until the re-share gives it a rate
     rates_dirty_ = true;
     return;
   }
-  f.rate = route_alone_rate_[f.route];
+  f.rate = route_alone_rate_[f.slot];
   f.finish = f.rate == kInf || f.remaining <= 0 ? now : now + f.remaining / f.rate;
   if (f.rate == kInf) f.rate = 0.0;
 }
@@ -338,7 +336,7 @@ void ContentionEvaluator::stop_flowing(const Flow& f) {
   if (!f.flowing) return;
   mix_state_ = sharing_states_.without(mix_state_, static_cast<std::uint32_t>(f.route));
   bool shared = false;
-  for (int r : route_resources_[f.route])
+  for (int r : route_resources_[f.slot])
     shared = shared || --flowing_on_[static_cast<std::size_t>(r)] > 0;
   if (shared) rates_dirty_ = true;
 }
@@ -352,12 +350,13 @@ void ContentionEvaluator::reshare_bandwidth(double now) {
   if (!rates) {
     mix_rates_.clear();
     if (nominal && mix.size() == 1 && mix[0].flows == 1) {
-      mix_rates_.push_back(route_alone_rate_[mix[0].route]); // alone: its bottleneck
+      mix_rates_.push_back(route_alone_rate_[slot_of(mix[0].route)]); // alone: its bottleneck
     } else {
       // Flows on one route share a fate: one flow of their summed weight stands for them all.
       sharing_flows_.clear();
       for (const auto& rc : mix)
-        sharing_flows_.push_back({&route_resources_[rc.route], rc.flows * route_weight_[rc.route]});
+        sharing_flows_.push_back(
+            {&route_resources_[slot_of(rc.route)], rc.flows * route_weight_[slot_of(rc.route)]});
       sharing_.solve(sharing_flows_, resource_availability_);
       for (std::size_t k = 0; k < mix.size(); ++k)
         mix_rates_.push_back(sharing_flows_[k].rate / mix[k].flows);
@@ -366,14 +365,14 @@ void ContentionEvaluator::reshare_bandwidth(double now) {
     rates = mix_rates_.data();
   }
   for (std::size_t k = 0; k < mix.size(); ++k)
-    route_rate_[mix[k].route] = rates[k];
+    route_rate_[slot_of(mix[k].route)] = rates[k];
   flow_next_ = kInf;
   for (Flow& f : flows_) {
     // A flow whose rate stays keeps its predicted finish: bringing it up to date would only round it.
-    if (f.flowing && route_rate_[f.route] != f.rate) {
+    if (f.flowing && route_rate_[f.slot] != f.rate) {
       f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.updated));
       f.updated = now;
-      const double rate = route_rate_[f.route];
+      const double rate = route_rate_[f.slot];
       f.rate = rate == kInf ? 0.0 : rate;
       f.finish = rate == kInf || f.remaining <= 0 ? now : rate > 0 ? now + f.remaining / rate : kInf;
     }
@@ -444,9 +443,10 @@ void ContentionEvaluator::start_copy_engines(double now) {
       const double bytes = graph_->tensor_bytes(static_cast<std::size_t>(tr.tensor));
       record_start(tr, bytes, now);
       const auto route = static_cast<std::size_t>(tr.from) * static_cast<std::size_t>(devices_) + d;
-      const double latency_end = now + route_latency_[route];
+      const std::uint32_t slot = route_slot(route);
+      const double latency_end = now + route_latency_[slot];
       // A route of no links moves data at once, after its latency.
-      flows_.push_back({t, route, route_resources_[route].empty() ? 0.0 : bytes, now, latency_end});
+      flows_.push_back({t, route, slot, route_resources_[slot].empty() ? 0.0 : bytes, now, latency_end});
       flow_next_ = std::min(flow_next_, latency_end);
     }
   }
@@ -532,7 +532,7 @@ void ContentionEvaluator::transfer_finished(std::size_t t, double now) {
   if (--producer_uses_[ti] == 0) live_[static_cast<std::size_t>(tr.from)] -= bytes;
   const auto route = static_cast<std::size_t>(tr.from) * static_cast<std::size_t>(devices_) +
                      static_cast<std::size_t>(tr.to);
-  for (int l : route_links_[route])
+  for (int l : route_links_[route_slot(route)]) // explicit-cost edges never took a slot
     link_bytes_[static_cast<std::size_t>(l)] += bytes;
   result_.transfers[tr.run].end = now;
   result_.makespan = std::max(result_.makespan, now);

@@ -54,7 +54,8 @@ public:
 private:
   struct Flow { // an active transfer
     std::size_t transfer;
-    std::size_t route;
+    std::size_t route;    // from * n + to: the name sharing states know it by
+    std::uint32_t slot;   // where its route's figures are (route_slot)
     double remaining;     // bytes, as of `updated`
     double updated = 0.0; // when `remaining` was last brought up to date
     double finish;        // predicted end at the current rate; while in latency, when the latency ends
@@ -89,22 +90,32 @@ private:
   void record_peaks();
 
   void bind_graph(const FlatGraph& graph, const std::vector<double>& op_times);
+  std::uint32_t route_slot(std::size_t route);     // finds the route's figures on first use
+  std::uint32_t slot_of(std::size_t route) const { // of a route a transfer has already taken
+    return static_cast<std::uint32_t>(route_slot_[route]);
+  }
   // CostModel::op_time(op, device, pstate), with the p-state speeds in a flat table.
   double op_seconds(OpId o, DeviceId d, int pstate) const {
     const auto& speed = pstate_speed_[static_cast<std::size_t>(d)];
-    return op_time_[static_cast<std::size_t>(o) * static_cast<std::size_t>(devices_) +
-                    static_cast<std::size_t>(d)] *
-           speed.front() / speed[static_cast<std::size_t>(pstate)];
+    const double nominal = op_time_
+                               ? op_time_[static_cast<std::size_t>(o) * static_cast<std::size_t>(devices_) +
+                                          static_cast<std::size_t>(d)]
+                               : pinned_cost_->op_time(o, d);
+    return nominal * speed.front() / speed[static_cast<std::size_t>(pstate)];
   }
 
   const Platform* platform_;
   int devices_ = 0;
   FlatGraph own_graph_; // the bound cost model's graph, flat (unused when rebound to outside arrays)
   const FlatGraph* graph_ = nullptr;
-  const double* op_time_ = nullptr; // [op][device], nominal p-state
+  const double* op_time_ = nullptr;        // [op][device], nominal p-state; null: ask pinned_cost_
+  const CostModel* pinned_cost_ = nullptr; // a model with pinned ops, whose table would be ops x devices
   // Static structure (platform and graph).
-  std::vector<std::vector<int>> route_resources_; // [from * n + to]: link directions crossed
-  std::vector<std::vector<int>> route_links_;     // [from * n + to]: link ids, for bytes per link
+  // Per route a transfer has taken, in the order first taken (a slot): a cluster's routes are found only
+  // when used, as the platform finds them (Platform::route).
+  std::vector<std::int32_t> route_slot_;          // [from * n + to]: its slot, -1 before first use
+  std::vector<std::vector<int>> route_resources_; // [slot]: link directions crossed
+  std::vector<std::vector<int>> route_links_;     // [slot]: link ids, for bytes per link
   std::vector<double> route_latency_, route_weight_;
   std::vector<double> time_factor_;               // per op (scenario noise)
   std::vector<std::vector<double>> pstate_speed_; // per device, per p-state
@@ -145,11 +156,11 @@ private:
   std::vector<std::size_t> in_ready_; // destinations whose queue grew or whose incoming engine was freed
   std::vector<char> in_ready_mark_;
   std::vector<int> flowing_on_;          // per link resource: flows sharing its bandwidth now
-  std::vector<double> route_alone_rate_; // [from * n + to]: a transfer's rate with its route to itself
+  std::vector<double> route_alone_rate_; // [slot]: a transfer's rate with its route to itself
   std::vector<Flow> flows_;
   std::vector<MaxMinSharing::Flow> sharing_flows_; // scratch: one per route of the mix, for the solver
   std::vector<double> mix_rates_;                  // scratch: the per-flow rate on each route of the mix
-  std::vector<double> route_rate_;                 // scratch: [route] the per-flow rate of the mix
+  std::vector<double> route_rate_;                 // scratch: [slot] the per-flow rate of the mix
   SharingStates::State mix_state_ = SharingStates::kIdle; // the routes flowing now
   int links_off_nominal_ = 0; // link directions whose availability is not 1 (no caching then)
   std::vector<std::pair<double, std::size_t>> timed_; // explicit-cost edges: (end, transfer), a min-heap

@@ -11,36 +11,79 @@ namespace hs {
 
 CostModel::CostModel(const Graph& g, const Platform& p, Calibration c)
     : graph_(&g), platform_(&p), calibration_(std::move(c)), devices_(p.device_count()) {
-  op_time_.resize(static_cast<std::size_t>(g.op_count()) * static_cast<std::size_t>(devices_));
+  row_.resize(static_cast<std::size_t>(g.op_count()));
   for (OpId o = 0; o < g.op_count(); ++o)
     cost_op(o);
-  summarise_routes();
 }
 
 CostModel::CostModel(const Graph& g, const CostModel& like, const std::vector<OpId>& same_as)
     : graph_(&g), platform_(like.platform_), calibration_(like.calibration_), devices_(like.devices_),
-      mean_route_latency_(like.mean_route_latency_), mean_inverse_bandwidth_(like.mean_inverse_bandwidth_) {
-  op_time_.resize(static_cast<std::size_t>(g.op_count()) * static_cast<std::size_t>(devices_));
-  const auto row = static_cast<std::ptrdiff_t>(devices_);
+      routes_summarised_(like.routes_summarised_), mean_route_latency_(like.mean_route_latency_),
+      mean_inverse_bandwidth_(like.mean_inverse_bandwidth_) {
+  row_.resize(static_cast<std::size_t>(g.op_count()));
   for (OpId o = 0; o < g.op_count(); ++o) {
     const OpId same =
         static_cast<std::size_t>(o) < same_as.size() ? same_as[static_cast<std::size_t>(o)] : -1;
-    if (same < 0) {
+    if (same < 0)
       cost_op(o);
-      continue;
-    }
-    const auto from = like.op_time_.begin() + static_cast<std::ptrdiff_t>(like.index(same, 0));
-    std::copy(from, from + row, op_time_.begin() + static_cast<std::ptrdiff_t>(index(o, 0)));
+    else
+      copy_op(o, like, same);
   }
 }
 
+std::optional<DeviceId> CostModel::pinned_device(const Op& o) const {
+  if (o.has_explicit_times() || o.allowed_devices.size() != 1) return std::nullopt;
+  return platform_->find_device(o.allowed_devices.front()).value_or(-1);
+}
+
 void CostModel::cost_op(OpId o) {
-  op_times(graph_->op(o), op_time_.data() + index(o, 0));
+  const Op& op = graph_->op(o);
+  if (const auto pin = pinned_device(op)) {
+    Pin p{*pin, kInfeasible};
+    if (p.device >= 0 && structural_reason(op, p.device).empty()) {
+      const double t = roofline(op, platform_->devices[static_cast<std::size_t>(p.device)]);
+      p.seconds = std::isfinite(t) ? t : kInfeasible;
+    }
+    row_[static_cast<std::size_t>(o)] = -1 - static_cast<std::int64_t>(pins_.size());
+    pins_.push_back(p);
+    return;
+  }
+  row_[static_cast<std::size_t>(o)] = static_cast<std::int64_t>(op_time_.size());
+  op_time_.resize(op_time_.size() + static_cast<std::size_t>(devices_));
+  op_times(op, op_time_.data() + row_[static_cast<std::size_t>(o)]);
+}
+
+void CostModel::copy_op(OpId o, const CostModel& like, OpId same) {
+  const std::int64_t from = like.row_[static_cast<std::size_t>(same)];
+  if (from < 0) {
+    row_[static_cast<std::size_t>(o)] = -1 - static_cast<std::int64_t>(pins_.size());
+    pins_.push_back(like.pins_[static_cast<std::size_t>(-1 - from)]);
+    return;
+  }
+  row_[static_cast<std::size_t>(o)] = static_cast<std::int64_t>(op_time_.size());
+  const auto begin = like.op_time_.begin() + from;
+  op_time_.insert(op_time_.end(), begin, begin + devices_);
+}
+
+const std::vector<double>& CostModel::op_time_table() const {
+  if (pins_.empty()) return op_time_; // rows in op order, every op with one
+  if (table_.empty()) {
+    table_.resize(row_.size() * static_cast<std::size_t>(devices_));
+    for (std::size_t o = 0; o < row_.size(); ++o)
+      for (DeviceId d = 0; d < devices_; ++d)
+        table_[o * static_cast<std::size_t>(devices_) + static_cast<std::size_t>(d)] =
+            op_time(static_cast<OpId>(o), d);
+  }
+  return table_;
 }
 
 void CostModel::op_times(const Op& op, double* row) const {
+  // A pinned op is refused by every other device; asking each why would build a message per device.
+  std::optional<DeviceId> only;
+  if (!op.has_explicit_times() && op.allowed_devices.size() == 1)
+    only = platform_->find_device(op.allowed_devices.front()).value_or(-1);
   for (DeviceId d = 0; d < devices_; ++d)
-    if (structural_reason(op, d).empty()) {
+    if ((!only || *only == d) && structural_reason(op, d).empty()) {
       const double t = roofline(op, platform_->devices[static_cast<std::size_t>(d)]);
       row[d] = std::isfinite(t) ? t : kInfeasible;
     } else {
@@ -48,7 +91,9 @@ void CostModel::op_times(const Op& op, double* row) const {
     }
 }
 
-void CostModel::summarise_routes() {
+void CostModel::summarise_routes() const {
+  if (routes_summarised_) return;
+  routes_summarised_ = true;
   const Platform& p = *platform_;
   int pairs = 0;
   for (DeviceId a = 0; a < devices_; ++a)
@@ -164,6 +209,7 @@ double CostModel::mean_op_time(OpId op) const {
 double CostModel::mean_transfer_time(TensorId t) const {
   const Tensor& tensor = graph_->tensor(t);
   if (tensor.comm_time) return *tensor.comm_time;
+  summarise_routes();
   return mean_route_latency_ + tensor.bytes * mean_inverse_bandwidth_;
 }
 

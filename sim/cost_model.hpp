@@ -5,8 +5,10 @@
 #include "sim/graph.hpp"
 #include "sim/platform.hpp"
 
+#include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,9 +36,16 @@ public:
   const Platform& platform() const { return *platform_; }
 
   // Seconds at the nominal p-state; kInfeasible when the device cannot run the op.
-  double op_time(OpId op, DeviceId dev) const { return op_time_[index(op, dev)]; }
-  // All of them, [op][device]: what an evaluator reads.
-  const std::vector<double>& op_time_table() const { return op_time_; }
+  double op_time(OpId op, DeviceId dev) const {
+    const std::int64_t row = row_[static_cast<std::size_t>(op)];
+    if (row >= 0) return op_time_[static_cast<std::size_t>(row) + static_cast<std::size_t>(dev)];
+    const Pin& pin = pins_[static_cast<std::size_t>(-1 - row)];
+    return dev == pin.device ? pin.seconds : kInfeasible;
+  }
+  // Whether every op has a row of times (no op is pinned to one device): then op_time_table() costs nothing.
+  bool dense() const { return pins_.empty(); }
+  // All of them, [op][device]: what an evaluator reads. Built on first use when ops are pinned.
+  const std::vector<double>& op_time_table() const;
   // Seconds of `op`, which need not be in this graph (a rewrite's new op), on each device at the nominal
   // p-state, by the same rules: `row` gets one entry per device.
   void op_times(const Op& op, double* row) const;
@@ -56,12 +65,18 @@ public:
   double mean_transfer_time(TensorId t) const;
 
 private:
-  std::size_t index(OpId op, DeviceId dev) const {
-    return static_cast<std::size_t>(op) * static_cast<std::size_t>(devices_) + static_cast<std::size_t>(dev);
-  }
+  // An op pinned to one device keeps one time, not a row: a graph spread over a thousand devices pins
+  // every op, and a row each would be ops x devices.
+  struct Pin {
+    DeviceId device = -1; // -1: pinned to no device of the platform
+    double seconds = kInfeasible;
+  };
   double roofline(const Op& o, const Device& d) const;
   void cost_op(OpId o);
-  void summarise_routes();
+  void copy_op(OpId o, const CostModel& like, OpId same);
+  // The one device a pinned op may run on, when it is a pin this model keeps as one time.
+  std::optional<DeviceId> pinned_device(const Op& o) const;
+  void summarise_routes() const;
   // Why `dev` cannot run `op` by kind, precision or listed times (not by how long it would take).
   std::string structural_reason(OpId op, DeviceId dev) const {
     return structural_reason(graph_->op(op), dev);
@@ -72,9 +87,15 @@ private:
   const Platform* platform_;
   Calibration calibration_;
   int devices_;
-  std::vector<double> op_time_; // [op][device]
-  double mean_route_latency_ = 0.0;
-  double mean_inverse_bandwidth_ = 0.0;
+  std::vector<double> op_time_;   // the rows, one per op that has one, of devices_ times each
+  std::vector<std::int64_t> row_; // per op: its row's offset in op_time_, or -1 - its index in pins_
+  std::vector<Pin> pins_;
+  mutable std::vector<double> table_; // op_time_table() of a model with pins
+  // HEFT's c-bar terms over every routed pair, computed when first asked: a cluster's million routes are
+  // not worth finding for a policy that never asks.
+  mutable bool routes_summarised_ = false;
+  mutable double mean_route_latency_ = 0.0;
+  mutable double mean_inverse_bandwidth_ = 0.0;
 };
 
 } // namespace hs

@@ -35,6 +35,17 @@ double Device::efficiency_for(const std::string& op_kind) const {
 }
 
 std::optional<DeviceId> Platform::find_device(const std::string& n) const {
+  // An index, because a graph pinned over a thousand devices names one per op; it is only a hint (the
+  // devices are public and may have changed since), so a hit is checked and a miss is searched for.
+  if (device_index_->size() != devices.size()) {
+    device_index_->clear();
+    for (std::size_t i = 0; i < devices.size(); ++i)
+      device_index_->emplace(devices[i].name, static_cast<DeviceId>(i));
+  }
+  if (auto it = device_index_->find(n); it != device_index_->end() &&
+                                        static_cast<std::size_t>(it->second) < devices.size() &&
+                                        devices[static_cast<std::size_t>(it->second)].name == n)
+    return it->second;
   for (std::size_t i = 0; i < devices.size(); ++i)
     if (devices[i].name == n) return static_cast<DeviceId>(i);
   return std::nullopt;
@@ -51,22 +62,41 @@ bool Platform::has_topology() const {
 }
 
 const Route* Platform::route(DeviceId from, DeviceId to) const {
-  const auto n = static_cast<std::size_t>(device_count());
-  if (routes_.size() != n * n) return nullptr;
-  const auto& r = routes_[static_cast<std::size_t>(from) * n + static_cast<std::size_t>(to)];
-  return r ? &*r : nullptr;
+  if (from == to) return nullptr;
+  const std::uint64_t key = pair_key(from, to);
+  if (auto w = routes_->written.find(key); w != routes_->written.end()) return &w->second;
+  if (!routes_->source || routes_->unreachable.count(key)) return nullptr;
+  auto c = routes_->computed.find(key);
+  if (c == routes_->computed.end()) {
+    std::optional<Route> r = routes_->source->route(from, to);
+    if (r) r = with_totals(std::move(*r));
+    c = routes_->computed.emplace(key, std::move(r)).first;
+  }
+  return c->second ? &*c->second : nullptr;
 }
 
-void Platform::set_route(DeviceId from, DeviceId to, Route r) {
-  const auto n = static_cast<std::size_t>(device_count());
-  if (routes_.size() != n * n) routes_.assign(n * n, std::nullopt);
+Route Platform::with_totals(Route r) const {
   r.latency = 0;
   r.bandwidth = std::numeric_limits<double>::infinity();
   for (const auto& hop : r.hops) {
     r.latency += links.at(static_cast<std::size_t>(hop.link)).latency;
     r.bandwidth = std::min(r.bandwidth, links.at(static_cast<std::size_t>(hop.link)).bandwidth);
   }
-  routes_[static_cast<std::size_t>(from) * n + static_cast<std::size_t>(to)] = std::move(r);
+  return r;
+}
+
+void Platform::set_route(DeviceId from, DeviceId to, Route r) {
+  if (routes_.use_count() > 1) routes_ = std::make_shared<Routes>(*routes_); // a copy's change is its own
+  routes_->written[pair_key(from, to)] = with_totals(std::move(r));
+}
+
+void Platform::compute_other_routes(std::shared_ptr<const RouteSource> source,
+                                    std::vector<std::pair<DeviceId, DeviceId>> unreachable) {
+  if (routes_.use_count() > 1) routes_ = std::make_shared<Routes>(*routes_);
+  routes_->source = std::move(source);
+  routes_->computed.clear();
+  for (const auto& [a, b] : unreachable)
+    routes_->unreachable[pair_key(a, b)] = true;
 }
 
 int link_direction(const Platform& p, const RouteHop& hop) {

@@ -2,9 +2,12 @@
 // The hardware: devices (SimGrid hosts) and links; a route is the list of links a transfer crosses, so a
 // switch shared by several devices is one link on several routes and contention needs no special case.
 // Routes are computed from the links' ends (sim/topology.hpp) or written out in the file.
+#include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace hs {
@@ -103,6 +106,15 @@ struct Route {
 
 class Platform;
 
+// Where the routes a file does not write come from: the topology's path rule (sim/topology.hpp), asked for
+// a pair the first time a transfer or a report needs it, so a cluster of a thousand devices never builds
+// the million routes it does not use. Hops only: the platform sums the rest.
+class RouteSource {
+public:
+  virtual ~RouteSource() = default;
+  virtual std::optional<Route> route(DeviceId from, DeviceId to) const = 0;
+};
+
 // The link direction a hop crosses, numbered 2 x link + 1 for the reverse direction of a split-duplex link
 // (a shared link's two directions are one resource, 2 x link). Whatever treats link directions as
 // resources (the evaluator, contention-aware planners) numbers them this way.
@@ -124,15 +136,33 @@ public:
   std::optional<DeviceId> find_device(const std::string& name) const;
   std::optional<LinkId> find_link(const std::string& name) const;
 
-  // nullptr when no route joins the two devices (a transfer between them is impossible).
+  // nullptr when no route joins the two devices (a transfer between them is impossible). A computed route
+  // is found the first time it is asked for and kept; the pointer stays valid as long as the platform.
   const Route* route(DeviceId from, DeviceId to) const;
+  // A written route: it takes precedence over a computed one.
   void set_route(DeviceId from, DeviceId to, Route r);
+  // Computes the routes no file writes from `source`, except between the pairs in `unreachable`.
+  void compute_other_routes(std::shared_ptr<const RouteSource> source,
+                            std::vector<std::pair<DeviceId, DeviceId>> unreachable);
 
   // Checks internal consistency; throws InputError naming `file`.
   void validate() const;
 
 private:
-  std::vector<std::optional<Route>> routes_; // [from * n + to]
+  struct Routes {
+    std::unordered_map<std::uint64_t, Route> written;
+    std::unordered_map<std::uint64_t, bool> unreachable;
+    std::shared_ptr<const RouteSource> source;
+    std::unordered_map<std::uint64_t, std::optional<Route>> computed; // what `source` answered so far
+  };
+  std::uint64_t pair_key(DeviceId from, DeviceId to) const {
+    return static_cast<std::uint64_t>(from) << 32 | static_cast<std::uint32_t>(to);
+  }
+  Route with_totals(Route r) const;
+  // Shared by copies: a copy of a loaded platform answers with the same routes without computing them again.
+  std::shared_ptr<Routes> routes_ = std::make_shared<Routes>();
+  std::shared_ptr<std::unordered_map<std::string, DeviceId>> device_index_ =
+      std::make_shared<std::unordered_map<std::string, DeviceId>>();
 };
 
 // Loads a platform description (format "heterosim-platform", version 1). `name_or_path` may also be the

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 
 namespace hs {
@@ -154,15 +155,16 @@ std::set<Pair> read_unreachable(const Platform& p, const JsonNode& root,
 
 // A device at neither end of any link gets its own message, clearer than one per missing pair.
 void check_every_device_linked(const Platform& p, const std::set<Pair>& unreachable) {
+  std::set<std::string> linked;
+  for (const Link& l : p.links)
+    linked.insert(l.ends.begin(), l.ends.end());
   for (DeviceId d = 0; d < p.device_count(); ++d) {
     const std::string& name = device_name(p, d);
-    const bool linked = std::any_of(p.links.begin(), p.links.end(), [&name](const Link& l) {
-      return std::find(l.ends.begin(), l.ends.end(), name) != l.ends.end();
-    });
+    if (linked.count(name)) continue;
     bool needs_link = false;
-    for (DeviceId o = 0; o < p.device_count(); ++o)
-      needs_link = needs_link || (o != d && !unreachable.count({d, o}));
-    if (!linked && needs_link)
+    for (DeviceId o = 0; o < p.device_count() && !needs_link; ++o)
+      needs_link = o != d && !unreachable.count({d, o});
+    if (needs_link)
       throw InputError(p.file, "devices[" + std::to_string(d) + "]",
                        "device '" + name + "' is at neither end of any link, so no route reaches it: add a " +
                            "link with \"ends\": [\"" + name + "\", ...]");
@@ -184,29 +186,30 @@ void read_topology(Platform& p, const JsonNode& root) {
 void read_routes(Platform& p, const JsonNode& root) {
   const auto written = read_written_routes(p, root);
   const auto unreachable = read_unreachable(p, root, written);
-  const auto computed = p.has_topology() ? compute_routes(p) : std::vector<std::optional<Route>>{};
-  const auto n = static_cast<std::size_t>(p.device_count());
-  for (DeviceId a = 0; a < p.device_count(); ++a)
-    for (DeviceId b = 0; b < p.device_count(); ++b) {
-      const auto index = static_cast<std::size_t>(a) * n + static_cast<std::size_t>(b);
-      if (auto w = written.find({a, b}); w != written.end())
-        p.set_route(a, b, w->second);
-      else if (!computed.empty() && computed[index] && !unreachable.count({a, b}))
-        p.set_route(a, b, *computed[index]);
-    }
-  if (p.has_topology()) check_every_device_linked(p, unreachable);
+  for (const auto& [pair, route] : written)
+    p.set_route(pair.first, pair.second, route);
+  std::shared_ptr<const TopologyRoutes> topology;
+  if (p.has_topology()) {
+    topology = std::make_shared<const TopologyRoutes>(p);
+    p.compute_other_routes(topology, {unreachable.begin(), unreachable.end()});
+    check_every_device_linked(p, unreachable);
+  }
   // Every pair of devices needs a route, or a declaration that it has none: a missing route would load and
-  // quietly constrain every schedule.
+  // quietly constrain every schedule. Checked by which devices a path joins, without building the routes.
   const std::string how = p.has_topology() ? "no path of links joins them (paths pass through switches and "
                                              "bridges, and through devices only when listed in "
                                              "\"transit_devices\"): add a link, or a route,"
                                            : "add one,";
-  for (DeviceId a = 0; a < p.device_count(); ++a)
+  const auto n = static_cast<std::size_t>(p.device_count());
+  for (DeviceId a = 0; a < p.device_count(); ++a) {
+    const std::vector<bool> joined = topology ? topology->joined(a) : std::vector<bool>(n, false);
     for (DeviceId b = 0; b < p.device_count(); ++b)
-      if (a != b && !p.route(a, b) && !unreachable.count({a, b}))
+      if (a != b && !joined[static_cast<std::size_t>(b)] && !written.count({a, b}) &&
+          !unreachable.count({a, b}))
         throw InputError(p.file, p.has_topology() ? "links" : "routes",
                          "no route from '" + device_name(p, a) + "' to '" + device_name(p, b) + "': " + how +
                              " or list the pair under \"unreachable\" if no transfer can join them");
+  }
 }
 
 } // namespace hs

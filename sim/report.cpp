@@ -49,24 +49,38 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
-// Every routed pair, hop by hop, so a reader sees which links a transfer between two devices crossed.
-OJson routes_json(const Platform& p) {
+// Every routed pair, hop by hop, so a reader sees which links a transfer between two devices crossed. Past
+// 64 devices (a cluster: a thousand devices have a million pairs), only the pairs the run's transfers
+// joined; `heterosim info --routes` lists a platform's all.
+constexpr int kEveryRouteUpTo = 64;
+
+OJson routes_json(const Platform& p, const Execution& e) {
+  std::vector<std::pair<DeviceId, DeviceId>> pairs;
+  if (p.device_count() <= kEveryRouteUpTo) {
+    for (DeviceId a = 0; a < p.device_count(); ++a)
+      for (DeviceId b = 0; b < p.device_count(); ++b)
+        if (a != b) pairs.emplace_back(a, b);
+  } else {
+    for (const auto& t : e.transfers)
+      if (t.from != t.to) pairs.emplace_back(t.from, t.to);
+    std::sort(pairs.begin(), pairs.end());
+    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  }
   OJson routes = OJson::array();
-  for (DeviceId a = 0; a < p.device_count(); ++a)
-    for (DeviceId b = 0; b < p.device_count(); ++b) {
-      const Route* route = a != b ? p.route(a, b) : nullptr;
-      if (!route) continue;
-      OJson hops = OJson::array();
-      for (const auto& h : route->hops)
-        hops.push_back({{"link", p.links[static_cast<std::size_t>(h.link)].name},
-                        {"direction", h.forward ? "forward" : "reverse"}});
-      routes.push_back({{"from", p.devices[static_cast<std::size_t>(a)].name},
-                        {"to", p.devices[static_cast<std::size_t>(b)].name},
-                        {"origin", route->computed ? "computed" : "explicit"},
-                        {"latency_s", route->latency},
-                        {"bandwidth_bytes_per_s", route->bandwidth},
-                        {"hops", hops}});
-    }
+  for (const auto& [a, b] : pairs) {
+    const Route* route = p.route(a, b);
+    if (!route) continue;
+    OJson hops = OJson::array();
+    for (const auto& h : route->hops)
+      hops.push_back({{"link", p.links[static_cast<std::size_t>(h.link)].name},
+                      {"direction", h.forward ? "forward" : "reverse"}});
+    routes.push_back({{"from", p.devices[static_cast<std::size_t>(a)].name},
+                      {"to", p.devices[static_cast<std::size_t>(b)].name},
+                      {"origin", route->computed ? "computed" : "explicit"},
+                      {"latency_s", route->latency},
+                      {"bandwidth_bytes_per_s", route->bandwidth},
+                      {"hops", hops}});
+  }
   return routes;
 }
 
@@ -131,7 +145,7 @@ OJson report_json(const Report& r) {
                               {"busy_s", link_busy[l]},
                               {"busy_s_at_full_bandwidth", link_bytes[l] / p.links[l].bandwidth}};
   j["links"] = links;
-  j["routes"] = routes_json(p);
+  j["routes"] = routes_json(p, e);
   double moved = 0;
   for (const auto& t : e.transfers)
     moved += t.bytes;

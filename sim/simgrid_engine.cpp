@@ -5,6 +5,7 @@
 #include "sim/stream_executor.hpp"
 #include "sim/transfer_rule.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -165,7 +166,8 @@ namespace replay {
 
 std::string simulate(const Platform& p, const Scenario& scenario,
                      const std::function<void(SimgridPlatform&)>& setup,
-                     const std::function<std::string()>& finish) {
+                     const std::function<std::string()>& finish,
+                     const std::vector<std::pair<DeviceId, DeviceId>>* pairs) {
   int argc = 1;
   char name[] = "heterosim";
   char* argv[] = {name, nullptr};
@@ -178,7 +180,7 @@ std::string simulate(const Platform& p, const Scenario& scenario,
   configure_exact_network();
   sg_host_energy_plugin_init();
   sg_link_energy_plugin_init();
-  SimgridPlatform sg = build_simgrid_platform(p, scenario);
+  SimgridPlatform sg = build_simgrid_platform(p, scenario, pairs);
   setup(sg);
   engine.run();
   try {
@@ -202,9 +204,28 @@ void collect_energy(const SimgridPlatform& sg, Execution& e) {
 
 } // namespace replay
 
+namespace {
+// The device pairs the plan's transfers join, in a fixed order: the routes the zone needs.
+std::vector<std::pair<DeviceId, DeviceId>> transfer_pairs(const Plan& plan, const Graph& g) {
+  std::vector<std::pair<DeviceId, DeviceId>> pairs;
+  for (TensorId t = 0; t < g.tensor_count(); ++t) {
+    const Tensor& tensor = g.tensor(t);
+    if (tensor.producer < 0) continue;
+    const DeviceId from = plan.device[static_cast<std::size_t>(tensor.producer)];
+    for (OpId c : tensor.consumers)
+      if (const DeviceId to = plan.device[static_cast<std::size_t>(c)]; to != from)
+        pairs.emplace_back(from, to);
+  }
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  return pairs;
+}
+} // namespace
+
 Execution run_simgrid_in_this_process(const Plan& plan, const CostModel& cost, const Scenario& scenario) {
   std::unique_ptr<replay::StreamExecutor> executor;
   std::unique_ptr<StaticFeed> feed;
+  const auto pairs = transfer_pairs(plan, cost.graph());
   const auto bytes = replay::simulate(
       cost.platform(), scenario,
       [&](SimgridPlatform& sg) {
@@ -218,7 +239,8 @@ Execution run_simgrid_in_this_process(const Plan& plan, const CostModel& cost, c
         feed.reset(); // while the Engine still exists: the executor owns SimGrid mutexes
         executor.reset();
         return out;
-      });
+      },
+      &pairs);
   return deserialize(bytes);
 }
 

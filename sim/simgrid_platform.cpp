@@ -49,7 +49,8 @@ simgrid::kernel::profile::Profile* profile_for(const std::vector<ResourceProfile
 }
 } // namespace
 
-SimgridPlatform build_simgrid_platform(const Platform& p, const Scenario& scenario) {
+SimgridPlatform build_simgrid_platform(const Platform& p, const Scenario& scenario,
+                                       const std::vector<std::pair<DeviceId, DeviceId>>* pairs) {
   SimgridPlatform out;
   auto* zone = sg4::create_full_zone("heterosim");
   for (const auto& d : p.devices) {
@@ -103,24 +104,30 @@ SimgridPlatform build_simgrid_platform(const Platform& p, const Scenario& scenar
       out.route_links.push_back(link);
     }
   }
-  for (DeviceId a = 0; a < p.device_count(); ++a)
-    for (DeviceId b = 0; b < p.device_count(); ++b) {
-      const Route* r = a != b ? p.route(a, b) : nullptr;
-      if (!r) continue;
-      std::vector<sg4::LinkInRoute> hops;
-      for (const auto& hop : r->hops) {
-        const auto& l = p.links[static_cast<std::size_t>(hop.link)];
-        auto* link = out.route_links[static_cast<std::size_t>(hop.link)];
-        if (l.sharing == Sharing::SplitDuplex)
-          hops.emplace_back(link, hop.forward ? sg4::LinkInRoute::Direction::UP
-                                              : sg4::LinkInRoute::Direction::DOWN);
-        else
-          hops.emplace_back(link);
-      }
-      // Each direction is added on its own (the platform already holds both when symmetrical).
-      zone->add_route(out.hosts[static_cast<std::size_t>(a)]->get_netpoint(),
-                      out.hosts[static_cast<std::size_t>(b)]->get_netpoint(), nullptr, nullptr, hops, false);
+  std::vector<std::pair<DeviceId, DeviceId>> every;
+  if (!pairs) {
+    for (DeviceId a = 0; a < p.device_count(); ++a)
+      for (DeviceId b = 0; b < p.device_count(); ++b)
+        every.emplace_back(a, b);
+    pairs = &every;
+  }
+  for (const auto& [a, b] : *pairs) {
+    const Route* r = a != b ? p.route(a, b) : nullptr;
+    if (!r) continue;
+    std::vector<sg4::LinkInRoute> hops;
+    for (const auto& hop : r->hops) {
+      const auto& l = p.links[static_cast<std::size_t>(hop.link)];
+      auto* link = out.route_links[static_cast<std::size_t>(hop.link)];
+      if (l.sharing == Sharing::SplitDuplex)
+        hops.emplace_back(link,
+                          hop.forward ? sg4::LinkInRoute::Direction::UP : sg4::LinkInRoute::Direction::DOWN);
+      else
+        hops.emplace_back(link);
     }
+    // Each direction is added on its own (the platform already holds both when symmetrical).
+    zone->add_route(out.hosts[static_cast<std::size_t>(a)]->get_netpoint(),
+                    out.hosts[static_cast<std::size_t>(b)]->get_netpoint(), nullptr, nullptr, hops, false);
+  }
   zone->seal();
   return out;
 }

@@ -6,6 +6,7 @@
 #include "sim/scenario.hpp"
 
 #include <simgrid/s4u.hpp>
+#include <utility>
 #include <vector>
 
 namespace hs {
@@ -21,7 +22,10 @@ struct SimgridPlatform {
 
 // Must run after the Engine and the energy plugins are initialised and before the simulation starts.
 // Scenario profiles (background load, degraded links) become SimGrid speed and bandwidth profiles.
-SimgridPlatform build_simgrid_platform(const Platform& p, const Scenario& scenario = {});
+// `pairs`: the ordered device pairs that get a route in SimGrid's zone (a plan's transfers), every routed
+// pair when null. SimGrid's full zone stores a route per pair, which a thousand devices cannot afford.
+SimgridPlatform build_simgrid_platform(const Platform& p, const Scenario& scenario = {},
+                                       const std::vector<std::pair<DeviceId, DeviceId>>* pairs = nullptr);
 
 // Configuration that makes SimGrid's network exact for HeteroSim (see DESIGN.md): call before any zone.
 void configure_exact_network();

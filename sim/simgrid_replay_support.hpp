@@ -48,9 +48,11 @@ struct Waitable {
 
 // Creates this process's one SimGrid engine with HeteroSim's network and energy configuration, builds the
 // platform (with the scenario's profiles), lets `setup` create the actors, runs, and returns `finish()`.
+// `pairs` as build_simgrid_platform takes them (null: every pair, for a replay that places ops as it runs).
 std::string simulate(const Platform& p, const Scenario& scenario,
                      const std::function<void(SimgridPlatform&)>& setup,
-                     const std::function<std::string()>& finish);
+                     const std::function<std::string()>& finish,
+                     const std::vector<std::pair<DeviceId, DeviceId>>* pairs = nullptr);
 
 // Measured energy of the platform so far (call at the end of the simulation).
 void collect_energy(const SimgridPlatform& sg, Execution& e);

@@ -11,7 +11,8 @@
 #include <map>
 
 namespace hs {
-namespace {
+// Named, not anonymous: TopologyRoutes::Impl holds these.
+namespace topology_detail {
 
 // One direction of a link, as an arc of the routing graph.
 struct Arc {
@@ -76,13 +77,16 @@ struct Routing {
   std::vector<bool> relays;
 };
 
-Routing routing_graph(const Platform& p) {
+// Fills `r` in place: boost's adjacency_list has no move, and its copy trips GCC 12's -Wmaybe-uninitialized.
+void build_routing(const Platform& p, Routing& r) {
   std::map<std::string, std::size_t> vertex;
   for (std::size_t d = 0; d < p.devices.size(); ++d)
     vertex[p.devices[d].name] = d;
   for (std::size_t k = 0; k < p.nodes.size(); ++k)
     vertex[p.nodes[k].name] = p.devices.size() + k;
-  Routing r{RoutingGraph(vertex.size()), std::vector<bool>(vertex.size(), true)};
+  for (std::size_t v = 0; v < vertex.size(); ++v)
+    boost::add_vertex(r.graph);
+  r.relays.assign(vertex.size(), true);
   for (std::size_t d = 0; d < p.devices.size(); ++d)
     r.relays[d] = std::count(p.transit_devices.begin(), p.transit_devices.end(), p.devices[d].name) > 0;
   std::vector<std::size_t> by_name(p.links.size());
@@ -102,7 +106,6 @@ Routing routing_graph(const Platform& p) {
     boost::add_edge(a, b, Arc{id, true, a, ps, rank[l]}, r.graph);
     boost::add_edge(b, a, Arc{id, false, b, ps, rank[l]}, r.graph);
   }
-  return r;
 }
 
 // The best path from `source` to every vertex, as the arc that reaches each one on it.
@@ -128,29 +131,71 @@ std::vector<std::optional<ArcId>> best_paths_from(const Routing& r, std::size_t 
   return out;
 }
 
-} // namespace
+} // namespace topology_detail
 
-std::vector<std::optional<Route>> compute_routes(const Platform& p) {
-  const auto n = static_cast<std::size_t>(p.device_count());
-  std::vector<std::optional<Route>> routes(n * n);
-  const Routing r = routing_graph(p);
-  for (std::size_t a = 0; a + 1 < n; ++a) {
-    const auto arcs = best_paths_from(r, a);
-    for (std::size_t b = a + 1; b < n; ++b) {
-      if (!arcs[b]) continue;
-      Route route;
-      route.computed = true;
-      for (std::size_t v = b; v != a;) {
-        const Arc& arc = r.graph[*arcs[v]];
-        route.hops.push_back({arc.link, arc.forward});
-        v = arc.tail;
-      }
-      std::reverse(route.hops.begin(), route.hops.end());
-      routes[b * n + a] = route.reversed();
-      routes[a * n + b] = std::move(route);
-    }
+using namespace topology_detail;
+
+struct TopologyRoutes::Impl {
+  Impl(const Platform& p) : devices(p.devices.size()) { build_routing(p, routing); }
+  Routing routing;
+  std::size_t devices = 0;
+  // Per source, the arc that reaches each vertex on its best path (nullptr: not reached), kept once found:
+  // a cluster's transfers leave from a few neighbours of each device, so a row serves many routes.
+  mutable std::map<std::size_t, std::vector<const Arc*>> rows;
+
+  const std::vector<const Arc*>& row(std::size_t source) const {
+    auto it = rows.find(source);
+    if (it != rows.end()) return it->second;
+    const auto arcs = best_paths_from(routing, source);
+    std::vector<const Arc*> reached(arcs.size(), nullptr);
+    for (std::size_t v = 0; v < arcs.size(); ++v)
+      if (arcs[v]) reached[v] = &routing.graph[*arcs[v]];
+    return rows.emplace(source, std::move(reached)).first->second;
   }
-  return routes;
+};
+
+TopologyRoutes::TopologyRoutes(const Platform& p) : impl_(std::make_unique<Impl>(p)) {}
+
+TopologyRoutes::~TopologyRoutes() = default;
+
+std::optional<Route> TopologyRoutes::route(DeviceId from, DeviceId to) const {
+  if (from == to) return std::nullopt;
+  // From the device listed first, and reversed for the other direction, so routes are symmetrical.
+  const auto a = static_cast<std::size_t>(std::min(from, to)),
+             b = static_cast<std::size_t>(std::max(from, to));
+  const auto& reached = impl_->row(a);
+  if (!reached[b]) return std::nullopt;
+  Route route;
+  route.computed = true;
+  for (std::size_t v = b; v != a;) {
+    const Arc& arc = *reached[v];
+    route.hops.push_back({arc.link, arc.forward});
+    v = arc.tail;
+  }
+  std::reverse(route.hops.begin(), route.hops.end());
+  return from < to ? route : route.reversed();
+}
+
+std::vector<bool> TopologyRoutes::joined(DeviceId from) const {
+  // Breadth first under best_paths_from's rule (no arc leaves a device but the source or a relay), which
+  // reaches the same vertices without weighing paths.
+  const RoutingGraph& g = impl_->routing.graph;
+  const auto source = static_cast<std::size_t>(from);
+  std::vector<bool> seen(boost::num_vertices(g), false);
+  std::vector<std::size_t> queue{source};
+  seen[source] = true;
+  for (std::size_t i = 0; i < queue.size(); ++i) {
+    const std::size_t v = queue[i];
+    if (v != source && !impl_->routing.relays[v]) continue;
+    for (auto [e, end] = boost::out_edges(v, g); e != end; ++e)
+      if (const std::size_t w = boost::target(*e, g); !seen[w]) {
+        seen[w] = true;
+        queue.push_back(w);
+      }
+  }
+  seen.resize(impl_->devices);
+  seen[source] = false;
+  return seen;
 }
 
 std::optional<WalkError> check_walk(const Platform& p, DeviceId from, DeviceId to, const Route& r) {

@@ -9,16 +9,29 @@
 // backwards, with every hop's direction flipped, so computed routes are symmetrical as written ones are.
 #include "sim/platform.hpp"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace hs {
 
-// For every ordered pair of devices (indexed from * device_count() + to, nullopt on the diagonal), the route
-// by the rule above, or nullopt where no path joins the two. Hops only: Platform::set_route sums the rest.
-// Expects every link's ends to name a device or node (as the loader checks).
-std::vector<std::optional<Route>> compute_routes(const Platform& p);
+// The routes by the rule above, found for a pair when first asked (a Dijkstra from the device listed first,
+// kept for that device's later routes), nullopt where no path joins the two. Hops only: the platform sums
+// the rest. Holds its own copy of the routing graph, so it outlives any copy of `p`. Expects every link's
+// ends to name a device or node (as the loader checks).
+class TopologyRoutes : public RouteSource {
+public:
+  explicit TopologyRoutes(const Platform& p);
+  ~TopologyRoutes() override;
+  std::optional<Route> route(DeviceId from, DeviceId to) const override;
+  // For each device, whether a path joins it to `from` (false for `from` itself), without building routes.
+  std::vector<bool> joined(DeviceId from) const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // Where a written route does not follow the links' ends: the hop that does not start where the previous one
 // ended (hop == hops.size() when the last hop does not end at `to`).

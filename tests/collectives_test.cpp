@@ -22,7 +22,7 @@ const Platform& node() {
   return test::gpu_node();
 }
 
-Graph build(c::Collective op, c::Algorithm a, double bytes, int n, int group = 0) {
+Graph build(c::Collective op, c::Algorithm a, double bytes, int n, int group = 0, int max_ring_steps = 0) {
   GraphBuilder b("coll");
   c::CollectiveSpec s;
   s.op = op;
@@ -30,6 +30,7 @@ Graph build(c::Collective op, c::Algorithm a, double bytes, int n, int group = 0
   s.bytes = bytes;
   s.devices = gpus(n);
   s.group_size = group;
+  s.max_ring_steps = max_ring_steps;
   c::append_collective(b, s, {});
   return std::move(b).build();
 }
@@ -64,6 +65,29 @@ TEST_CASE("a ring all-reduce takes 2(n-1) steps of S/n over each link, and n-1 r
     // The bandwidth term alone, 2(n-1)/n x S/B, is most of it at 1 GiB.
     CHECK(t > 2.0 * (n - 1) / n * S / B);
   }
+}
+
+TEST_CASE(
+    "a ring emitted in fewer steps keeps the bytes and the bandwidth term, and pays one latency per step") {
+  const double S = 1 << 30, B = gpu_route().bandwidth, alpha = gpu_route().latency;
+  const int n = 8; // 7 steps per phase, emitted as 3 (k = 3, 3, 1)
+  const Graph exact = build(c::Collective::AllReduce, c::Algorithm::Ring, S, n);
+  const Graph fewer = build(c::Collective::AllReduce, c::Algorithm::Ring, S, n, 0, 3);
+  CHECK(exact.op_count() == n + 2 * (n - 1) * n);
+  CHECK(fewer.op_count() == n + 2 * 3 * n);
+  double exact_bytes = 0, fewer_bytes = 0;
+  for (const auto& t : exact.tensors)
+    exact_bytes += t.bytes;
+  for (const auto& t : fewer.tensors)
+    fewer_bytes += t.bytes;
+  CHECK(fewer_bytes == doctest::Approx(exact_bytes).epsilon(1e-12));
+  const double chunk = S / n;
+  // Reduce steps cost the bytes they touch (no launch), which add up whatever the grouping.
+  const double expected = 2 * 3 * alpha + 2 * (n - 1) * chunk / B + (n - 1) * reduce_seconds(chunk);
+  CHECK(replay(fewer) == doctest::Approx(expected).epsilon(0.02));
+  CHECK(replay(fewer) < replay(exact)); // by the 2 x 4 latencies it does not pay
+  CHECK_THROWS_WITH_AS(build(c::Collective::AllReduce, c::Algorithm::Ring, S, n, 0, -1),
+                       doctest::Contains("max_ring_steps"), std::invalid_argument);
 }
 
 TEST_CASE("ring all-gather and reduce-scatter take (n-1)/n x S/B plus their latency and reduce terms") {
@@ -177,7 +201,8 @@ TEST_CASE("a cluster file's parameters and node are checked, naming the place") 
 }
 
 TEST_CASE("a collective's ranks are distinct devices") {
-  CHECK_THROWS_WITH(build(c::Collective::AllReduce, c::Algorithm::Ring, 1e6, 1), doctest::Contains("at least 2"));
+  CHECK_THROWS_WITH(build(c::Collective::AllReduce, c::Algorithm::Ring, 1e6, 1),
+                    doctest::Contains("at least 2"));
   GraphBuilder b("twice");
   c::CollectiveSpec s;
   s.bytes = 1e6;

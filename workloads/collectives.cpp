@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <stdexcept>
 #include <utility>
 
@@ -101,14 +102,19 @@ public:
   const std::vector<OpId>& last() const { return last_; }
 
 private:
+  // The n-1 steps of a ring, emitted as at most max_ring_steps steps, each standing for k consecutive ones:
+  // k chunks sent as one and k reduces as one, the same bytes on the same links (see the header).
   void ring(const std::vector<int>& ranks, double chunk, const std::string& phase, double touched) {
-    const std::size_t n = ranks.size();
-    for (std::size_t s = 1; s < n; ++s) {
+    const std::size_t n = ranks.size(), steps = n - 1;
+    const std::size_t cap = s_.max_ring_steps > 0 ? static_cast<std::size_t>(s_.max_ring_steps) : steps;
+    const std::size_t per = (steps + cap - 1) / cap;
+    for (std::size_t s = 1; s <= steps; s += per) {
+      const auto k = static_cast<double>(std::min(per, steps - s + 1));
       std::vector<OpId> before(n);
       for (std::size_t i = 0; i < n; ++i)
         before[i] = last_[static_cast<std::size_t>(ranks[i])];
       for (std::size_t i = 0; i < n; ++i)
-        step(ranks[i], phase + std::to_string(s), touched, {{before[(i + n - 1) % n], chunk}});
+        step(ranks[i], phase + std::to_string(s), touched * k, {{before[(i + n - 1) % n], chunk * k}});
     }
   }
 
@@ -136,10 +142,11 @@ void check(const CollectiveSpec& s) {
   if (!(s.bytes > 0) || !std::isfinite(s.bytes))
     throw std::invalid_argument("a collective's size must be a positive number of bytes");
   if (s.chunks < 0) throw std::invalid_argument("chunks must be 0 (one per rank) or more");
-  for (std::size_t r = 0; r < s.devices.size(); ++r)
-    if (std::find(s.devices.begin(), s.devices.begin() + static_cast<std::ptrdiff_t>(r), s.devices[r]) !=
-        s.devices.begin() + static_cast<std::ptrdiff_t>(r))
-      throw std::invalid_argument("device '" + s.devices[r] +
+  if (s.max_ring_steps < 0) throw std::invalid_argument("max_ring_steps must be 0 (every step) or more");
+  std::set<std::string> seen; // a set: a thousand ranks, and a DP step has a collective per bucket
+  for (const auto& d : s.devices)
+    if (!seen.insert(d).second)
+      throw std::invalid_argument("device '" + d +
                                   "' holds two ranks: a collective's ranks are distinct devices");
   const bool ok = (s.algorithm == Algorithm::Ring && s.op != Collective::AllToAll) ||
                   (s.algorithm == Algorithm::Tree && s.op == Collective::AllReduce) ||

@@ -35,6 +35,12 @@ struct CollectiveSpec {
   std::string precision = "fp32";
   int chunks = 0;     // pipelined slices for the chain broadcast (0: one per rank)
   int group_size = 0; // hierarchical: ranks per group (a node), consecutive in rank order
+  // A ring of n ranks has n-1 steps per phase, so a ring over every node of a cluster is ranks x nodes
+  // ops. When positive, at most this many steps are emitted per phase, each standing for k consecutive
+  // ring steps: k chunks sent as one transfer, k reduces as one op. The bytes on every link and the
+  // bandwidth term are exact; the latency term is paid once per emitted step instead of k times, so
+  // (k-1) route latencies per emitted step are not counted. 0: every step.
+  int max_ring_steps = 0;
 };
 
 // Appends the collective to `b`. `inputs[r]` is the op on rank r whose completion makes its data ready,

@@ -94,6 +94,7 @@ void synchronise_bucket(GraphBuilder& b, const Graph& step, const DataParallelOp
   spec.op = o.zero_stage >= 1 ? collectives::Collective::ReduceScatter : collectives::Collective::AllReduce;
   spec.algorithm = o.zero_stage >= 1 ? collectives::Algorithm::Ring : o.algorithm;
   spec.group_size = o.group_size;
+  spec.max_ring_steps = o.max_ring_steps;
   spec.devices = ranks;
   spec.name = (o.zero_stage >= 1 ? "reducescatter" : "allreduce") + std::to_string(q);
   spec.precision = step.op(updates.front().optimizer).precision;

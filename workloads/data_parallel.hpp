@@ -17,6 +17,9 @@ struct DataParallelOptions {
   double bucket_bytes = 25.0 * (1 << 20); // DDP's default bucket_cap_mb = 25
   collectives::Algorithm algorithm = collectives::Algorithm::Ring;
   int group_size = 0; // hierarchical all-reduce: ranks per node
+  // Steps emitted per ring phase at most (collectives::CollectiveSpec::max_ring_steps; 0: every one). 16
+  // leaves every ring of up to 17 ranks exact and keeps a ring over 128 nodes at 16 steps, not 127.
+  int max_ring_steps = 16;
   // 0: every replica keeps all optimizer state and all-reduces the gradients. 1 (ZeRO-1, Rajbhandari et
   // al. 2020): each rank keeps and updates 1/n of it; gradients are reduce-scattered and the updated
   // weights all-gathered (ring), the same bytes as an all-reduce.
