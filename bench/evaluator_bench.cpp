@@ -1,7 +1,10 @@
 // Throughput of the contention-aware evaluator (sim/contention_engine.hpp), with the contention-free
 // analytic engine on the same plan as the baseline.
 //
-//   evaluator_bench heft|fastest-per-op OPS [SEED]
+//   evaluator_bench heft|fastest-per-op OPS [SEED [CALLS]]
+//
+// With CALLS, it only makes CALLS evaluations (run()) and prints nothing: a fixed amount of work for a
+// profiler (`valgrind --tool=callgrind`, perf) to count.
 //
 // builds random:ops=OPS,precision=fp16 on hetero-server, plans it (heft, or each op on its fastest device
 // in topological order: cheap enough for 100k ops) and prints one line:
@@ -61,7 +64,7 @@ template <class F> Timing measure(F&& f, double& sink, double min_cpu = 1.0) {
 
 int main(int argc, char** argv) {
   if (argc < 3 || (std::strcmp(argv[1], "heft") != 0 && std::strcmp(argv[1], "fastest-per-op") != 0)) {
-    std::fprintf(stderr, "usage: %s heft|fastest-per-op OPS [SEED]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s heft|fastest-per-op OPS [SEED [CALLS]]\n", argv[0]);
     return 2;
   }
   try {
@@ -75,6 +78,12 @@ int main(int argc, char** argv) {
     validate_plan(plan, cost);
 
     ContentionEvaluator evaluator(cost);
+    if (argc > 4) {
+      double sum = 0.0;
+      for (int calls = std::atoi(argv[4]); calls > 0; --calls)
+        sum += evaluator.run(plan).makespan;
+      return sum > 0 ? 0 : 1;
+    }
     const std::size_t transfers = evaluator.run(plan).transfers.size();
     double sink = 0.0;
     const Timing full = measure([&] { return evaluator.run(plan).makespan; }, sink);

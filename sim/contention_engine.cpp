@@ -12,16 +12,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // An activity is complete when it is due within this share of the current time.
 constexpr double kRelativeTolerance = 1e-12;
 constexpr double kAbsoluteTolerance = 1e-15; // seconds
-// Mixes of flowing routes remembered across runs; a run adds at most two per transfer, and a few thousand
-// cover a search on one platform. Beyond this the evaluator starts afresh (about 100 bytes each).
-constexpr std::size_t kMaxSharingStates = 1 << 18;
-
-std::vector<double> link_capacities(const Platform& p) {
-  std::vector<double> c(2 * p.links.size(), 0.0);
-  for (std::size_t l = 0; l < p.links.size(); ++l)
-    c[2 * l] = c[2 * l + 1] = p.links[l].bandwidth;
-  return c;
-}
 
 // Transfers are recorded as they start, so they are already in start order: only the transfers that start
 // at one instant need sorting into the canonical order.
@@ -30,82 +20,13 @@ void sort_started_transfers(std::vector<TransferRun>& transfers) {
     auto last = first + 1;
     while (last != transfers.end() && last->start == first->start)
       ++last;
-    if (last - first > 1) std::sort(first, last, canonical_transfer_less);
+    if (last - first > 1)
+      std::sort(first, last,
+                [](const TransferRun& a, const TransferRun& b) { return canonical_transfer_less(a, b); });
     first = last;
   }
 }
 } // namespace
-
-ContentionEvaluator::ContentionEvaluator(const CostModel& cost, const Scenario& scenario)
-    : platform_(&cost.platform()), devices_(cost.platform().device_count()),
-      sharing_(link_capacities(cost.platform())), noise_cv_(scenario.noise_cv),
-      noise_seed_(scenario.noise_seed) {
-  const auto n = static_cast<std::size_t>(devices_);
-  route_slot_.assign(n * n, -1);
-  rebind(cost);
-  for (const Device& d : platform_->devices) {
-    pstate_speed_.emplace_back();
-    for (const auto& st : d.pstates)
-      pstate_speed_.back().push_back(st.speed);
-  }
-  for (const auto& prof : scenario.devices)
-    for (const auto& st : prof.steps)
-      profile_events_.push_back({st.at, prof.index, -1, st.availability});
-  for (const auto& prof : scenario.links)
-    for (const auto& st : prof.steps) {
-      profile_events_.push_back({st.at, -1, 2 * prof.index, st.availability});
-      profile_events_.push_back({st.at, -1, 2 * prof.index + 1, st.availability});
-    }
-  std::stable_sort(profile_events_.begin(), profile_events_.end(),
-                   [](const ProfileEvent& x, const ProfileEvent& y) { return x.at < y.at; });
-  copy_queue_.resize(n);
-  in_queue_.resize(n);
-  pending_to_.assign(n, -1);
-}
-
-std::uint32_t ContentionEvaluator::route_slot(std::size_t route) {
-  std::int32_t& slot = route_slot_[route];
-  if (slot >= 0) return static_cast<std::uint32_t>(slot);
-  slot = static_cast<std::int32_t>(route_latency_.size());
-  const auto n = static_cast<std::size_t>(devices_), a = route / n, b = route % n;
-  const Route* r = a != b ? platform_->route(static_cast<DeviceId>(a), static_cast<DeviceId>(b)) : nullptr;
-  route_resources_.emplace_back(), route_links_.emplace_back();
-  double rate = std::numeric_limits<double>::infinity();
-  for (const auto& hop : r ? r->hops : std::vector<RouteHop>{}) {
-    route_resources_.back().push_back(link_direction(*platform_, hop));
-    route_links_.back().push_back(hop.link);
-    rate = std::min(rate, platform_->links[static_cast<std::size_t>(hop.link)].bandwidth);
-  }
-  route_latency_.push_back(r ? r->latency : 0.0);
-  route_weight_.push_back(r && r->latency > 0 ? 1.0 / r->latency : 1.0);
-  route_alone_rate_.push_back(rate), route_rate_.push_back(0.0);
-  return static_cast<std::uint32_t>(slot);
-}
-
-void ContentionEvaluator::rebind(const CostModel& cost) {
-  if (&cost.platform() != platform_)
-    throw std::invalid_argument("ContentionEvaluator::rebind: a cost model on another platform");
-  own_graph_.assign(cost.graph());
-  static const std::vector<double> none; // a model with pins is asked op by op: its table is ops x devices
-  bind_graph(own_graph_, cost.dense() ? cost.op_time_table() : none);
-  if (!cost.dense()) pinned_cost_ = &cost;
-}
-
-void ContentionEvaluator::rebind(const FlatGraph& graph, const std::vector<double>& op_times) {
-  if (op_times.size() != graph.op_count() * static_cast<std::size_t>(devices_))
-    throw std::invalid_argument("ContentionEvaluator::rebind: op times do not match the graph and platform");
-  bind_graph(graph, op_times);
-}
-
-void ContentionEvaluator::bind_graph(const FlatGraph& graph, const std::vector<double>& op_times) {
-  graph_ = &graph;
-  op_time_ = op_times.empty() ? nullptr : op_times.data();
-  pinned_cost_ = nullptr;
-  Scenario noise;
-  noise.noise_cv = noise_cv_;
-  noise.noise_seed = noise_seed_;
-  time_factor_ = noise.op_time_factors(static_cast<int>(graph.op_count()));
-}
 
 const Execution& ContentionEvaluator::run(const Plan& plan, bool canonical_order) {
   simulate(plan);
@@ -114,88 +35,12 @@ const Execution& ContentionEvaluator::run(const Plan& plan, bool canonical_order
   return result_;
 }
 
-void ContentionEvaluator::reset(const Plan& plan) {
-  const FlatGraph& g = *graph_;
-  const Platform& p = *platform_;
-  const auto n = g.op_count();
-  const auto nd = static_cast<std::size_t>(devices_);
-  plan_ = &plan;
-  result_.engine = "evaluator";
-  result_.makespan = 0.0;
-  result_.ops.assign(n, OpRun{});
-  result_.transfers.clear();
-  missing_inputs_.resize(n);
-  for (std::size_t o = 0; o < n; ++o)
-    missing_inputs_[o] = static_cast<int>(g.input_count(o));
-  stream_base_.assign(nd + 1, 0);
-  slot_device_.clear();
-  for (std::size_t d = 0; d < nd; ++d) {
-    stream_base_[d] = slot_device_.size();
-    for (std::size_t s = 0; s < plan.queues[d].size(); ++s)
-      slot_device_.push_back(static_cast<DeviceId>(d));
-  }
-  stream_base_[nd] = slot_device_.size();
-  const std::size_t slots = slot_device_.size();
-  cursor_.assign(slots, 0);
-  running_op_.assign(slots, -1);
-  remaining_.assign(slots, 0.0);
-  slot_updated_.assign(slots, 0.0);
-  slot_rate_.assign(slots, 0.0);
-  slot_finish_.assign(slots, kInf);
-  device_next_.assign(nd, kInf);
-  flow_next_ = kInf;
-  active_on_device_.assign(nd, 0);
-  device_availability_.assign(nd, 1.0);
-  resource_availability_.assign(2 * p.links.size(), 1.0);
-  links_off_nominal_ = 0;
-  sharing_states_.bound(kMaxSharingStates);
-  mix_state_ = SharingStates::kIdle;
-  transfers_.clear();
-  waiters_.clear();
-  out_free_.resize(nd);
-  in_free_.resize(nd);
-  for (std::size_t d = 0; d < nd; ++d) {
-    copy_queue_[d].clear();
-    in_queue_[d].clear();
-    out_free_[d] = in_free_[d] = p.devices[d].copy_engines;
-  }
-  copy_queue_head_.assign(nd, 0);
-  in_queue_head_.assign(nd, 0);
-  copy_ready_.clear();
-  copy_ready_mark_.assign(nd, 0);
-  in_ready_.clear();
-  in_ready_mark_.assign(nd, 0);
-  flowing_on_.assign(2 * p.links.size(), 0);
-  flows_.clear();
-  timed_.clear();
-  check_slots_.clear();
-  for (std::size_t s = 0; s < slots; ++s)
-    check_slots_.push_back(s);
-  ops_left_ = n;
-  profile_next_ = 0;
-  rates_dirty_ = false;
-  busy_seconds_.assign(nd, 0.0);
-  busy_since_.assign(nd, 0.0);
-  pstate_extra_.assign(nd, 0.0);
-  link_bytes_.assign(p.links.size(), 0.0);
-  live_.assign(nd, 0.0);
-  for (std::size_t o = 0; o < n; ++o)
-    live_[static_cast<std::size_t>(plan.device[o])] += g.param_bytes(o); // resident all run long
-  peak_ = live_;
-  grew_.assign(nd, 0);
-  grown_.clear();
-  const auto nt = g.tensor_count();
-  producer_uses_.assign(nt, 0);
-  tensor_transfers_begin_.assign(nt, 0);
-  tensor_transfers_end_.assign(nt, 0);
-}
-
 double ContentionEvaluator::simulate(const Plan& plan) {
   reset(plan);
   double now = 0.0;
   const auto heap_later = [](const auto& x, const auto& y) { return x.first > y.first; };
   for (;;) {
-    apply_profile_events(now);
+    if (profile_next_ < profile_events_.size()) apply_profile_events(now);
     if (!check_slots_.empty()) start_ready_streams(now);
     if (!copy_ready_.empty() || !in_ready_.empty()) start_copy_engines(now);
     if (ops_left_ == 0) {
@@ -226,8 +71,9 @@ double ContentionEvaluator::simulate(const Plan& plan) {
       due_slots_.clear();
       for (std::size_t d = 0; d < device_next_.size(); ++d) {
         if (device_next_[d] > due) continue;
-        for (std::size_t s = stream_base_[d]; s < stream_base_[d + 1]; ++s)
+        for_each_running(d, [&](std::size_t s) {
           if (slot_finish_[s] <= due) due_slots_.push_back(s);
+        });
       }
       for (const std::size_t s : due_slots_)
         op_finished(s, now);
@@ -297,16 +143,13 @@ void ContentionEvaluator::reshare_device(std::size_t d, double now) {
   const int active = active_on_device_[d];
   const double rate = active > 0 ? device_availability_[d] / active : 0.0;
   double next = kInf;
-  int seen = 0;
-  for (std::size_t s = stream_base_[d]; s < stream_base_[d + 1] && seen < active; ++s) {
-    if (running_op_[s] < 0) continue;
-    ++seen;
+  for_each_running(d, [&](std::size_t s) {
     remaining_[s] = std::max(0.0, remaining_[s] - slot_rate_[s] * (now - slot_updated_[s]));
     slot_updated_[s] = now;
     slot_rate_[s] = rate;
     slot_finish_[s] = rate > 0 ? now + remaining_[s] / rate : kInf;
     next = std::min(next, slot_finish_[s]);
-  }
+  });
   device_next_[d] = next;
 }
 
@@ -388,12 +231,13 @@ void ContentionEvaluator::start_ready_streams(double now) {
     if (running_op_[s] >= 0) continue;
     const DeviceId d = slot_device_[s];
     const auto di = static_cast<std::size_t>(d);
-    const auto& queue = plan.queues[di][s - stream_base_[di]];
+    const auto& queue = *slot_queue_[s];
     if (cursor_[s] == queue.size()) continue;
     const OpId o = queue[cursor_[s]];
     const auto oi = static_cast<std::size_t>(o);
     if (missing_inputs_[oi] != 0) continue;
     running_op_[s] = o;
+    running_bits_[s >> 6] |= std::uint64_t{1} << (s & 63);
     remaining_[s] = op_seconds(o, d, plan.pstate[oi]) * time_factor_[oi];
     slot_updated_[s] = now;
     slot_rate_[s] = 0.0;
@@ -462,6 +306,7 @@ void ContentionEvaluator::op_finished(std::size_t slot, double now) {
   result_.ops[oi].end = now;
   result_.makespan = std::max(result_.makespan, now);
   running_op_[slot] = -1;
+  running_bits_[slot >> 6] &= ~(std::uint64_t{1} << (slot & 63));
   slot_finish_[slot] = kInf;
   if (--active_on_device_[di] == 0) busy_seconds_[di] += now - busy_since_[di];
   reshare_device(di, now);
@@ -475,53 +320,81 @@ void ContentionEvaluator::op_finished(std::size_t slot, double now) {
   check_slots_.push_back(slot);
   --ops_left_;
   release_inputs(o, dev);
-  // One transfer per (tensor, destination device), queued in order of first consumer, as the replay does.
+  for (TensorId t : graph_->outputs(oi))
+    send_output(static_cast<std::size_t>(t), dev, now);
+}
+
+// One transfer per (tensor, destination device), queued in order of first consumer, as the replay does;
+// the tensor's local readers have their input now.
+void ContentionEvaluator::send_output(std::size_t ti, DeviceId dev, double now) {
   const FlatGraph& g = *graph_;
-  for (TensorId t : g.outputs(oi)) {
-    const auto ti = static_cast<std::size_t>(t);
-    const auto consumers = g.consumers(ti);
-    const std::size_t first_new = transfers_.size();
-    int local_readers = 0;
-    for (const OpId c : consumers) {
-      const DeviceId to = plan.device[static_cast<std::size_t>(c)];
-      const auto toi = static_cast<std::size_t>(to);
-      if (to == dev) {
-        ++local_readers;
-        continue;
-      }
-      if (pending_to_[toi] < 0) {
-        pending_to_[toi] = static_cast<int>(transfers_.size());
-        transfers_.push_back({t, dev, to, 0, 0, 0, 0});
-      }
-      ++transfers_[static_cast<std::size_t>(pending_to_[toi])].readers_left;
+  const std::uint32_t begin = g.consumer_begin(ti), end = g.consumer_begin(ti + 1);
+  const OpId* consumer = g.all_consumers().data();
+  const DeviceId* to_device = consumer_device_.data();
+  const std::size_t first_new = transfers_.size();
+  int local_readers = 0;
+  for (std::uint32_t k = begin; k < end; ++k) {
+    const DeviceId to = to_device[k];
+    if (to == dev) {
+      ++local_readers;
+      continue;
     }
-    tensor_transfers_begin_[ti] = static_cast<std::uint32_t>(first_new);
-    tensor_transfers_end_[ti] = static_cast<std::uint32_t>(transfers_.size());
-    // The producer's copy is needed by its distinct local readers and by each outgoing transfer; a graph
-    // output (no consumer) lives to the end.
-    producer_uses_[ti] =
-        consumers.empty() ? -1 : local_readers + static_cast<int>(transfers_.size() - first_new);
-    const double comm_time = g.comm_time(ti);
-    for (std::size_t i = first_new; i < transfers_.size(); ++i) {
-      Transfer& tr = transfers_[i];
-      tr.waiters_begin = static_cast<std::uint32_t>(waiters_.size());
-      for (const OpId c : consumers)
-        if (plan.device[static_cast<std::size_t>(c)] == tr.to) waiters_.push_back(c);
-      tr.waiters_end = static_cast<std::uint32_t>(waiters_.size());
-      pending_to_[static_cast<std::size_t>(tr.to)] = -1;
-      if (comm_time >= 0) {
-        record_start(tr, g.tensor_bytes(ti), now);
-        timed_.emplace_back(now + comm_time, i);
-        std::push_heap(timed_.begin(), timed_.end(),
-                       [](const auto& x, const auto& y) { return x.first > y.first; });
-      } else {
-        copy_queue_[di].push_back(i);
-        mark_ready(copy_ready_, copy_ready_mark_, di);
-      }
+    int& pending = pending_to_[static_cast<std::size_t>(to)];
+    if (pending < 0) {
+      pending = static_cast<int>(transfers_.size());
+      transfers_.push_back({static_cast<TensorId>(ti), dev, to, 0, 0, 0, 0});
     }
-    if (local_readers > 0)
-      for (const OpId c : consumers)
-        if (plan.device[static_cast<std::size_t>(c)] == dev) input_arrived(c);
+    ++transfers_[static_cast<std::size_t>(pending)].readers_left;
+  }
+  const std::size_t last_new = transfers_.size();
+  // The producer's copy is needed by its distinct local readers and by each outgoing transfer; a graph
+  // output (no consumer) lives to the end.
+  uses_[ti] = begin == end ? -1 : local_readers + static_cast<int>(last_new - first_new);
+  if (last_new == first_new) {
+    for (std::uint32_t k = begin; k < end; ++k) {
+      use_of_[k] = static_cast<std::uint32_t>(ti);
+      input_arrived(consumer[k]);
+    }
+    return;
+  }
+  // Each transfer's waiters are its destination's readers, in consumer order: one pass fills them all.
+  const std::size_t tensors = graph_->tensor_count();
+  for (std::size_t i = first_new; i < last_new; ++i) {
+    transfers_[i].waiters_begin = transfers_[i].waiters_end = waiters_end_;
+    waiters_end_ += static_cast<std::uint32_t>(transfers_[i].readers_left);
+    uses_[tensors + i] = transfers_[i].readers_left;
+  }
+  for (std::uint32_t k = begin; k < end; ++k) {
+    if (to_device[k] == dev) {
+      use_of_[k] = static_cast<std::uint32_t>(ti);
+      input_arrived(consumer[k]);
+      continue;
+    }
+    const auto i = static_cast<std::size_t>(pending_to_[static_cast<std::size_t>(to_device[k])]);
+    use_of_[k] = static_cast<std::uint32_t>(tensors + i);
+    waiters_[transfers_[i].waiters_end++] = consumer[k];
+  }
+  queue_transfers(first_new, last_new, now);
+}
+
+// New transfers of one tensor from one device: explicit-cost edges start now, the others queue for the
+// source's copy engines.
+void ContentionEvaluator::queue_transfers(std::size_t first_new, std::size_t last_new, double now) {
+  const auto ti = static_cast<std::size_t>(transfers_[first_new].tensor);
+  const double comm_time = graph_->comm_time(ti);
+  const auto di = static_cast<std::size_t>(transfers_[first_new].from);
+  for (std::size_t i = first_new; i < last_new; ++i) {
+    Transfer& tr = transfers_[i];
+    pending_to_[static_cast<std::size_t>(tr.to)] = -1;
+    if (comm_time >= 0) {
+      record_start(tr, graph_->tensor_bytes(ti), now);
+      timed_.emplace_back(now + comm_time, i);
+      std::push_heap(timed_.begin(), timed_.end(),
+                     [](const auto& x, const auto& y) { return x.first > y.first; });
+    } else {
+      copy_queue_[di].push_back(i);
+      mark_ready(copy_ready_, copy_ready_mark_, di);
+    }
   }
 }
 
@@ -529,7 +402,7 @@ void ContentionEvaluator::transfer_finished(std::size_t t, double now) {
   const Transfer& tr = transfers_[t];
   const auto ti = static_cast<std::size_t>(tr.tensor);
   const double bytes = graph_->tensor_bytes(ti);
-  if (--producer_uses_[ti] == 0) live_[static_cast<std::size_t>(tr.from)] -= bytes;
+  if (--uses_[ti] == 0) live_[static_cast<std::size_t>(tr.from)] -= bytes;
   const auto route = static_cast<std::size_t>(tr.from) * static_cast<std::size_t>(devices_) +
                      static_cast<std::size_t>(tr.to);
   for (int l : route_links_[route_slot(route)]) // explicit-cost edges never took a slot
@@ -540,24 +413,18 @@ void ContentionEvaluator::transfer_finished(std::size_t t, double now) {
     input_arrived(waiters_[w]);
 }
 
-// An op's end frees its workspace, and each input copy on its device whose last use it was.
+// An op's end frees its workspace, and each input copy on its device whose last use it was (the
+// producer's copy for a local input, the transfer's for another's).
 void ContentionEvaluator::release_inputs(OpId o, DeviceId dev) {
   const auto oi = static_cast<std::size_t>(o);
   const auto d = static_cast<std::size_t>(dev);
   const FlatGraph& g = *graph_;
   live_[d] -= g.workspace_bytes(oi);
-  for (const TensorId t : g.inputs(oi)) {
-    const auto ti = static_cast<std::size_t>(t);
-    const double bytes = g.tensor_bytes(ti);
-    if (plan_->device[static_cast<std::size_t>(g.producer(ti))] == dev) {
-      if (--producer_uses_[ti] == 0) live_[d] -= bytes;
-      continue;
-    }
-    for (std::uint32_t i = tensor_transfers_begin_[ti]; i < tensor_transfers_end_[ti]; ++i)
-      if (transfers_[i].to == dev) {
-        if (--transfers_[i].readers_left == 0) live_[d] -= bytes;
-        break;
-      }
+  const auto inputs = g.inputs(oi);
+  const auto entries = g.input_entries(oi);
+  for (std::size_t j = 0; j < inputs.size(); ++j) {
+    const double bytes = g.tensor_bytes(static_cast<std::size_t>(inputs[j]));
+    if (--uses_[use_of_[entries[j]]] == 0) live_[d] -= bytes;
   }
 }
 
@@ -580,9 +447,7 @@ void ContentionEvaluator::record_peaks() {
 
 void ContentionEvaluator::input_arrived(OpId c) {
   const auto ci = static_cast<std::size_t>(c);
-  if (--missing_inputs_[ci] == 0)
-    check_slots_.push_back(stream_base_[static_cast<std::size_t>(plan_->device[ci])] +
-                           static_cast<std::size_t>(plan_->stream[ci]));
+  if (--missing_inputs_[ci] == 0) check_slots_.push_back(op_slot_[ci]);
 }
 
 Execution run_contention(const Plan& plan, const CostModel& cost, const Scenario& scenario) {

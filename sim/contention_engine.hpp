@@ -23,6 +23,7 @@
 #include "sim/scenario.hpp"
 #include "sim/sharing_states.hpp"
 
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -67,11 +68,12 @@ private:
     DeviceId from, to;
     std::uint32_t waiters_begin, waiters_end;
     std::uint32_t run; // its entry in result_.transfers, recorded when it starts
-    int readers_left;  // distinct consumers on `to` still to finish (memory of the copy there)
+    int readers_left;  // distinct consumers on `to` (its waiters)
   };
 
   double simulate(const Plan& plan);
   void reset(const Plan& plan);
+  void bind_plan(const Plan& plan);
   void apply_profile_events(double now);
   void start_ready_streams(double now);
   void start_copy_engines(double now);
@@ -79,6 +81,8 @@ private:
   static void mark_ready(std::vector<std::size_t>& list, std::vector<char>& mark, std::size_t device);
   void complete_flows(double now, double due);
   void op_finished(std::size_t slot, double now);
+  void send_output(std::size_t tensor, DeviceId dev, double now);
+  void queue_transfers(std::size_t first_new, std::size_t last_new, double now);
   void transfer_finished(std::size_t transfer, double now);
   void input_arrived(OpId consumer);
   void reshare_bandwidth(double now);
@@ -137,7 +141,25 @@ private:
   std::vector<int> missing_inputs_;
   std::vector<std::size_t> stream_base_, cursor_;
   std::vector<DeviceId> slot_device_;
-  std::vector<OpId> running_op_;       // per stream slot, -1 when idle
+  // The plan's placement as the event loop reads it: per op its stream slot, per tensor its producer's
+  // device, per consumer entry of the graph (FlatGraph::all_consumers) the consumer's device, per slot
+  // its queue.
+  std::vector<std::size_t> op_slot_;
+  std::vector<DeviceId> tensor_device_, consumer_device_;
+  std::vector<const std::vector<OpId>*> slot_queue_;
+  std::vector<OpId> running_op_;            // per stream slot, -1 when idle
+  std::vector<std::uint64_t> running_bits_; // bit per stream slot: running
+  // Calls f(slot) for each running slot of `device`, in slot order.
+  template <class F> void for_each_running(std::size_t device, F&& f) const {
+    const std::size_t lo = stream_base_[device], hi = stream_base_[device + 1];
+    for (std::size_t w = lo >> 6; lo < hi && w <= (hi - 1) >> 6; ++w) {
+      std::uint64_t bits = running_bits_[w];
+      if (w == lo >> 6) bits &= ~std::uint64_t{0} << (lo & 63);
+      if (w == (hi - 1) >> 6) bits &= ~std::uint64_t{0} >> (63 - ((hi - 1) & 63));
+      for (; bits != 0; bits &= bits - 1)
+        f((w << 6) + static_cast<std::size_t>(std::countr_zero(bits)));
+    }
+  }
   std::vector<std::size_t> due_slots_; // scratch: slots whose op ends now
   std::vector<double> remaining_; // per stream slot: seconds of work left at full speed, as of slot_updated_
   std::vector<double> slot_updated_, slot_rate_, slot_finish_;
@@ -146,7 +168,8 @@ private:
   std::vector<int> active_on_device_;
   std::vector<double> device_availability_, resource_availability_;
   std::vector<Transfer> transfers_;
-  std::vector<OpId> waiters_;
+  std::vector<OpId> waiters_; // transfers' waiters, back to back, [0, waiters_end_) used
+  std::uint32_t waiters_end_ = 0;
   std::vector<std::vector<std::size_t>> copy_queue_; // per source device: transfers waiting, FIFO
   std::vector<std::vector<std::size_t>> in_queue_;   // per destination: transfers holding a source engine
   std::vector<std::size_t> copy_queue_head_, in_queue_head_;
@@ -169,13 +192,13 @@ private:
   // Energy: seconds each device was busy (busy_since_ while it is), extra joules of lower p-states, bytes
   // per link.
   std::vector<double> busy_seconds_, busy_since_, pstate_extra_, link_bytes_;
-  // Memory: bytes live per device, their peak, and per tensor the uses left of its copy on the producer's
-  // device (local readers and outgoing transfers) and the range of its transfers in transfers_.
+  // Memory: bytes live per device, their peak, and the uses left of each copy: a tensor's on its producer's
+  // device (local readers and outgoing transfers), a transfer's on its destination (its readers there).
   std::vector<double> live_, peak_;
   std::vector<char> grew_; // per device: live bytes grew at this instant (listed in grown_)
   std::vector<std::size_t> grown_;
-  std::vector<int> producer_uses_;
-  std::vector<std::uint32_t> tensor_transfers_begin_, tensor_transfers_end_;
+  std::vector<int> uses_; // [tensor]: its producer's copy; [tensor_count + transfer]: the transfer's
+  std::vector<std::uint32_t> use_of_; // per consumer entry: the uses_ its read counts against
   std::size_t ops_left_ = 0;
   std::size_t profile_next_ = 0;
   bool rates_dirty_ = false;

@@ -52,12 +52,16 @@ void FlatGraph::derive(const std::string& label) {
   }
   outputs_.resize(output_begin_[n]);
   inputs_.resize(input_begin_[n]);
+  input_entry_.resize(input_begin_[n]);
   std::vector<std::uint32_t> next_out(output_begin_.begin(), output_begin_.end() - 1),
       next_in(input_begin_.begin(), input_begin_.end() - 1);
   for (std::size_t t = 0; t < nt; ++t) {
     outputs_[next_out[static_cast<std::size_t>(parts_.producer[t])]++] = static_cast<TensorId>(t);
-    for (const OpId c : consumers(t))
-      inputs_[next_in[static_cast<std::size_t>(c)]++] = static_cast<TensorId>(t);
+    for (std::uint32_t k = parts_.consumer_begin[t]; k < parts_.consumer_begin[t + 1]; ++k) {
+      const std::uint32_t at = next_in[static_cast<std::size_t>(parts_.consumers[k])]++;
+      inputs_[at] = static_cast<TensorId>(t);
+      input_entry_[at] = k;
+    }
   }
   alloc_at_start_.resize(n);
   for (std::size_t o = 0; o < n; ++o) {

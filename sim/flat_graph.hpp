@@ -39,7 +39,14 @@ public:
   std::span<const OpId> consumers(std::size_t t) const {
     return range(parts_.consumers, parts_.consumer_begin, t);
   }
+  // Every tensor's consumers back to back: consumers(t) is [consumer_begin(t), consumer_begin(t + 1)).
+  const std::vector<OpId>& all_consumers() const { return parts_.consumers; }
+  std::uint32_t consumer_begin(std::size_t t) const { return parts_.consumer_begin[t]; }
   std::size_t input_count(std::size_t op) const { return input_begin_[op + 1] - input_begin_[op]; }
+  // Beside inputs(op): where op is in each input's consumer list, as an index into all_consumers().
+  std::span<const std::uint32_t> input_entries(std::size_t op) const {
+    return range(input_entry_, input_begin_, op);
+  }
   double workspace_bytes(std::size_t op) const { return parts_.workspace_bytes[op]; }
   double param_bytes(std::size_t op) const { return parts_.param_bytes[op]; }
   double alloc_at_start(std::size_t op) const { return alloc_at_start_[op]; } // outputs + workspace
@@ -61,6 +68,7 @@ private:
   Parts parts_;
   std::vector<TensorId> inputs_, outputs_;
   std::vector<std::uint32_t> input_begin_, output_begin_;
+  std::vector<std::uint32_t> input_entry_;
   std::vector<double> alloc_at_start_;
   std::vector<OpId> topo_;
   std::vector<int> topo_pos_;

@@ -11,6 +11,7 @@ SharingStates::SharingStates() {
 void SharingStates::bound(std::size_t max_states) {
   if (!states_.empty() && states_.size() <= max_states) return;
   states_.assign(1, Node{});
+  cache_.assign(std::size_t{1} << kCacheBits, CachedStep{});
   table_.assign(64, kNone);
   table_[hash_of({}) & (table_.size() - 1)] = kIdle;
 }

@@ -25,8 +25,8 @@ public:
   SharingStates();
 
   // The state after one more flow on `route`, or one fewer (which must be there).
-  State with(State s, std::uint32_t route) { return step(s, route, +1); }
-  State without(State s, std::uint32_t route) { return step(s, route, -1); }
+  State with(State s, std::uint32_t route) { return cached_step(s, route, 1); }
+  State without(State s, std::uint32_t route) { return cached_step(s, route, 0); }
   const std::vector<RouteCount>& mix(State s) const { return states_[s].mix; }
   // The per-flow rate on each route of mix(s), or nullptr until store() gave them.
   const double* rates(State s) const { return states_[s].rates.empty() ? nullptr : states_[s].rates.data(); }
@@ -46,6 +46,19 @@ private:
     std::vector<Transition> next;
   };
   State step(State s, std::uint32_t route, int delta);
+  // A direct-mapped cache of transitions in front of the per-state lists: one probe, no list to walk.
+  struct CachedStep {
+    std::uint64_t key = ~std::uint64_t{0};
+    State to = 0;
+  };
+  static constexpr unsigned kCacheBits = 12;
+  State cached_step(State s, std::uint32_t route, unsigned up) {
+    const std::uint64_t key = std::uint64_t{s} << 32 | std::uint64_t{route} << 1 | up;
+    CachedStep& c = cache_[(key * 0x9e3779b97f4a7c15ULL) >> (64 - kCacheBits)];
+    if (c.key != key) c = {key, step(s, route, up ? +1 : -1)};
+    return c.to;
+  }
+  std::vector<CachedStep> cache_;
   State find_or_add(std::vector<RouteCount>&& mix);
   static std::uint64_t hash_of(const std::vector<RouteCount>& mix);
 
