@@ -1,5 +1,6 @@
 // heterosim: what happens when this compute graph runs on that mix of devices under this policy?
 #include "cli/commands.hpp"
+#include "cli/plugins.hpp"
 #include "sim/error.hpp"
 #include "sim/plan.hpp"
 
@@ -25,6 +26,7 @@ std::vector<Command> registered_commands() {
 } // namespace hs::cli
 
 int main(int argc, char** argv) {
+  hs::cli::load_plugins(); // before the commands read the registries (their help lists the policies)
   CLI::App app{"HeteroSim: a discrete-event simulator of ML graphs on heterogeneous hardware (SimGrid)"};
   app.require_subcommand(1);
   std::vector<std::pair<CLI::App*, hs::cli::Action>> actions;

@@ -8,6 +8,7 @@
 #include "sim/nearest_name.hpp"
 #include "sim/op_kinds.hpp"
 #include "sim/platform_routes.hpp"
+#include "sim/simgrid_xml_platform.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -298,6 +299,12 @@ Platform load_platform(const std::string& name_or_path) {
     name.resize(colon);
   }
   const std::string path = platform_file(name);
+  if (is_simgrid_xml_path(path)) {
+    if (!parameters.empty())
+      throw InputError(name_or_path, parameters.begin()->first,
+                       "a SimGrid platform file takes no parameters");
+    return parse_platform_json(simgrid_xml_platform(path), path);
+  }
   const Json j = read_json_file(path);
   if (j.is_object() && j.value("format", "") == "heterosim-cluster")
     return parse_platform_json(expand_cluster(j, path, parameters), path);

@@ -16,8 +16,9 @@ struct Outcome {
   std::string output; // stdout and stderr together
 };
 
-inline Outcome heterosim(const std::string& args) {
-  const std::string cmd = std::string(HS_CLI) + " " + args + " 2>&1";
+// `env`: assignments for the command's environment ("HETEROSIM_PLUGINS=/tmp/x"), or empty.
+inline Outcome heterosim(const std::string& args, const std::string& env = "") {
+  const std::string cmd = (env.empty() ? "" : env + " ") + std::string(HS_CLI) + " " + args + " 2>&1";
   FILE* pipe = ::popen(cmd.c_str(), "r");
   REQUIRE(pipe != nullptr);
   std::string out;

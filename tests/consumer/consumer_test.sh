@@ -33,3 +33,11 @@ cli_makespan=$(python3 -c "import json,sys; print(repr(json.load(open(sys.argv[1
 python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); sys.exit(0 if a==b else 1)" \
   "$consumer_makespan" "$cli_makespan" || fail "consumer says $consumer_makespan s, the installed CLI $cli_makespan s"
 echo "install: the consumer and the installed CLI agree ($cli_makespan s)"
+
+# Where libtorch built the gnn-placement module, the installed CLI loads it from <prefix>/lib/heterosim/plugins.
+if [[ -f $work/prefix/lib/heterosim/plugins/heterosim_gnn.so ]]; then
+  policies=$("$work/prefix/bin/heterosim" policies 2>&1)
+  grep -q '^gnn-placement' <<<"$policies" ||
+    fail "the installed CLI does not list gnn-placement from its plug-in module"
+  echo "install: the installed CLI loads gnn-placement from lib/heterosim/plugins"
+fi
