@@ -68,7 +68,8 @@ std::map<std::string, std::string> torch_calibration_files(const MeasurementSet&
     // File names only, so the committed calibration regenerates wherever the sets are read from.
     c["source"] = "heterosim validate on " + std::filesystem::path(v.kernels_file).filename().string() +
                   " and " + std::filesystem::path(v.runs_file).filename().string() + " (torch sets)";
-    c["entries"] = {entry};
+    c["entries"] =
+        nlohmann::ordered_json::array({entry}); // not `= {entry}`: clang reads that as a copy of entry
     files["calibration-torch-" + std::to_string(n) + "t.json"] = c.dump(1) + "\n";
   }
   return files;
