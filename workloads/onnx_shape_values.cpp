@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -20,14 +21,17 @@ std::optional<Values> integer_values(const onnx::TensorProto& t) {
   if (t.data_type() == onnx::TensorProto::INT64) {
     if (t.int64_data_size() > 0)
       v.assign(t.int64_data().begin(), t.int64_data().end());
-    else if (t.raw_data().size() % 8 == 0) {
+    else if (t.raw_data().size() % 8 == 0 && t.raw_data().size() <= kMaxValues * 8) {
+      // An empty raw_data has a null data(); memcpy must not see it, even for zero bytes.
+      if (t.raw_data().empty()) return v;
       v.resize(t.raw_data().size() / 8);
       std::memcpy(v.data(), t.raw_data().data(), t.raw_data().size());
     }
   } else if (t.data_type() == onnx::TensorProto::INT32) {
     if (t.int32_data_size() > 0)
       v.assign(t.int32_data().begin(), t.int32_data().end());
-    else if (t.raw_data().size() % 4 == 0) {
+    else if (t.raw_data().size() % 4 == 0 && t.raw_data().size() <= kMaxValues * 4) {
+      if (t.raw_data().empty()) return v;
       std::vector<std::int32_t> w(t.raw_data().size() / 4);
       std::memcpy(w.data(), t.raw_data().data(), t.raw_data().size());
       v.assign(w.begin(), w.end());
@@ -49,13 +53,37 @@ std::optional<Values> known_dims(const onnx::TypeProto& type) {
   return dims;
 }
 
+// Integer arithmetic on values read from the file: a result that overflows is not a shape, so it is unknown
+// (nullopt) instead of undefined behaviour.
+using Checked = std::optional<std::int64_t>;
+using BinaryOp = std::function<Checked(std::int64_t, std::int64_t)>;
+Checked checked_add(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  return __builtin_add_overflow(a, b, &r) ? std::nullopt : Checked(r);
+}
+Checked checked_sub(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  return __builtin_sub_overflow(a, b, &r) ? std::nullopt : Checked(r);
+}
+Checked checked_mul(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  return __builtin_mul_overflow(a, b, &r) ? std::nullopt : Checked(r);
+}
+Checked checked_div(std::int64_t a, std::int64_t b) {
+  if (b == 0) return std::int64_t{0};
+  if (b == -1) return checked_sub(0, a);
+  return a / b;
+}
+
 // Elementwise with numpy broadcasting between a scalar (or one-element) side and a vector.
-std::optional<Values> elementwise(const Values& a, const Values& b,
-                                  const std::function<std::int64_t(std::int64_t, std::int64_t)>& f) {
+std::optional<Values> elementwise(const Values& a, const Values& b, const BinaryOp& f) {
   if (a.size() != b.size() && a.size() != 1 && b.size() != 1) return std::nullopt;
   Values out(std::max(a.size(), b.size()));
-  for (std::size_t i = 0; i < out.size(); ++i)
-    out[i] = f(a[a.size() == 1 ? 0 : i], b[b.size() == 1 ? 0 : i]);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const Checked r = f(a[a.size() == 1 ? 0 : i], b[b.size() == 1 ? 0 : i]);
+    if (!r) return std::nullopt;
+    out[i] = *r;
+  }
   return out;
 }
 
@@ -121,13 +149,12 @@ public:
       return out;
     }
     if (in.size() == 2) {
-      using F = std::function<std::int64_t(std::int64_t, std::int64_t)>;
-      static const std::map<std::string, F> binary = {
-          {"Equal", [](std::int64_t a, std::int64_t b) { return std::int64_t{a == b}; }},
-          {"Add", [](std::int64_t a, std::int64_t b) { return a + b; }},
-          {"Sub", [](std::int64_t a, std::int64_t b) { return a - b; }},
-          {"Mul", [](std::int64_t a, std::int64_t b) { return a * b; }},
-          {"Div", [](std::int64_t a, std::int64_t b) { return b == 0 ? std::int64_t{0} : a / b; }}};
+      static const std::map<std::string, BinaryOp> binary = {
+          {"Equal", [](std::int64_t a, std::int64_t b) { return Checked(std::int64_t{a == b}); }},
+          {"Add", checked_add},
+          {"Sub", checked_sub},
+          {"Mul", checked_mul},
+          {"Div", checked_div}};
       if (auto f = binary.find(op); f != binary.end()) return elementwise(*in[0], *in[1], f->second);
     }
     if (op == "Where" && in.size() == 3) {
@@ -149,7 +176,7 @@ public:
     if (!shape) return std::nullopt;
     std::int64_t count = 1;
     for (std::int64_t d : *shape) {
-      if (d < 0 || count * d > static_cast<std::int64_t>(kMaxValues)) return std::nullopt;
+      if (d < 0 || (d > 0 && count > static_cast<std::int64_t>(kMaxValues) / d)) return std::nullopt;
       count *= d;
     }
     std::int64_t fill = 0;
@@ -209,8 +236,9 @@ std::optional<Values> slice_dims(const Values& dims, const std::vector<const Val
       if (!args[3] || args[3]->size() != args[0]->size() || (*args[3])[k] == 0) return std::nullopt;
       step = (*args[3])[k];
     }
-    if (axis < 0 || axis >= rank) return std::nullopt;
+    if (axis < 0 || axis >= rank || step == std::numeric_limits<std::int64_t>::min()) return std::nullopt;
     const std::int64_t dim = dims[static_cast<std::size_t>(axis)];
+    if (dim < 0) return std::nullopt;
     const auto clamp = [&](std::int64_t i) {
       if (i < 0) i += dim;
       return step > 0 ? std::clamp<std::int64_t>(i, 0, dim) : std::clamp<std::int64_t>(i, -1, dim - 1);
@@ -218,7 +246,7 @@ std::optional<Values> slice_dims(const Values& dims, const std::vector<const Val
     const std::int64_t start = clamp((*args[0])[k]), end = clamp((*args[1])[k]);
     const std::int64_t span = step > 0 ? end - start : start - end;
     const std::int64_t magnitude = step > 0 ? step : -step;
-    out[static_cast<std::size_t>(axis)] = span <= 0 ? 0 : (span + magnitude - 1) / magnitude;
+    out[static_cast<std::size_t>(axis)] = span <= 0 ? 0 : 1 + (span - 1) / magnitude;
   }
   return out;
 }
@@ -227,8 +255,11 @@ std::optional<Values> slice_dims(const Values& dims, const std::vector<const Val
 std::optional<Values> reshape_dims(const Values& dims, const Values& target) {
   Values out = target;
   std::int64_t total = 1, known = 1;
-  for (std::int64_t d : dims)
-    total *= d;
+  for (std::int64_t d : dims) {
+    const Checked product = checked_mul(total, d);
+    if (!product) return std::nullopt;
+    total = *product;
+  }
   int infer = -1;
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (out[i] == 0) {
@@ -239,7 +270,9 @@ std::optional<Values> reshape_dims(const Values& dims, const Values& target) {
       if (infer >= 0) return std::nullopt;
       infer = static_cast<int>(i);
     } else if (out[i] > 0) {
-      known *= out[i];
+      const Checked product = checked_mul(known, out[i]);
+      if (!product) return std::nullopt;
+      known = *product;
     } else {
       return std::nullopt;
     }
