@@ -73,6 +73,7 @@ int serve(const ServeOptions& o) {
   so.requests = o.requests_csv ? &csv : nullptr;
   so.progress = o.quiet ? nullptr : &std::cerr;
   so.expected = config.trace.empty() ? o.requests : 0;
+  so.config_file = config.file;
   serving::ServingResult result;
   try {
     result = serving::simulate_serving(config.tenants, table, *arrivals, so);

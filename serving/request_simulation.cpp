@@ -155,7 +155,8 @@ std::size_t Simulation::joiners(std::size_t t) const {
     used += kv_need(t, s.queue[n]);
   if (n > 0 || !s.running.empty() || most == 0) return n;
   const Request& head = s.queue.front(); // alone it does not fit: it would wait for ever
-  throw InputError("", "tenant '" + specs_[t].name + "': batching.kv_memory",
+  throw InputError(o_.config_file,
+                   "tenants[" + std::to_string(t) + "] ('" + specs_[t].name + "').batching.kv_memory",
                    "a request of seq " + std::to_string(head.seq ? head.seq : service_.default_seq(t)) +
                        " generating " + std::to_string(head.tokens) + " tokens needs a KV cache of " +
                        std::to_string(static_cast<long long>(kv_need(t, head))) + " bytes, above it");

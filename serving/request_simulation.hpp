@@ -17,6 +17,7 @@
 
 #include <functional>
 #include <iosfwd>
+#include <string>
 
 namespace hs::serving {
 
@@ -31,6 +32,7 @@ struct SimulationOptions {
   std::ostream* requests = nullptr; // one CSV line per finished or dropped request (see csv_header)
   std::ostream* progress = nullptr; // a line every 2^17 finished requests
   std::uint64_t expected = 0;       // arrivals expected, for the progress lines
+  std::string config_file;          // the serving file the tenants came from, named in errors found mid-run
   // Told of each finished request (tenant, arrival, start of its first batch, end), in completion order.
   std::function<void(std::size_t, double, double, double)> on_finish = nullptr;
 };

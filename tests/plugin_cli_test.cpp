@@ -1,4 +1,5 @@
-// The CLI's plug-in modules (cli/plugins.hpp): gnn-placement comes from build/plugins/heterosim_gnn.so, not
+// The CLI's plug-in modules (cli/plugins.hpp): gnn-placement comes from build/plugins/heterosim_gnn.so and
+// `validate` from heterosim_validation.so, not
 // from the program, and a module built against other headers is refused by its stamp.
 #include "cli_support.hpp"
 #include "policies/policy_runner.hpp"
@@ -69,4 +70,16 @@ TEST_CASE("a plug-in directory with no modules leaves the CLI as it is") {
   CHECK(listed.exit_code == 0);
   CHECK(listed.output.find("heft") != std::string::npos);
   CHECK(listed.output.find("warning") == std::string::npos);
+}
+
+TEST_CASE("the CLI gets `validate` from the validation module, and has no such command without it") {
+  REQUIRE(fs::exists(fs::path(HS_CLI).parent_path() / "plugins" / "heterosim_validation.so"));
+  const auto with_module = heterosim("validate --help");
+  CHECK(with_module.exit_code == 0);
+  CHECK(with_module.output.find("--torch-kernels") != std::string::npos);
+  CHECK(heterosim("--help").output.find("validate") != std::string::npos);
+  // The program itself links no validation/ code: without its modules, the command does not exist.
+  const auto bare = heterosim("validate --help", "HETEROSIM_PLUGINS=");
+  CHECK(bare.exit_code != 0);
+  CHECK(heterosim("--help", "HETEROSIM_PLUGINS=").output.find("validate") == std::string::npos);
 }

@@ -56,8 +56,8 @@ TEST_CASE("serving: a KV-cache budget below one request, or on whole-request bat
   (void)serve_eight_at_once(dir, R"(, "kv_memory": "1MB")", &out);
   CHECK(out.exit_code != 0);
   CHECK_MESSAGE(
-      out.output.find("tenant 'gpt': batching.kv_memory: a request of seq 16 generating 2 tokens needs a KV "
-                      "cache of 1327104 bytes") != std::string::npos,
+      out.output.find("serving.json: tenants[0] ('gpt').batching.kv_memory: a request of seq 16 generating 2 "
+                      "tokens needs a KV cache of 1327104 bytes") != std::string::npos,
       out.output);
   const fs::path config =
       hs::test::write_file(dir / "dynamic.json", R"({"format": "heterosim-serving", "version": 1,

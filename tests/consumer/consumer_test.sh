@@ -34,6 +34,11 @@ python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); sys.exit(0 if
   "$consumer_makespan" "$cli_makespan" || fail "consumer says $consumer_makespan s, the installed CLI $cli_makespan s"
 echo "install: the consumer and the installed CLI agree ($cli_makespan s)"
 
+# `validate` is a module too (docs/architecture.md, "Plug-in modules"), always built and installed.
+"$work/prefix/bin/heterosim" validate --help >/dev/null 2>&1 ||
+  fail "the installed CLI has no validate command: lib/heterosim/plugins/heterosim_validation.so not loaded"
+echo "install: the installed CLI loads validate from lib/heterosim/plugins"
+
 # Where libtorch built the gnn-placement module, the installed CLI loads it from <prefix>/lib/heterosim/plugins.
 if [[ -f $work/prefix/lib/heterosim/plugins/heterosim_gnn.so ]]; then
   policies=$("$work/prefix/bin/heterosim" policies 2>&1)
