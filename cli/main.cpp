@@ -2,6 +2,7 @@
 #include "cli/commands.hpp"
 #include "cli/plugins.hpp"
 #include "sim/error.hpp"
+#include "sim/nearest_name.hpp"
 #include "sim/plan.hpp"
 
 #include <algorithm>
@@ -23,10 +24,27 @@ std::vector<Command> registered_commands() {
   return list;
 }
 
+// CLI11 would answer an unknown first word with "A subcommand is required"; a command that a plug-in module
+// provides (validate, train-gnn) is unknown when its module is missing, and the message should say where
+// modules are looked for.
+bool refuse_unknown_command(int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return false;
+  std::vector<std::string> names;
+  for (const auto& c : registered_commands())
+    names.push_back(c.name);
+  if (std::find(names.begin(), names.end(), argv[1]) != names.end()) return false;
+  const std::string dir = plugin_directory();
+  std::cerr << "heterosim: error: unknown command '" << argv[1] << "'" << did_you_mean(argv[1], names)
+            << "; commands: " << name_list(names) << ". Commands of plug-in modules need their module in "
+            << (dir.empty() ? std::string("a plug-in directory (none found)") : dir) << "\n";
+  return true;
+}
+
 } // namespace hs::cli
 
 int main(int argc, char** argv) {
   hs::cli::load_plugins(); // before the commands read the registries (their help lists the policies)
+  if (hs::cli::refuse_unknown_command(argc, argv)) return 1;
   CLI::App app{"HeteroSim: a discrete-event simulator of ML graphs on heterogeneous hardware (SimGrid)"};
   app.require_subcommand(1);
   std::vector<std::pair<CLI::App*, hs::cli::Action>> actions;

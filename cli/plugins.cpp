@@ -13,6 +13,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
+std::string read_stamp(const fs::path& file) {
+  std::ifstream in(file);
+  std::string stamp;
+  in >> stamp;
+  return stamp;
+}
+
+} // namespace
+
 std::string plugin_directory() {
   if (const char* env = std::getenv("HETEROSIM_PLUGINS")) return env;
   std::error_code ec;
@@ -23,15 +32,6 @@ std::string plugin_directory() {
     if (fs::is_directory(candidate, ec)) return candidate.lexically_normal().string();
   return "";
 }
-
-std::string read_stamp(const fs::path& file) {
-  std::ifstream in(file);
-  std::string stamp;
-  in >> stamp;
-  return stamp;
-}
-
-} // namespace
 
 std::vector<std::string> load_plugins() {
   std::vector<std::string> loaded;
@@ -49,7 +49,7 @@ std::vector<std::string> load_plugins() {
       std::cerr << "heterosim: warning: plug-in " << module.string() << " skipped: "
                 << (stamp.empty() ? "no stamp file " + stamp_file.string()
                                   : "built against other headers than this program")
-                << " (rebuild it: cmake --build build --target heterosim_gnn_plugin)\n";
+                << " (rebuild it: cmake --build build --target " << module.stem().string() << "_plugin)\n";
       continue;
     }
     // RTLD_NOW: a symbol the program lacks is reported here, not in the middle of a run.

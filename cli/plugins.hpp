@@ -17,6 +17,9 @@ namespace hs::cli {
 // The hash of the headers this program was compiled against (generated at build time, cmake/abi_stamp.cmake).
 const char* plugin_abi();
 
+// The first plug-in directory that exists, as listed above; empty when there is none.
+std::string plugin_directory();
+
 // Loads every module in the first plug-in directory that exists, in name order; returns the loaded paths.
 // A module that cannot be loaded is reported on stderr and skipped: the rest of the CLI works without it.
 std::vector<std::string> load_plugins();
