@@ -158,12 +158,15 @@ double CostModel::roofline(const Op& o, const Device& d) const {
   }
   if (cal && cal->framework)
     if (const auto t = cal->framework->op_seconds(o, cal->intra_op_threads)) return *t;
-  if (cal && cal->learned && d.units.count > 0)
-    if (auto shape = gemm_shape_of(o))
-      return cal->learned->seconds(*shape, wave_device(d, o.precision), false);
-  if (cal && cal->wave && d.units.count > 0)
-    if (auto shape = gemm_shape_of(o))
+  if (cal && (cal->learned || cal->wave) && d.units.count > 0) {
+    // Convolutions as implicit GEMMs, the form both models were fitted and held out on (DeepBench).
+    const auto gemm = gemm_shape_of(o);
+    const auto conv = gemm ? std::nullopt : conv_shape_of(o);
+    if (const auto& shape = gemm ? gemm : conv) {
+      if (cal->learned) return cal->learned->seconds(*shape, wave_device(d, o.precision), conv.has_value());
       return gemm_wave_time(*shape, wave_device(d, o.precision), *cal->wave).seconds;
+    }
+  }
   if (is_synchronisation_kind(o.kind)) launch = 0.0;
   const double compute = o.flops / (d.peak_flops.at(o.precision) * efficiency);
   double bandwidth = d.memory_bandwidth * memory_efficiency;

@@ -71,12 +71,38 @@ WaveTime gemm_wave_time(const GemmShape& s, const WaveDevice& d, const WaveParam
   return best;
 }
 
+namespace {
+
+double wave_element_bytes(const std::string& precision) {
+  return precision == "fp64"                          ? 8
+         : precision == "int8"                        ? 1
+         : precision == "fp32" || precision == "tf32" ? 4
+                                                      : 2;
+}
+
+} // namespace
+
+std::optional<GemmShape> conv_shape_of(const Op& op) {
+  if (op.kind != "conv2d" || op.has_explicit_times() || !(op.flops > 0)) return std::nullopt;
+  const auto dim = [&](const char* name, double fallback) {
+    const auto it = op.dims.find(name);
+    return it == op.dims.end() ? fallback : it->second;
+  };
+  const double batch = dim("batch", 0), cin = dim("cin", 0), cout = dim("cout", 0), kh = dim("kh", 0),
+               kw = dim("kw", 0), oh = dim("oh", 0), ow = dim("ow", 0), groups = dim("groups", 1);
+  for (double v : {batch, cin, cout, kh, kw, oh, ow, groups})
+    if (!(v >= 1)) return std::nullopt;
+  return GemmShape{batch * oh * ow,
+                   cout / groups,
+                   cin / groups * kh * kw,
+                   groups,
+                   wave_element_bytes(op.precision),
+                   false};
+}
+
 std::optional<GemmShape> gemm_shape_of(const Op& op) {
   if (op.kind != "gemm" || op.has_explicit_times() || !(op.flops > 0)) return std::nullopt;
-  const double e = op.precision == "fp64"                             ? 8
-                   : op.precision == "int8"                           ? 1
-                   : op.precision == "fp32" || op.precision == "tf32" ? 4
-                                                                      : 2;
+  const double e = wave_element_bytes(op.precision);
   // mnk = F/2, mn = W/e, mk + kn = R/e: k = F/(2mn), and m, n are the roots of x^2 - (R/(e k)) x + mn.
   const double mn = op.bytes_written / e;
   if (!(mn >= 1)) return std::nullopt;

@@ -74,6 +74,12 @@ WaveTime gemm_wave_time(const GemmShape& s, const WaveDevice& d, const WaveParam
 // (2mnk FLOPs, A and B read, C written); nullopt when they describe no GEMM (extra bytes, explicit times).
 std::optional<GemmShape> gemm_shape_of(const Op& op);
 
+// The implicit GEMM a convolution stands for (output pixels x filters per group x window, one GEMM per
+// group), as DeepBench's convolutions are costed in validation/deepbench.cpp; from the dims the workload
+// builders name (batch, cin, cout, kh, kw, oh, ow, groups); nullopt for other ops and convolutions without
+// them.
+std::optional<GemmShape> conv_shape_of(const Op& op);
+
 // The device's figures for a precision: peak (precision must be in its peaks), bandwidth, units, clocks.
 WaveDevice wave_device(const Device& d, const std::string& precision);
 

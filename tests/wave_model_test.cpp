@@ -144,3 +144,46 @@ TEST_CASE("a calibration with a wave model costs a graph's GEMMs by tiles and wa
   CHECK(cost.op_time(0, 0) == doctest::Approx(expected.seconds));
   CHECK(cost.op_time(0, 1) == doctest::Approx(CostModel(g, p).op_time(0, 1))); // no SMs: the roofline
 }
+
+TEST_CASE("a calibration with a wave model costs a graph's convolutions as their implicit GEMMs") {
+  GraphBuilder b("g");
+  // ResNet-50's first convolution at batch 8: 7x7, 3 -> 64 channels, stride 2, 224 -> 112.
+  const double batch = 8, cin = 3, cout = 64, k = 7, out = 112;
+  const double flops = 2 * batch * cout * out * out * cin * k * k;
+  auto conv = b.op("conv1")
+                  .kind("conv2d")
+                  .flops(flops)
+                  .reads(4 * batch * cin * 224 * 224)
+                  .writes(4 * batch * cout * out * out);
+  b.mutable_op(conv.id()).dims = {{"batch", batch}, {"cin", cin}, {"cout", cout}, {"kh", k},
+                                  {"kw", k},        {"oh", out},  {"ow", out},    {"groups", 1}};
+  b.op("bare").kind("conv2d").flops(flops).reads(1e6).writes(1e6); // no dims: not a shape the model knows
+  const Graph g = std::move(b).build();
+  const auto shape = conv_shape_of(g.op(0));
+  REQUIRE(shape);
+  CHECK(shape->m == doctest::Approx(batch * out * out));
+  CHECK(shape->n == doctest::Approx(cout));
+  CHECK(shape->k == doctest::Approx(cin * k * k));
+  CHECK(2 * shape->m * shape->n * shape->k == doctest::Approx(flops)); // the same work as the op
+  CHECK_FALSE(conv_shape_of(g.op(1)));
+  CHECK_FALSE(gemm_shape_of(g.op(0)));
+
+  const Platform p = parse_platform(
+      R"({"format": "heterosim-platform", "version": 1, "name": "w", "devices": [
+      {"name": "gpu", "kind": "gpu", "peak": {"fp32": 15.7e12}, "memory": {"bandwidth": 900e9,
+      "capacity": "16GB"}, "power": {"idle": 1, "busy": 2},
+      "compute_units": {"count": 80, "boost_clock_mhz": 1530, "source": "test"}}], "links": []})",
+      "w.json");
+  Calibration c;
+  Calibration::Entry e;
+  e.name = "wave";
+  e.applies_to.kinds = {"gpu"};
+  e.wave = no_launch();
+  c.entries.push_back(e);
+  const CostModel cost(g, p, c);
+  const WaveTime expected = gemm_wave_time(*shape, wave_device(p.devices[0], "fp32"), no_launch());
+  CHECK(cost.op_time(0, 0) == doctest::Approx(expected.seconds));
+  CHECK(cost.op_time(0, 0) != doctest::Approx(CostModel(g, p).op_time(0, 0)));
+  // Without dims the convolution keeps the roofline it had.
+  CHECK(cost.op_time(1, 0) == doctest::Approx(CostModel(g, p).op_time(1, 0)));
+}
