@@ -240,7 +240,7 @@ void ContentionEvaluator::start_ready_streams(double now) {
     if (cursor_[s] == queue.size()) continue;
     const OpId o = queue[cursor_[s]];
     const auto oi = static_cast<std::size_t>(o);
-    if (missing_inputs_[oi] != 0) continue;
+    if (op_wait_[oi].missing != 0) continue;
     running_op_[s] = o;
     running_bits_[s >> 6] |= std::uint64_t{1} << (s & 63);
     remaining_[s] = op_seconds(o, d, plan.pstate[oi]) * time_factor_[oi];

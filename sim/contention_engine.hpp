@@ -90,7 +90,7 @@ private:
   void transfer_finished(std::size_t transfer, double now);
   void input_arrived(OpId consumer) {
     const auto ci = static_cast<std::size_t>(consumer);
-    if (--missing_inputs_[ci] == 0) check_slots_.push_back(op_slot_[ci]);
+    if (--op_wait_[ci].missing == 0) check_slots_.push_back(op_wait_[ci].slot);
   }
   void reshare_bandwidth(double now);
   void start_flowing(Flow& f, double now);
@@ -156,27 +156,37 @@ private:
   // Per run.
   const Plan* plan_ = nullptr;
   Execution result_;
-  std::vector<int> missing_inputs_;
   std::vector<std::size_t> stream_base_, cursor_;
   std::vector<DeviceId> slot_device_;
   // The plan's placement as the event loop reads it: per op its stream slot, per consumer entry of the
   // graph (FlatGraph::all_consumers) the consumer's device, per slot its queue.
-  std::vector<std::size_t> op_slot_;
+  struct OpWait {       // side by side: an input's arrival reads both
+    int missing;        // inputs not yet on its device
+    std::uint32_t slot; // its stream slot
+  };
+  std::vector<OpWait> op_wait_;
   std::vector<DeviceId> consumer_device_;
   std::vector<const std::vector<OpId>*> slot_queue_;
   std::vector<OpId> running_op_;            // per stream slot, -1 when idle
   std::vector<std::uint64_t> running_bits_; // bit per stream slot: running
   // Calls f(slot) for each running slot of `device`, in slot order.
   template <class F> void for_each_running(std::size_t device, F&& f) const {
-    const std::size_t lo = stream_base_[device], hi = stream_base_[device + 1];
-    for (std::size_t w = lo >> 6; lo < hi && w <= (hi - 1) >> 6; ++w) {
+    const SlotWords& sw = slot_words_[device];
+    for (std::size_t w = sw.first; w <= sw.last; ++w) {
       std::uint64_t bits = running_bits_[w];
-      if (w == lo >> 6) bits &= ~std::uint64_t{0} << (lo & 63);
-      if (w == (hi - 1) >> 6) bits &= ~std::uint64_t{0} >> (63 - ((hi - 1) & 63));
+      if (w == sw.first) bits &= sw.first_mask;
+      if (w == sw.last) bits &= sw.last_mask;
       for (; bits != 0; bits &= bits - 1)
         f((w << 6) + static_cast<std::size_t>(std::countr_zero(bits)));
     }
   }
+  // Per device, the words of running_bits_ its slots span and the masks of its bits in the first and last
+  // (first > last for a device with no stream).
+  struct SlotWords {
+    std::size_t first, last;
+    std::uint64_t first_mask, last_mask;
+  };
+  std::vector<SlotWords> slot_words_;
   std::vector<std::size_t> due_slots_; // scratch: slots whose op ends now
   std::vector<double> remaining_; // per stream slot: seconds of work left at full speed, as of slot_updated_
   std::vector<double> slot_updated_, slot_rate_, slot_finish_;

@@ -109,16 +109,22 @@ void ContentionEvaluator::bind_plan(const Plan& plan) {
     }
   }
   stream_base_[nd] = slot_device_.size();
+  slot_words_.resize(nd);
+  for (std::size_t d = 0; d < nd; ++d) {
+    const std::size_t lo = stream_base_[d], hi = stream_base_[d + 1];
+    slot_words_[d] = lo == hi ? SlotWords{1, 0, 0, 0}
+                              : SlotWords{lo >> 6, (hi - 1) >> 6, ~std::uint64_t{0} << (lo & 63),
+                                          ~std::uint64_t{0} >> (63 - ((hi - 1) & 63))};
+  }
   check_slots_.clear();
   for (std::size_t s = 0; s < slot_device_.size(); ++s)
     check_slots_.push_back(s);
-  missing_inputs_.resize(n);
-  op_slot_.resize(n);
+  op_wait_.resize(n);
   live_.assign(nd, 0.0);
   for (std::size_t o = 0; o < n; ++o) {
     const auto d = static_cast<std::size_t>(plan.device[o]);
-    missing_inputs_[o] = static_cast<int>(g.input_count(o));
-    op_slot_[o] = stream_base_[d] + static_cast<std::size_t>(plan.stream[o]);
+    op_wait_[o] = {static_cast<int>(g.input_count(o)),
+                   static_cast<std::uint32_t>(stream_base_[d] + static_cast<std::size_t>(plan.stream[o]))};
     live_[d] += g.param_bytes(o);
   }
   const auto& consumers = g.all_consumers();
