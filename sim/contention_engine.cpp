@@ -38,6 +38,7 @@ const Execution& ContentionEvaluator::run(const Plan& plan, bool canonical_order
 double ContentionEvaluator::simulate(const Plan& plan) {
   reset(plan);
   double now = 0.0;
+  double ops_next = kInf; // the earliest of device_next_
   const auto heap_later = [](const auto& x, const auto& y) { return x.first > y.first; };
   for (;;) {
     if (profile_next_ < profile_events_.size()) apply_profile_events(now);
@@ -48,15 +49,16 @@ double ContentionEvaluator::simulate(const Plan& plan) {
       break;
     }
     if (rates_dirty_) reshare_bandwidth(now);
-    for (const std::size_t d : reshare_devices_) {
-      reshare_mark_[d] = 0;
-      reshare_device(d, now);
+    if (!reshare_devices_.empty()) { // only a re-share moves a device's next op end
+      for (const std::size_t d : reshare_devices_) {
+        reshare_mark_[d] = 0;
+        reshare_device(d, now);
+      }
+      reshare_devices_.clear();
+      ops_next = kInf;
+      for (const double t : device_next_)
+        ops_next = std::min(ops_next, t);
     }
-    reshare_devices_.clear();
-
-    double ops_next = kInf;
-    for (const double t : device_next_)
-      ops_next = std::min(ops_next, t);
     double next = std::min(flow_next_, ops_next);
     if (!timed_.empty()) next = std::min(next, timed_.front().first);
     if (profile_next_ < profile_events_.size()) next = std::min(next, profile_events_[profile_next_].at);
@@ -166,10 +168,9 @@ void ContentionEvaluator::start_flowing(Flow& f, double now) {
   mix_state_ = sharing_states_.with(mix_state_, static_cast<std::uint32_t>(f.route));
   bool alone = !rates_dirty_;
   for (int r : route_resources_[f.slot])
-    alone = alone && flowing_on_[static_cast<std::size_t>(r)] == 0 &&
-            resource_availability_[static_cast<std::size_t>(r)] == 1.0;
-  for (int r : route_resources_[f.slot])
-    ++flowing_on_[static_cast<std::size_t>(r)];
+    alone = (flowing_on_[static_cast<std::size_t>(r)]++ == 0 &&
+             resource_availability_[static_cast<std::size_t>(r)] == 1.0) &&
+            alone;
   if (!alone) {
     f.finish = kInf; // until the re-share gives it a rate
     rates_dirty_ = true;
