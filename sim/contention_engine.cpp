@@ -38,6 +38,7 @@ const Execution& ContentionEvaluator::run(const Plan& plan, bool canonical_order
 double ContentionEvaluator::simulate(const Plan& plan) {
   reset(plan);
   double now = 0.0;
+  double ops_next = kInf; // the earliest of device_next_
   const auto heap_later = [](const auto& x, const auto& y) { return x.first > y.first; };
   for (;;) {
     if (profile_next_ < profile_events_.size()) apply_profile_events(now);
@@ -48,10 +49,16 @@ double ContentionEvaluator::simulate(const Plan& plan) {
       break;
     }
     if (rates_dirty_) reshare_bandwidth(now);
-
-    double ops_next = kInf;
-    for (const double t : device_next_)
-      ops_next = std::min(ops_next, t);
+    if (!reshare_devices_.empty()) { // only a re-share moves a device's next op end
+      for (const std::size_t d : reshare_devices_) {
+        reshare_mark_[d] = 0;
+        reshare_device(d, now);
+      }
+      reshare_devices_.clear();
+      ops_next = kInf;
+      for (const double t : device_next_)
+        ops_next = std::min(ops_next, t);
+    }
     double next = std::min(flow_next_, ops_next);
     if (!timed_.empty()) next = std::min(next, timed_.front().first);
     if (profile_next_ < profile_events_.size()) next = std::min(next, profile_events_[profile_next_].at);
@@ -94,7 +101,7 @@ void ContentionEvaluator::apply_profile_events(double now) {
     const auto& ev = profile_events_[profile_next_++];
     if (ev.device >= 0) {
       device_availability_[static_cast<std::size_t>(ev.device)] = ev.availability;
-      reshare_device(static_cast<std::size_t>(ev.device), now);
+      mark_ready(reshare_devices_, reshare_mark_, static_cast<std::size_t>(ev.device));
     } else {
       double& availability = resource_availability_[static_cast<std::size_t>(ev.resource)];
       links_off_nominal_ += (ev.availability != 1.0 ? 1 : 0) - (availability != 1.0 ? 1 : 0);
@@ -161,10 +168,9 @@ void ContentionEvaluator::start_flowing(Flow& f, double now) {
   mix_state_ = sharing_states_.with(mix_state_, static_cast<std::uint32_t>(f.route));
   bool alone = !rates_dirty_;
   for (int r : route_resources_[f.slot])
-    alone = alone && flowing_on_[static_cast<std::size_t>(r)] == 0 &&
-            resource_availability_[static_cast<std::size_t>(r)] == 1.0;
-  for (int r : route_resources_[f.slot])
-    ++flowing_on_[static_cast<std::size_t>(r)];
+    alone = (flowing_on_[static_cast<std::size_t>(r)]++ == 0 &&
+             resource_availability_[static_cast<std::size_t>(r)] == 1.0) &&
+            alone;
   if (!alone) {
     f.finish = kInf; // until the re-share gives it a rate
     rates_dirty_ = true;
@@ -235,7 +241,7 @@ void ContentionEvaluator::start_ready_streams(double now) {
     if (cursor_[s] == queue.size()) continue;
     const OpId o = queue[cursor_[s]];
     const auto oi = static_cast<std::size_t>(o);
-    if (missing_inputs_[oi] != 0) continue;
+    if (op_wait_[oi].missing != 0) continue;
     running_op_[s] = o;
     running_bits_[s >> 6] |= std::uint64_t{1} << (s & 63);
     remaining_[s] = op_seconds(o, d, plan.pstate[oi]) * time_factor_[oi];
@@ -243,58 +249,10 @@ void ContentionEvaluator::start_ready_streams(double now) {
     slot_rate_[s] = 0.0;
     result_.ops[oi].start = now;
     if (active_on_device_[di]++ == 0) busy_since_[di] = now;
-    reshare_device(di, now);
+    mark_ready(reshare_devices_, reshare_mark_, di);
     // Outputs live on the producer's device from its start; the workspace while it runs.
     allocate(di, graph_->alloc_at_start(oi));
   }
-}
-
-// A transfer's copy exists on its destination from its start, which is when it is recorded.
-void ContentionEvaluator::record_start(Transfer& tr, double bytes, double now) {
-  tr.run = static_cast<std::uint32_t>(result_.transfers.size());
-  result_.transfers.push_back({tr.tensor, tr.from, tr.to, bytes, now, now});
-  allocate(static_cast<std::size_t>(tr.to), bytes);
-}
-
-void ContentionEvaluator::mark_ready(std::vector<std::size_t>& list, std::vector<char>& mark, std::size_t d) {
-  if (mark[d]) return;
-  mark[d] = 1;
-  list.push_back(d);
-}
-
-// A transfer takes an outgoing engine of its source, in its source's FIFO order, then an incoming engine of
-// its destination, in the destination's FIFO order (the replay's semaphore); only then does it move data.
-void ContentionEvaluator::start_copy_engines(double now) {
-  for (const std::size_t d : copy_ready_) {
-    copy_ready_mark_[d] = 0;
-    auto& queue = copy_queue_[d];
-    while (out_free_[d] > 0 && copy_queue_head_[d] < queue.size()) {
-      const std::size_t t = queue[copy_queue_head_[d]++];
-      --out_free_[d];
-      const auto to = static_cast<std::size_t>(transfers_[t].to);
-      in_queue_[to].push_back(t);
-      mark_ready(in_ready_, in_ready_mark_, to);
-    }
-  }
-  copy_ready_.clear();
-  for (const std::size_t d : in_ready_) {
-    in_ready_mark_[d] = 0;
-    auto& queue = in_queue_[d];
-    while (in_free_[d] > 0 && in_queue_head_[d] < queue.size()) {
-      const std::size_t t = queue[in_queue_head_[d]++];
-      --in_free_[d];
-      Transfer& tr = transfers_[t];
-      const double bytes = graph_->tensor_bytes(static_cast<std::size_t>(tr.tensor));
-      record_start(tr, bytes, now);
-      const auto route = static_cast<std::size_t>(tr.from) * static_cast<std::size_t>(devices_) + d;
-      const std::uint32_t slot = route_slot(route);
-      const double latency_end = now + route_latency_[slot];
-      // A route of no links moves data at once, after its latency.
-      flows_.push_back({t, route, slot, route_resources_[slot].empty() ? 0.0 : bytes, now, latency_end});
-      flow_next_ = std::min(flow_next_, latency_end);
-    }
-  }
-  in_ready_.clear();
 }
 
 void ContentionEvaluator::op_finished(std::size_t slot, double now) {
@@ -309,7 +267,7 @@ void ContentionEvaluator::op_finished(std::size_t slot, double now) {
   running_bits_[slot >> 6] &= ~(std::uint64_t{1} << (slot & 63));
   slot_finish_[slot] = kInf;
   if (--active_on_device_[di] == 0) busy_seconds_[di] += now - busy_since_[di];
-  reshare_device(di, now);
+  mark_ready(reshare_devices_, reshare_mark_, di);
   if (plan.pstate[oi] != 0) {
     const auto& states = platform_->devices[di].pstates;
     pstate_extra_[di] +=
@@ -322,95 +280,6 @@ void ContentionEvaluator::op_finished(std::size_t slot, double now) {
   release_inputs(o, dev);
   for (TensorId t : graph_->outputs(oi))
     send_output(static_cast<std::size_t>(t), dev, now);
-}
-
-// One transfer per (tensor, destination device), queued in order of first consumer, as the replay does;
-// the tensor's local readers have their input now.
-void ContentionEvaluator::send_output(std::size_t ti, DeviceId dev, double now) {
-  const FlatGraph& g = *graph_;
-  const std::uint32_t begin = g.consumer_begin(ti), end = g.consumer_begin(ti + 1);
-  const OpId* consumer = g.all_consumers().data();
-  const DeviceId* to_device = consumer_device_.data();
-  const std::size_t first_new = transfers_.size();
-  int local_readers = 0;
-  for (std::uint32_t k = begin; k < end; ++k) {
-    const DeviceId to = to_device[k];
-    if (to == dev) {
-      ++local_readers;
-      continue;
-    }
-    int& pending = pending_to_[static_cast<std::size_t>(to)];
-    if (pending < 0) {
-      pending = static_cast<int>(transfers_.size());
-      transfers_.push_back({static_cast<TensorId>(ti), dev, to, 0, 0, 0, 0});
-    }
-    ++transfers_[static_cast<std::size_t>(pending)].readers_left;
-  }
-  const std::size_t last_new = transfers_.size();
-  // The producer's copy is needed by its distinct local readers and by each outgoing transfer; a graph
-  // output (no consumer) lives to the end.
-  uses_[ti] = begin == end ? -1 : local_readers + static_cast<int>(last_new - first_new);
-  if (last_new == first_new) {
-    for (std::uint32_t k = begin; k < end; ++k) {
-      use_of_[k] = static_cast<std::uint32_t>(ti);
-      input_arrived(consumer[k]);
-    }
-    return;
-  }
-  // Each transfer's waiters are its destination's readers, in consumer order: one pass fills them all.
-  const std::size_t tensors = graph_->tensor_count();
-  for (std::size_t i = first_new; i < last_new; ++i) {
-    transfers_[i].waiters_begin = transfers_[i].waiters_end = waiters_end_;
-    waiters_end_ += static_cast<std::uint32_t>(transfers_[i].readers_left);
-    uses_[tensors + i] = transfers_[i].readers_left;
-  }
-  for (std::uint32_t k = begin; k < end; ++k) {
-    if (to_device[k] == dev) {
-      use_of_[k] = static_cast<std::uint32_t>(ti);
-      input_arrived(consumer[k]);
-      continue;
-    }
-    const auto i = static_cast<std::size_t>(pending_to_[static_cast<std::size_t>(to_device[k])]);
-    use_of_[k] = static_cast<std::uint32_t>(tensors + i);
-    waiters_[transfers_[i].waiters_end++] = consumer[k];
-  }
-  queue_transfers(first_new, last_new, now);
-}
-
-// New transfers of one tensor from one device: explicit-cost edges start now, the others queue for the
-// source's copy engines.
-void ContentionEvaluator::queue_transfers(std::size_t first_new, std::size_t last_new, double now) {
-  const auto ti = static_cast<std::size_t>(transfers_[first_new].tensor);
-  const double comm_time = graph_->comm_time(ti);
-  const auto di = static_cast<std::size_t>(transfers_[first_new].from);
-  for (std::size_t i = first_new; i < last_new; ++i) {
-    Transfer& tr = transfers_[i];
-    pending_to_[static_cast<std::size_t>(tr.to)] = -1;
-    if (comm_time >= 0) {
-      record_start(tr, graph_->tensor_bytes(ti), now);
-      timed_.emplace_back(now + comm_time, i);
-      std::push_heap(timed_.begin(), timed_.end(),
-                     [](const auto& x, const auto& y) { return x.first > y.first; });
-    } else {
-      copy_queue_[di].push_back(i);
-      mark_ready(copy_ready_, copy_ready_mark_, di);
-    }
-  }
-}
-
-void ContentionEvaluator::transfer_finished(std::size_t t, double now) {
-  const Transfer& tr = transfers_[t];
-  const auto ti = static_cast<std::size_t>(tr.tensor);
-  const double bytes = graph_->tensor_bytes(ti);
-  if (--uses_[ti] == 0) live_[static_cast<std::size_t>(tr.from)] -= bytes;
-  const auto route = static_cast<std::size_t>(tr.from) * static_cast<std::size_t>(devices_) +
-                     static_cast<std::size_t>(tr.to);
-  for (int l : route_links_[route_slot(route)]) // explicit-cost edges never took a slot
-    link_bytes_[static_cast<std::size_t>(l)] += bytes;
-  result_.transfers[tr.run].end = now;
-  result_.makespan = std::max(result_.makespan, now);
-  for (std::uint32_t w = tr.waiters_begin; w < tr.waiters_end; ++w)
-    input_arrived(waiters_[w]);
 }
 
 // An op's end frees its workspace, and each input copy on its device whose last use it was (the
@@ -428,26 +297,12 @@ void ContentionEvaluator::release_inputs(OpId o, DeviceId dev) {
   }
 }
 
-// Only a device whose live bytes grew during an instant can have reached a new peak in it.
-void ContentionEvaluator::allocate(std::size_t device, double bytes) {
-  live_[device] += bytes;
-  if (!grew_[device]) {
-    grew_[device] = 1;
-    grown_.push_back(device);
-  }
-}
-
 void ContentionEvaluator::record_peaks() {
   for (const std::size_t d : grown_) {
     if (live_[d] > peak_[d]) peak_[d] = live_[d];
     grew_[d] = 0;
   }
   grown_.clear();
-}
-
-void ContentionEvaluator::input_arrived(OpId c) {
-  const auto ci = static_cast<std::size_t>(c);
-  if (--missing_inputs_[ci] == 0) check_slots_.push_back(op_slot_[ci]);
 }
 
 Execution run_contention(const Plan& plan, const CostModel& cost, const Scenario& scenario) {

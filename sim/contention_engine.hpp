@@ -78,23 +78,41 @@ private:
   void start_ready_streams(double now);
   void start_copy_engines(double now);
   void record_start(Transfer& tr, double bytes, double now);
-  static void mark_ready(std::vector<std::size_t>& list, std::vector<char>& mark, std::size_t device);
+  static void mark_ready(std::vector<std::size_t>& list, std::vector<char>& mark, std::size_t device) {
+    if (mark[device]) return;
+    mark[device] = 1;
+    list.push_back(device);
+  }
   void complete_flows(double now, double due);
   void op_finished(std::size_t slot, double now);
   void send_output(std::size_t tensor, DeviceId dev, double now);
   void queue_transfers(std::size_t first_new, std::size_t last_new, double now);
   void transfer_finished(std::size_t transfer, double now);
-  void input_arrived(OpId consumer);
+  void input_arrived(OpId consumer) {
+    const auto ci = static_cast<std::size_t>(consumer);
+    if (--op_wait_[ci].missing == 0) check_slots_.push_back(op_wait_[ci].slot);
+  }
   void reshare_bandwidth(double now);
   void start_flowing(Flow& f, double now);
   void stop_flowing(const Flow& f);
   void reshare_device(std::size_t device, double now);
   void release_inputs(OpId op, DeviceId dev);
-  void allocate(std::size_t device, double bytes);
+  // Only a device whose live bytes grew during an instant can have reached a new peak in it.
+  void allocate(std::size_t device, double bytes) {
+    live_[device] += bytes;
+    if (!grew_[device]) {
+      grew_[device] = 1;
+      grown_.push_back(device);
+    }
+  }
   void record_peaks();
 
   void bind_graph(const FlatGraph& graph, const std::vector<double>& op_times);
-  std::uint32_t route_slot(std::size_t route);     // finds the route's figures on first use
+  std::uint32_t route_slot(std::size_t route) { // finds the route's figures on first use
+    const std::int32_t slot = route_slot_[route];
+    return slot >= 0 ? static_cast<std::uint32_t>(slot) : add_route(route);
+  }
+  std::uint32_t add_route(std::size_t route);
   std::uint32_t slot_of(std::size_t route) const { // of a route a transfer has already taken
     return static_cast<std::uint32_t>(route_slot_[route]);
   }
@@ -138,34 +156,47 @@ private:
   // Per run.
   const Plan* plan_ = nullptr;
   Execution result_;
-  std::vector<int> missing_inputs_;
   std::vector<std::size_t> stream_base_, cursor_;
   std::vector<DeviceId> slot_device_;
-  // The plan's placement as the event loop reads it: per op its stream slot, per tensor its producer's
-  // device, per consumer entry of the graph (FlatGraph::all_consumers) the consumer's device, per slot
-  // its queue.
-  std::vector<std::size_t> op_slot_;
-  std::vector<DeviceId> tensor_device_, consumer_device_;
+  // The plan's placement as the event loop reads it: per op its stream slot, per consumer entry of the
+  // graph (FlatGraph::all_consumers) the consumer's device, per slot its queue.
+  struct OpWait {       // side by side: an input's arrival reads both
+    int missing;        // inputs not yet on its device
+    std::uint32_t slot; // its stream slot
+  };
+  std::vector<OpWait> op_wait_;
+  std::vector<DeviceId> consumer_device_;
   std::vector<const std::vector<OpId>*> slot_queue_;
   std::vector<OpId> running_op_;            // per stream slot, -1 when idle
   std::vector<std::uint64_t> running_bits_; // bit per stream slot: running
   // Calls f(slot) for each running slot of `device`, in slot order.
   template <class F> void for_each_running(std::size_t device, F&& f) const {
-    const std::size_t lo = stream_base_[device], hi = stream_base_[device + 1];
-    for (std::size_t w = lo >> 6; lo < hi && w <= (hi - 1) >> 6; ++w) {
+    const SlotWords& sw = slot_words_[device];
+    for (std::size_t w = sw.first; w <= sw.last; ++w) {
       std::uint64_t bits = running_bits_[w];
-      if (w == lo >> 6) bits &= ~std::uint64_t{0} << (lo & 63);
-      if (w == (hi - 1) >> 6) bits &= ~std::uint64_t{0} >> (63 - ((hi - 1) & 63));
+      if (w == sw.first) bits &= sw.first_mask;
+      if (w == sw.last) bits &= sw.last_mask;
       for (; bits != 0; bits &= bits - 1)
         f((w << 6) + static_cast<std::size_t>(std::countr_zero(bits)));
     }
   }
+  // Per device, the words of running_bits_ its slots span and the masks of its bits in the first and last
+  // (first > last for a device with no stream).
+  struct SlotWords {
+    std::size_t first, last;
+    std::uint64_t first_mask, last_mask;
+  };
+  std::vector<SlotWords> slot_words_;
   std::vector<std::size_t> due_slots_; // scratch: slots whose op ends now
   std::vector<double> remaining_; // per stream slot: seconds of work left at full speed, as of slot_updated_
   std::vector<double> slot_updated_, slot_rate_, slot_finish_;
   std::vector<double> device_next_; // per device: the earliest slot_finish_ of its running ops
   double flow_next_ = 0.0;          // the earliest finish of flows_
   std::vector<int> active_on_device_;
+  // Devices whose running ops need a new share, done once per instant before the next event is chosen:
+  // an op ending and the next starting on a device at one instant cost one pass, not two.
+  std::vector<std::size_t> reshare_devices_;
+  std::vector<char> reshare_mark_;
   std::vector<double> device_availability_, resource_availability_;
   std::vector<Transfer> transfers_;
   std::vector<OpId> waiters_; // transfers' waiters, back to back, [0, waiters_end_) used

@@ -48,9 +48,8 @@ ContentionEvaluator::ContentionEvaluator(const CostModel& cost, const Scenario& 
   pending_to_.assign(n, -1);
 }
 
-std::uint32_t ContentionEvaluator::route_slot(std::size_t route) {
+std::uint32_t ContentionEvaluator::add_route(std::size_t route) {
   std::int32_t& slot = route_slot_[route];
-  if (slot >= 0) return static_cast<std::uint32_t>(slot);
   slot = static_cast<std::int32_t>(route_latency_.size());
   const auto n = static_cast<std::size_t>(devices_), a = route / n, b = route % n;
   const Route* r = a != b ? platform_->route(static_cast<DeviceId>(a), static_cast<DeviceId>(b)) : nullptr;
@@ -110,22 +109,24 @@ void ContentionEvaluator::bind_plan(const Plan& plan) {
     }
   }
   stream_base_[nd] = slot_device_.size();
+  slot_words_.resize(nd);
+  for (std::size_t d = 0; d < nd; ++d) {
+    const std::size_t lo = stream_base_[d], hi = stream_base_[d + 1];
+    slot_words_[d] = lo == hi ? SlotWords{1, 0, 0, 0}
+                              : SlotWords{lo >> 6, (hi - 1) >> 6, ~std::uint64_t{0} << (lo & 63),
+                                          ~std::uint64_t{0} >> (63 - ((hi - 1) & 63))};
+  }
   check_slots_.clear();
   for (std::size_t s = 0; s < slot_device_.size(); ++s)
     check_slots_.push_back(s);
-  missing_inputs_.resize(n);
-  op_slot_.resize(n);
+  op_wait_.resize(n);
   live_.assign(nd, 0.0);
   for (std::size_t o = 0; o < n; ++o) {
     const auto d = static_cast<std::size_t>(plan.device[o]);
-    missing_inputs_[o] = static_cast<int>(g.input_count(o));
-    op_slot_[o] = stream_base_[d] + static_cast<std::size_t>(plan.stream[o]);
+    op_wait_[o] = {static_cast<int>(g.input_count(o)),
+                   static_cast<std::uint32_t>(stream_base_[d] + static_cast<std::size_t>(plan.stream[o]))};
     live_[d] += g.param_bytes(o);
   }
-  const auto nt = g.tensor_count();
-  tensor_device_.resize(nt);
-  for (std::size_t t = 0; t < nt; ++t)
-    tensor_device_[t] = plan.device[static_cast<std::size_t>(g.producer(t))];
   const auto& consumers = g.all_consumers();
   consumer_device_.resize(consumers.size());
   for (std::size_t k = 0; k < consumers.size(); ++k)
@@ -152,6 +153,8 @@ void ContentionEvaluator::reset(const Plan& plan) {
   device_next_.assign(nd, inf);
   flow_next_ = inf;
   active_on_device_.assign(nd, 0);
+  reshare_devices_.clear();
+  reshare_mark_.assign(nd, 0);
   device_availability_.assign(nd, 1.0);
   resource_availability_.assign(2 * p.links.size(), 1.0);
   links_off_nominal_ = 0;
