@@ -38,6 +38,7 @@ struct RunOptions {
   bool quiet = false;
   bool report_only = false; // a sweep's point: report.json alone
   bool explain = false;
+  bool timeline = false; // report.json's per-op timeline even past kTimelineOpsUpTo ops
 };
 
 // Plans (unless a stored plan is given) and executes; with --explain, records the list scheduler's
@@ -127,7 +128,7 @@ int run(const RunOptions& o) {
       make_report({platform.name, graph.name, stored ? stored->label : o.policy, o.seed}, outcome.plan,
                   plan_cost, std::move(outcome.execution), std::move(outcome.cross_check));
   if (!fits_or_kept(report, platform, o.allow_over_capacity)) return 3;
-  nlohmann::ordered_json json = report_json(report);
+  nlohmann::ordered_json json = report_json(report, o.timeline ? Timeline::always : Timeline::automatic);
   if (parallel) json["parallel"] = parallel_json(*parallel, report);
   if (!calibration.entries.empty()) json["calibration"] = calibration_usage_json(calibration, platform);
   const auto explain_doc =
@@ -179,6 +180,9 @@ Action run_command(CLI::App& app) {
   cmd->add_flag("--allow-over-capacity", o->allow_over_capacity,
                 "Keep a plan whose peak memory exceeds a device's capacity (exit 0, with a warning)");
   cmd->add_flag("--report-only", o->report_only, "Write report.json alone (what a sweep's points keep)");
+  cmd->add_flag("--timeline", o->timeline,
+                "Keep every op and transfer in report.json's timeline past " +
+                    std::to_string(kTimelineOpsUpTo) + " ops (the default leaves them to timeline.csv)");
   cmd->add_flag(
       "--explain", o->explain,
       "Also write explain.json: the list scheduler's ranks and decisions (see `heterosim explain`)");

@@ -40,7 +40,13 @@ Report make_report(RunInfo info, const Plan& plan, const CostModel& cost, Execut
 // bound".
 std::string engine_label(const std::string& engine);
 
-nlohmann::ordered_json report_json(const Report& r);
+// The per-op and per-transfer timeline is written when the graph has at most kTimelineOpsUpTo ops or
+// `timeline` is Timeline::always; above, "timeline" says what was left out and why (a thousand-GPU step has
+// two million ops: their records were most of a run's CPU time and memory; timeline.csv has them in a full
+// run).
+constexpr int kTimelineOpsUpTo = 100000;
+enum class Timeline { automatic, always };
+nlohmann::ordered_json report_json(const Report& r, Timeline timeline = Timeline::automatic);
 std::string timeline_csv(const Report& r);
 std::string chrome_trace(const Report& r);
 std::string summary_text(const Report& r);

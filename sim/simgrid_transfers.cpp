@@ -1,5 +1,6 @@
 #include "sim/simgrid_transfers.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -30,6 +31,7 @@ void Transfers::enqueue(TensorId t, DeviceId from, DeviceId to, std::size_t toke
   }
   Queue& q = *queues_[static_cast<std::size_t>(from)];
   q.pending.push_back({t, from, to, token});
+  if (!q.dirty) dirty_.push_back(static_cast<std::size_t>(from));
   q.dirty = true;
 }
 
@@ -37,17 +39,18 @@ void Transfers::flush() {
   // Take the lists first: creating an actor or notifying lets other actors run, and they may enqueue more.
   auto textbook = std::move(explicit_cost_);
   explicit_cost_.clear();
-  std::vector<Queue*> dirty;
-  for (auto& q : queues_)
-    if (q->dirty) {
-      q->dirty = false;
-      dirty.push_back(q.get());
-    }
+  // Woken in device order, as a scan of every queue would: the order actors run in at one instant is part
+  // of the replay's result.
+  std::vector<std::size_t> dirty = std::move(dirty_);
+  dirty_.clear();
+  std::sort(dirty.begin(), dirty.end());
+  for (std::size_t d : dirty)
+    queues_[d]->dirty = false;
   for (const Pending& t : textbook)
     sg4::Actor::create("edge/" + g_.tensor(t.tensor).name, sg_.hosts[static_cast<std::size_t>(t.from)],
                        [this, t] { transfer(t); });
-  for (Queue* q : dirty)
-    q->signal.notify();
+  for (std::size_t d : dirty)
+    queues_[d]->signal.notify();
 }
 
 void Transfers::close(bool drop_queued) {

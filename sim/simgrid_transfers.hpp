@@ -55,7 +55,10 @@ private:
   const SimgridPlatform& sg_;
   std::vector<TransferRun>& record_;
   Arrived arrived_;
-  std::vector<std::unique_ptr<Queue>> queues_;       // per source device
+  std::vector<std::unique_ptr<Queue>> queues_; // per source device
+  // The source devices enqueue() gave work since the last flush(): scanning every device's queue per
+  // finished op was quadratic on a cluster.
+  std::vector<std::size_t> dirty_;
   std::vector<simgrid::s4u::SemaphorePtr> incoming_; // per destination device: its free incoming engines
   std::vector<Pending> explicit_cost_;               // textbook edges waiting for flush()
 };

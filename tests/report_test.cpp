@@ -47,3 +47,28 @@ TEST_CASE(
   CHECK(text.find("latency") != std::string::npos);
   CHECK(text.find("uplink") != std::string::npos);
 }
+
+TEST_CASE("reports: past kTimelineOpsUpTo ops report.json leaves the per-op timeline out unless asked") {
+  const Platform p = test::switch_platform();
+  GraphBuilder b("chain");
+  auto prev = b.op("op0").flops(1e6);
+  for (int i = 1; i <= kTimelineOpsUpTo; ++i) { // kTimelineOpsUpTo + 1 ops
+    auto next = b.op("op" + std::to_string(i)).flops(1e6);
+    prev.feeds(next, 1e3);
+    prev = next;
+  }
+  const Graph g = std::move(b).build();
+  const CostModel cost(g, p);
+  Plan plan = Plan::empty(g.op_count(), p, "manual");
+  for (OpId o = 0; o < g.op_count(); ++o)
+    plan.append(o, *p.find_device("a"));
+  const Report r = make_report({"switch", "chain", "manual", 0}, plan, cost, run_analytic(plan, cost));
+
+  const auto left_out = report_json(r);
+  CHECK_FALSE(left_out["timeline"].contains("ops"));
+  CHECK(left_out["timeline"]["omitted"].get<std::string>().find("100001 ops") == 0);
+  CHECK(left_out["ops"] == kTimelineOpsUpTo + 1); // the summary figures stay
+  const auto kept = report_json(r, Timeline::always);
+  CHECK(kept["timeline"]["ops"].size() == static_cast<std::size_t>(kTimelineOpsUpTo + 1));
+  CHECK(kept["timeline"]["ops"].back()["op"] == "op100000");
+}
