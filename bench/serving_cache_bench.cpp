@@ -49,8 +49,7 @@ Built build(const hs::Platform& p, const std::string& workload, const std::vecto
   const auto began = std::chrono::steady_clock::now();
   for (int seq : seqs)
     out.cache.add_bucket(p, platform_identity("hetero-server"), "t", workload, seq, batch, search);
-  if (refine > 0)
-    out.refined = refine_cache(out.cache, p, "t", CacheRefine{refine, 4, 16, 1.2}, search);
+  if (refine > 0) out.refined = refine_cache(out.cache, p, "t", CacheRefine{refine, 4, 16, 1.2}, search);
   std::printf("cache (%s values), batch %d, budget %d, refine %.3f: %d fronts searched in %.2f s, "
               "%d buckets added:",
               search.replay ? "replayed" : "evaluator", batch, search.budget, refine, out.cache.searches,
@@ -92,8 +91,8 @@ struct Tally {
   void print(const char* what) const {
     std::printf("%-39s least-latency latency %+.2f%% at %d (mean %+.2f%%), least-energy-within-1.2x energy "
                 "%+.2f%% at %d (mean %+.2f%%)\n",
-                what, 100 * worst_lat, worst_lat_seq, 100 * sum_lat / n, 100 * worst_energy,
-                worst_energy_seq, 100 * sum_energy / n);
+                what, 100 * worst_lat, worst_lat_seq, 100 * sum_lat / n, 100 * worst_energy, worst_energy_seq,
+                100 * sum_energy / n);
   }
 };
 

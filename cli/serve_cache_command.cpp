@@ -73,9 +73,8 @@ int serve_cache(const ServeCacheOptions& o) {
   if (o.update && path_exists(o.out) && cache.search.replay == o.no_replay)
     throw InputError(o.out, "search.replay",
                      std::string("the cache's fronts are on ") +
-                         (cache.search.replay ? "SimGrid-replayed" : "evaluator") +
-                         " values; --update it " + (cache.search.replay ? "without" : "with") +
-                         " --no-replay, or --force a new one");
+                         (cache.search.replay ? "SimGrid-replayed" : "evaluator") + " values; --update it " +
+                         (cache.search.replay ? "without" : "with") + " --no-replay, or --force a new one");
   cache.file = o.out;
   cache.search = {o.budget, o.seed, !o.no_replay};
   const std::string tenant = o.tenant.empty() ? o.workload.substr(0, o.workload.find(':')) : o.tenant;

@@ -16,7 +16,8 @@ Replayed replay_cached(const CachedPlan& plan, const Platform& p, const std::str
   const Graph g = load_workload(cache_spec_at(workload, seq, batch));
   const CostModel cost(g, p);
   const auto stored = cached_plan_on(plan, cost);
-  const Execution e = simgrid ? run_simgrid(stored.plan, *stored.cost) : run_contention(stored.plan, *stored.cost);
+  const Execution e =
+      simgrid ? run_simgrid(stored.plan, *stored.cost) : run_contention(stored.plan, *stored.cost);
   return {e.makespan, total_energy(e)};
 }
 

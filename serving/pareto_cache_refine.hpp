@@ -42,8 +42,8 @@ struct RefineResult {
 // For each batch size of `tenant` and each pair of adjacent buckets (and 0 and the first), probes the
 // shape just above the lower one, the one farthest below the upper bucket that serves it (the loss grows
 // with that distance: a bucket's fastest plan at 64 was 8% slow at 33 and within 0.6% from 53 up). When
-// the upper bucket's plan_loss there (in SimGrid when `search.replay`) exceeds the tolerance, the midpoint is searched and becomes a bucket,
-// and both halves are probed again.
+// the upper bucket's plan_loss there (in SimGrid when `search.replay`) exceeds the tolerance, the midpoint is
+// searched and becomes a bucket, and both halves are probed again.
 RefineResult refine_cache(ParetoCache& cache, const Platform& p, const std::string& tenant,
                           const CacheRefine& refine, const CacheSearch& search);
 
