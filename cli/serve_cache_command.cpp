@@ -25,6 +25,7 @@ struct ServeCacheOptions {
   std::uint64_t seed = 1;
   double refine = 0.0;
   std::string out;
+  bool no_replay = false;
   bool update = false;
   bool force = false;
   bool quiet = false;
@@ -68,8 +69,14 @@ int serve_cache(const ServeCacheOptions& o) {
     cache = serving::ParetoCache::read(o.out);
     cache.bind_platform(platform, identity, false); // fronts of two platforms cannot share a file
   }
+  // One file, one judge: fronts on replayed values and fronts on evaluator values do not mix.
+  if (o.update && path_exists(o.out) && cache.search.replay == o.no_replay)
+    throw InputError(o.out, "search.replay",
+                     std::string("the cache's fronts are on ") +
+                         (cache.search.replay ? "SimGrid-replayed" : "evaluator") + " values; --update it " +
+                         (cache.search.replay ? "without" : "with") + " --no-replay, or --force a new one");
   cache.file = o.out;
-  cache.search = {o.budget, o.seed};
+  cache.search = {o.budget, o.seed, !o.no_replay};
   const std::string tenant = o.tenant.empty() ? o.workload.substr(0, o.workload.find(':')) : o.tenant;
   if (const auto* t = cache.find_tenant(tenant); t && t->workload != o.workload)
     throw InputError(o.out, "tenants",
@@ -122,6 +129,9 @@ Action serve_cache_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   cmd->add_option("--out", o->out, "The cache file to write")->required();
+  cmd->add_flag("--no-replay", o->no_replay,
+                "Keep the evaluator's values: skip the SimGrid replay of each front member (picks then use "
+                "the evaluator's values, as `serve` records by default)");
   cmd->add_flag("--update", o->update, "Add this tenant's buckets to an existing --out (same platform)");
   cmd->add_flag("--force", o->force, "Replace an existing --out");
   cmd->add_flag("-q,--quiet", o->quiet, "Print nothing but errors");

@@ -43,13 +43,15 @@ std::vector<CachedPlan> search_cache_front(const Platform& p, const std::string&
   pareto::FrontReport report = pareto::make_front_report(state);
   report.platform = p.name;
   report.workload = g.name;
-  // The evaluator's values: the serving records come from the same engine (a replay would fork per plan).
+  if (search.replay) pareto::replay_in_simgrid(problem, report); // one forked SimGrid run per member
   const nlohmann::ordered_json front = pareto::front_json(problem, report);
   std::vector<CachedPlan> out;
   for (std::size_t i = 0; i < report.plans.size(); ++i) {
     CachedPlan c;
-    c.latency = report.plans[i].value.scores.latency;
-    c.energy = report.plans[i].value.scores.energy;
+    c.latency = pareto::final_value(report, i).scores.latency;
+    c.energy = pareto::final_value(report, i).scores.energy;
+    c.eval_latency = report.plans[i].value.scores.latency;
+    c.eval_energy = report.plans[i].value.scores.energy;
     c.entry = nlohmann::json::parse(front["plans"][i].dump());
     out.push_back(std::move(c));
   }

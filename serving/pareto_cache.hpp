@@ -16,8 +16,12 @@
 namespace hs::serving {
 
 struct CachedPlan {
-  double latency = 0.0; // the search's evaluator, at the bucket's shape
+  // At the bucket's shape, the values the front is defined on and picks use: the SimGrid replay's when the
+  // front was replayed (CacheSearch::replay), else the search's evaluator's.
+  double latency = 0.0;
   double energy = 0.0;
+  double eval_latency = 0.0; // the search's evaluator (the same as latency when not replayed)
+  double eval_energy = 0.0;
   nlohmann::json entry; // the front's plan entry (front.json "plans" member: rewrites, placement, order)
 };
 
@@ -42,12 +46,16 @@ enum class PlanObjective {
 struct CacheSearch {
   int budget = 200; // evaluations per front
   std::uint64_t seed = 1;
+  // Replay each front member in SimGrid (as `heterosim pareto` does, pareto::replay_in_simgrid): the front
+  // is then defined on replayed values, so a pick agrees with a full search judged on the replay.
+  bool replay = false;
 };
 
 class ParetoCache {
 public:
   static constexpr const char* kFormat = "heterosim-pareto-cache";
-  static constexpr int kVersion = 2; // 2: fronts per batch size and the platform's identity
+  // 2: fronts per batch size and the platform's identity; 3: replayed and evaluator values per plan
+  static constexpr int kVersion = 3;
 
   // Refuses another format or version, and a malformed file, with an InputError naming the file.
   static ParetoCache read(const std::string& path);
@@ -88,7 +96,8 @@ private:
 std::string platform_identity(const std::string& name_or_path);
 // The workload spec of a tenant's graph at (`seq`, `batch`) (its spec with seq= and batch= appended).
 std::string cache_spec_at(const std::string& workload, int seq, int batch);
-// A front of `spec` on `p` from the archive search (latency and energy, evaluator values), fastest first.
+// A front of `spec` on `p` from the archive search (latency and energy), fastest first; with `search.replay`
+// replayed in SimGrid and defined on replayed values (members the replay shows dominated are dropped).
 std::vector<CachedPlan> search_cache_front(const Platform& p, const std::string& spec,
                                            const CacheSearch& search);
 // A cached plan on the cost model of the request's own shape (its graph must have the bucket's op names).

@@ -1,7 +1,8 @@
-// The Pareto cache's file: one JSON document, format "heterosim-pareto-cache", version 2. It names the
-// platform and its identity (a hash of its description); each tenant names its workload (without seq= and
-// batch=) and its buckets, each bucket its seq, batch size and its front's plan entries as front.json
-// writes them, with the search's latency and energy at the bucket's shape.
+// The Pareto cache's file: one JSON document, format "heterosim-pareto-cache", version 3. It names the
+// platform and its identity (a hash of its description) and how the fronts were searched (whether
+// replayed in SimGrid); each tenant names its workload (without seq= and batch=) and its buckets, each
+// bucket its seq, batch size and its front's plan entries as front.json writes them, with the latency and
+// energy at the bucket's shape that picks use (replayed when the search replayed) and the evaluator's.
 #include "serving/pareto_cache.hpp"
 #include "sim/error.hpp"
 #include "sim/json_input.hpp"
@@ -18,9 +19,14 @@ CacheBucket read_cache_bucket(const JsonNode& n) {
   b.seq = static_cast<int>(n.at("seq").as_integer(1, 1 << 20));
   b.batch = static_cast<int>(n.at("batch").as_integer(1, 1 << 16));
   for (const JsonNode& p : n.at("plans").items()) {
+    p.expect_only({"latency_s", "energy_j", "evaluator", "plan"});
     CachedPlan c;
     c.latency = p.at("latency_s").as_number();
     c.energy = p.at("energy_j").as_number();
+    const JsonNode eval = p.at("evaluator");
+    eval.expect_only({"latency_s", "energy_j"});
+    c.eval_latency = eval.at("latency_s").as_number();
+    c.eval_energy = eval.at("energy_j").as_number();
     if (!p.at("plan").raw().is_object()) p.at("plan").fail("expected a front.json plan entry (an object)");
     c.entry = p.at("plan").raw();
     b.front.push_back(std::move(c));
@@ -46,9 +52,10 @@ ParetoCache ParetoCache::read(const std::string& path) {
   c.platform = root.at("platform").as_string();
   c.platform_id = root.at("platform_id").as_string();
   const JsonNode search = root.at("search");
-  search.expect_only({"budget", "seed"});
+  search.expect_only({"budget", "seed", "replay"});
   c.search.budget = static_cast<int>(search.at("budget").as_integer(1, 1 << 24));
   c.search.seed = static_cast<std::uint64_t>(search.at("seed").as_integer(0, 1LL << 62));
+  c.search.replay = search.at("replay").as_bool();
   for (const JsonNode& t : root.at("tenants").items()) {
     t.expect_only({"name", "workload", "buckets"});
     CacheTenant ct;
@@ -73,7 +80,10 @@ nlohmann::json ParetoCache::to_json() const {
     for (const CacheBucket& b : t.buckets) {
       nlohmann::json plans = nlohmann::json::array();
       for (const CachedPlan& p : b.front)
-        plans.push_back({{"latency_s", p.latency}, {"energy_j", p.energy}, {"plan", p.entry}});
+        plans.push_back({{"latency_s", p.latency},
+                         {"energy_j", p.energy},
+                         {"evaluator", {{"latency_s", p.eval_latency}, {"energy_j", p.eval_energy}}},
+                         {"plan", p.entry}});
       bj.push_back({{"seq", b.seq}, {"batch", b.batch}, {"plans", plans}});
     }
     tj.push_back({{"name", t.name}, {"workload", t.workload}, {"buckets", bj}});
@@ -82,7 +92,7 @@ nlohmann::json ParetoCache::to_json() const {
           {"version", kVersion},
           {"platform", platform},
           {"platform_id", platform_id},
-          {"search", {{"budget", search.budget}, {"seed", search.seed}}},
+          {"search", {{"budget", search.budget}, {"seed", search.seed}, {"replay", search.replay}}},
           {"tenants", tj}};
 }
 

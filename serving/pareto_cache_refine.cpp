@@ -2,6 +2,8 @@
 
 #include "sim/contention_engine.hpp"
 #include "sim/error.hpp"
+#include "sim/execution.hpp"
+#include "sim/simgrid_engine.hpp"
 #include "workloads/workload_registry.hpp"
 
 #include <set>
@@ -10,26 +12,23 @@
 namespace hs::serving {
 
 Replayed replay_cached(const CachedPlan& plan, const Platform& p, const std::string& workload, int seq,
-                       int batch) {
+                       int batch, bool simgrid) {
   const Graph g = load_workload(cache_spec_at(workload, seq, batch));
   const CostModel cost(g, p);
   const auto stored = cached_plan_on(plan, cost);
-  const Execution e = run_contention(stored.plan, *stored.cost);
-  Replayed r{e.makespan, 0.0};
-  for (double j : e.device_energy)
-    r.energy += j;
-  for (double j : e.link_energy)
-    r.energy += j;
-  return r;
+  const Execution e =
+      simgrid ? run_simgrid(stored.plan, *stored.cost) : run_contention(stored.plan, *stored.cost);
+  return {e.makespan, total_energy(e)};
 }
 
 PlanLoss plan_loss(const CacheBucket& bucket, const CacheBucket& exact, const Platform& p,
-                   const std::string& workload, double limit_factor) {
+                   const std::string& workload, double limit_factor, bool simgrid) {
   const double limit = limit_factor * exact.front.front().latency;
   const auto loss = [&](PlanObjective o) {
     const Replayed c =
-        replay_cached(ParetoCache::pick(bucket, o, limit), p, workload, exact.seq, exact.batch);
-    const Replayed e = replay_cached(ParetoCache::pick(exact, o, limit), p, workload, exact.seq, exact.batch);
+        replay_cached(ParetoCache::pick(bucket, o, limit), p, workload, exact.seq, exact.batch, simgrid);
+    const Replayed e =
+        replay_cached(ParetoCache::pick(exact, o, limit), p, workload, exact.seq, exact.batch, simgrid);
     return std::make_pair(c.latency / e.latency - 1, c.energy / e.energy - 1);
   };
   return {loss(PlanObjective::LeastLatency).first, loss(PlanObjective::LeastEnergyWithinSlo).second};
@@ -60,7 +59,7 @@ RefineResult refine_cache(ParetoCache& cache, const Platform& p, const std::stri
                                  search_cache_front(p, cache_spec_at(workload, probe, batch), search)};
       ++cache.searches;
       out.probes.push_back(probe);
-      const PlanLoss loss = plan_loss(upper, at_probe, p, workload, refine.limit_factor);
+      const PlanLoss loss = plan_loss(upper, at_probe, p, workload, refine.limit_factor, search.replay);
       if (loss.latency <= refine.tolerance && loss.energy <= refine.tolerance) continue;
       const int mid = lo + (hi - lo) / 2;
       cache.add_bucket(p, cache.platform_id, tenant, workload, mid, batch, search);

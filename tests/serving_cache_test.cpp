@@ -5,6 +5,7 @@
 #include "sim/contention_engine.hpp"
 #include "sim/error.hpp"
 #include "sim/json_input.hpp"
+#include "sim/simgrid_engine.hpp"
 #include "workloads/workload_registry.hpp"
 
 #include <doctest/doctest.h>
@@ -59,6 +60,7 @@ TEST_CASE("serving: the Pareto cache returns the plan of the request's bucket") 
   const auto on_bucket = cached_plan_on(fastest, bucket_cost);
   CHECK(hs::run_contention(on_bucket.plan, *on_bucket.cost).makespan ==
         doctest::Approx(fastest.latency).epsilon(1e-9));
+  CHECK(fastest.eval_latency == fastest.latency); // not replayed: one value
 
   // One file: written, read back the same.
   const std::string path = cache_temp_path("roundtrip.json");
@@ -73,13 +75,13 @@ TEST_CASE("serving: the Pareto cache returns the plan of the request's bucket") 
 TEST_CASE("serving: a Pareto cache file of another version is refused, naming the file") {
   const std::string path = cache_temp_path("v2.json");
   hs::write_file_atomically(
-      path, R"({"format": "heterosim-pareto-cache", "version": 1, "platform": "x", "tenants": []})", true);
+      path, R"({"format": "heterosim-pareto-cache", "version": 2, "platform": "x", "tenants": []})", true);
   try {
     (void)ParetoCache::read(path);
-    FAIL("a version-1 cache (fronts of batch 1 only, no platform identity) was read");
+    FAIL("a version-2 cache (evaluator values only) was read");
   } catch (const hs::InputError& e) {
     CHECK(e.file() == path);
-    CHECK(std::string(e.what()).find("version 1 is not the version this build reads (2)") !=
+    CHECK(std::string(e.what()).find("version 2 is not the version this build reads (3)") !=
           std::string::npos);
   }
   hs::write_file_atomically(path, R"({"format": "heterosim-pareto-front", "version": 1})", true);
@@ -194,4 +196,44 @@ TEST_CASE("serving: refinement leaves no interval whose farthest shape loses ove
   ParetoCache loose;
   loose.add_bucket(p, id, "bert", "bert-base", 64, 1, kSmallSearch);
   CHECK(refine_cache(loose, p, "bert", CacheRefine{10.0, 4, 16, 1.2}, kSmallSearch).added == 0);
+}
+
+TEST_CASE(
+    "serving: a Pareto cache searched with replay stores both values per plan and picks on the replay") {
+  const hs::Platform p = hs::load_platform("hetero-server");
+  const CacheSearch replayed{40, 1, true};
+  ParetoCache c;
+  c.search = replayed;
+  c.add_bucket(p, platform_identity("hetero-server"), "bert", "bert-base", 32, 1, replayed);
+  const CacheBucket& b = c.bucket("bert", 32, 1, false, p, replayed);
+  REQUIRE(!b.front.empty());
+  const hs::Graph g = hs::load_workload(cache_spec_at("bert-base", 32, 1));
+  const hs::CostModel cost(g, p);
+  bool differ = false;
+  for (const CachedPlan& x : b.front) { // each plan: SimGrid's figure and the evaluator's, at the bucket
+    const auto on = cached_plan_on(x, cost);
+    const hs::Execution sg = hs::run_simgrid(on.plan, *on.cost);
+    CHECK(x.latency == doctest::Approx(sg.makespan).epsilon(1e-9));
+    CHECK(x.energy == doctest::Approx(hs::total_energy(sg)).epsilon(1e-9));
+    CHECK(x.eval_latency == doctest::Approx(hs::run_contention(on.plan, *on.cost).makespan).epsilon(1e-9));
+    differ = differ || x.energy != x.eval_energy || x.latency != x.eval_latency;
+  }
+  CHECK(differ); // the stored figure is SimGrid's, not the evaluator's copied
+  // The picks use the replayed values: the least replayed latency, the least replayed energy within a limit.
+  const CachedPlan& fastest = ParetoCache::pick(b, PlanObjective::LeastLatency, 0.0);
+  const double limit = 1.2 * fastest.latency;
+  const CachedPlan& frugal = ParetoCache::pick(b, PlanObjective::LeastEnergyWithinSlo, limit);
+  CHECK(frugal.latency <= limit);
+  for (const CachedPlan& x : b.front) {
+    CHECK(fastest.latency <= x.latency);
+    if (x.latency <= limit) CHECK(frugal.energy <= x.energy);
+  }
+  // The file keeps both values and how the fronts were searched.
+  const std::string path = cache_temp_path("replayed.json");
+  c.write(path, true);
+  const ParetoCache back = ParetoCache::read(path);
+  CHECK(back.search.replay);
+  CHECK(back.tenants[0].buckets[0].front.front().eval_latency == fastest.eval_latency);
+  CHECK(back.to_json() == c.to_json());
+  std::filesystem::remove(path);
 }

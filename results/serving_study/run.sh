@@ -104,9 +104,10 @@ JSON
 # Shapes: bert-base (fp32) over the whole server, seq uniform on 16..128 (a trace, Poisson arrivals), SLO
 # 20 ms, dynamic batching (8, 2 ms). Placements: one fixed plan (HEFT's at seq 128 for each batch size, run
 # at each request's shape: two-level with one bucket), and a Pareto cache (buckets 32/64/128 refined at 5%,
-# batches 1/2/4/8, 200 evaluations a front) picking least latency, or least energy within the SLO.
+# batches 1/2/4/8, 200 evaluations a front) picking least latency, or least energy within the SLO. The
+# study serves on the contention-aware evaluator, so its cache picks on evaluator values (--no-replay).
 "$cli" serve-cache --platform hetero-server --workload bert-base --tenant bert --buckets 32,64,128 \
-  --batches 1,2,4,8 --budget 200 --refine 0.05 --seed 1 -q --out "$work/cache.json"
+  --batches 1,2,4,8 --budget 200 --refine 0.05 --seed 1 --no-replay -q --out "$work/cache.json"
 shapes_trace() { # rate -> a trace of $requests requests
   python3 - "$1" "$requests" <<'PY'
 import random, sys
