@@ -29,6 +29,17 @@ WaveParams no_launch() {
   return p;
 }
 
+// One entry putting every GPU on the wave model, without launch cost.
+Calibration wave_calibration() {
+  Calibration c;
+  Calibration::Entry e;
+  e.name = "wave";
+  e.applies_to.kinds = {"gpu"};
+  e.wave = no_launch();
+  c.entries.push_back(e);
+  return c;
+}
+
 } // namespace
 
 TEST_CASE("a GEMM whose tiles fill one wave plus one tile takes about two waves") {
@@ -133,13 +144,7 @@ TEST_CASE("a calibration with a wave model costs a graph's GEMMs by tiles and wa
       {"name": "without", )" +
           device + R"(}], "links": [], "unreachable": [["with", "without"]]})",
       "w.json");
-  Calibration c;
-  Calibration::Entry e;
-  e.name = "wave";
-  e.applies_to.kinds = {"gpu"};
-  e.wave = no_launch();
-  c.entries.push_back(e);
-  const CostModel cost(g, p, c);
+  const CostModel cost(g, p, wave_calibration());
   const WaveTime expected = gemm_wave_time(*shape, wave_device(p.devices[0], "fp32"), no_launch());
   CHECK(cost.op_time(0, 0) == doctest::Approx(expected.seconds));
   CHECK(cost.op_time(0, 1) == doctest::Approx(CostModel(g, p).op_time(0, 1))); // no SMs: the roofline
@@ -174,13 +179,7 @@ TEST_CASE("a calibration with a wave model costs a graph's convolutions as their
       "capacity": "16GB"}, "power": {"idle": 1, "busy": 2},
       "compute_units": {"count": 80, "boost_clock_mhz": 1530, "source": "test"}}], "links": []})",
       "w.json");
-  Calibration c;
-  Calibration::Entry e;
-  e.name = "wave";
-  e.applies_to.kinds = {"gpu"};
-  e.wave = no_launch();
-  c.entries.push_back(e);
-  const CostModel cost(g, p, c);
+  const CostModel cost(g, p, wave_calibration());
   const WaveTime expected = gemm_wave_time(*shape, wave_device(p.devices[0], "fp32"), no_launch());
   CHECK(cost.op_time(0, 0) == doctest::Approx(expected.seconds));
   CHECK(cost.op_time(0, 0) != doctest::Approx(CostModel(g, p).op_time(0, 0)));
