@@ -81,7 +81,8 @@ TEST_CASE("the CLI gets `validate` from the validation module, and has no such c
   // The program itself links no validation/ code: without its modules, the command does not exist.
   const auto bare = heterosim("validate --quiet", "HETEROSIM_PLUGINS=");
   CHECK(bare.exit_code == 1);
-  CHECK_MESSAGE(bare.output.find("unknown command 'validate'; commands: run, build-workload") != std::string::npos,
+  CHECK_MESSAGE(bare.output.find("unknown command 'validate'; commands: run, build-workload") !=
+                    std::string::npos,
                 bare.output);
   CHECK(bare.output.find("need their module in a plug-in directory (none found)") != std::string::npos);
   CHECK(heterosim("valdate", "").output.find("did you mean 'validate'?") != std::string::npos);
