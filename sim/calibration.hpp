@@ -39,8 +39,8 @@ struct Calibration {
     std::optional<double> memory_efficiency;
     std::optional<double> launch_overhead;
     std::vector<MemoryTier> memory_tiers; // ascending up_to; ops larger than the last use memory_efficiency
-    // When set, GEMMs on a device with compute units are costed by the wave model (sim/wave_model.hpp)
-    // with these parameters instead of the roofline.
+    // When set, GEMMs and convolutions (with their dims, as implicit GEMMs) on a device with compute units are
+    // costed by the wave model (sim/wave_model.hpp) with these parameters instead of the roofline.
     std::optional<WaveParams> wave;
     // When set (a heterosim-learned-model file, named relative to the calibration file), it costs those
     // GEMMs instead, and the wave model above is ignored.
