@@ -48,8 +48,9 @@ std::vector<CachedPlan> search_cache_front(const Platform& p, const std::string&
   std::vector<CachedPlan> out;
   for (std::size_t i = 0; i < report.plans.size(); ++i) {
     CachedPlan c;
-    c.latency = pareto::final_value(report, i).scores.latency;
-    c.energy = pareto::final_value(report, i).scores.energy;
+    const auto& judged = pareto::final_value(report, i).scores; // replayed when the front was replayed
+    c.latency = judged.latency;
+    c.energy = judged.energy;
     c.eval_latency = report.plans[i].value.scores.latency;
     c.eval_energy = report.plans[i].value.scores.energy;
     c.entry = nlohmann::json::parse(front["plans"][i].dump());
