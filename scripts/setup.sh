@@ -7,6 +7,7 @@ packages=(
   build-essential cmake pkg-config
   libsimgrid-dev libboost-dev libeigen3-dev libxgboost-dev libcli11-dev nlohmann-json3-dev doctest-dev libpagmo-dev libtorch-dev
   libonnx-dev libprotobuf-dev
+  libjemalloc-dev          # the program's allocator: large replays run 2.5x faster than on glibc malloc
   libexpat1-dev            # SimGrid platform files (.xml) are read with expat
   clang libclang-rt-14-dev
   slurm-wlm munge          # the sweep test runs a real single-node Slurm (scripts/start-slurm.sh)
