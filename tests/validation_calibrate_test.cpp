@@ -56,8 +56,10 @@ TEST_CASE("the times file reader names the file, line and column of every bad va
   const std::string header = "op,kind,seconds,pass\n";
   CHECK(times_error("neg.csv", header + "conv1,conv2d,0.001,0\nbn1,batchnorm,-1e-3,0\n")
             .find("line 3, column seconds") != std::string::npos);
-  CHECK(times_error("inf.csv", header + "conv1,conv2d,inf,0\n").find("line 2, column seconds") != std::string::npos);
-  CHECK(times_error("nan.csv", header + "conv1,conv2d,nan,0\n").find("expected a number") != std::string::npos);
+  CHECK(times_error("inf.csv", header + "conv1,conv2d,inf,0\n").find("line 2, column seconds") !=
+        std::string::npos);
+  CHECK(times_error("nan.csv", header + "conv1,conv2d,nan,0\n").find("expected a number") !=
+        std::string::npos);
   CHECK(times_error("zero.csv", header + "conv1,conv2d,0,0\n").find("must be positive") != std::string::npos);
   CHECK(times_error("kind.csv", header + "conv1,convv2d,1e-3,0\n").find("line 2, column kind") !=
         std::string::npos);
@@ -104,7 +106,8 @@ TEST_CASE("a times file that does not match the workload is refused, naming the 
     return error_of([&] { match_workload(t, g); });
   };
   // A name the workload lacks, among names it has.
-  const std::string unknown = refused("unknown.csv", "op,kind,seconds\nconv1,conv2d,1e-3\nconv9,conv2d,1e-3\n");
+  const std::string unknown =
+      refused("unknown.csv", "op,kind,seconds\nconv1,conv2d,1e-3\nconv9,conv2d,1e-3\n");
   CHECK(unknown.find("line 3, column op") != std::string::npos);
   CHECK(unknown.find("no op 'conv9'") != std::string::npos);
   // A kind that is not the op's.
@@ -119,8 +122,8 @@ TEST_CASE("a times file that does not match the workload is refused, naming the 
   CHECK(order.find("op 'bn1' (position 1") != std::string::npos);
   CHECK(order.find("is a batchnorm but the times file's op 1 is B (line 3)") != std::string::npos);
   // A repeated op in one pass.
-  CHECK(refused("twice.csv", "op,kind,seconds\nconv1,conv2d,1e-3\nconv1,conv2d,1e-3\n").find("already has a time") !=
-        std::string::npos);
+  CHECK(refused("twice.csv", "op,kind,seconds\nconv1,conv2d,1e-3\nconv1,conv2d,1e-3\n")
+            .find("already has a time") != std::string::npos);
 }
 
 TEST_CASE("the committed profiler trace fixture round-trips to its per-op times") {
@@ -139,7 +142,8 @@ TEST_CASE("the committed profiler trace fixture round-trips to its per-op times"
   CHECK(m.times.passes == 2);
   std::vector<OpTimeRow> rows;
   for (OpId id = 0; id < g.op_count(); ++id)
-    rows.push_back({g.op(id).name, id, g.op(id).kind, m.times.seconds[static_cast<std::size_t>(id)][0], 0, ""});
+    rows.push_back(
+        {g.op(id).name, id, g.op(id).kind, m.times.seconds[static_cast<std::size_t>(id)][0], 0, ""});
   const OpTimes again = load_op_times(write_temp("again.csv", op_times_csv(rows)));
   CHECK(fastest(match_workload(again, g)) == fastest(m));
 }

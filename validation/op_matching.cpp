@@ -35,7 +35,7 @@ PassTimes match_in_order(const std::vector<MeasuredOp>& measured, const std::vec
         throw InputError(source, op.label,
                          "is a " + op.kind + " but the " + noun + "'s op " + std::to_string(next) + " is " +
                              describe(measured[next]) +
-                             (measured[next].kind.empty() ? "" : ", a " + measured[next].kind));
+                             (measured[next].kind.empty() ? "" : " (kind " + measured[next].kind + ")"));
       t.seconds[i].push_back(measured[next++].seconds);
     }
   if (next != measured.size())

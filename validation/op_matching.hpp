@@ -11,10 +11,10 @@
 namespace hs::validation {
 
 struct MeasuredOp {
-  std::string name;   // as the measurement names it (aten::conv2d, a times file's op column)
-  std::string kind;   // compared with the model op's kind as given (both sides use one vocabulary)
+  std::string name; // as the measurement names it (aten::conv2d, a times file's op column)
+  std::string kind; // compared with the model op's kind as given (both sides use one vocabulary)
   double seconds = 0.0;
-  std::string where;  // where it was read ("line 7"), for errors; may be empty
+  std::string where; // where it was read ("line 7"), for errors; may be empty
 };
 
 struct ModelOp {

@@ -22,8 +22,8 @@ void check_header(const CsvTable& t) {
   for (const auto& c : t.columns())
     if (std::find(known_columns().begin(), known_columns().end(), c) == known_columns().end())
       throw InputError(t.file(), "line 1, column " + c,
-                       "unknown column" + did_you_mean(c, known_columns()) + " (known: " +
-                           name_list(known_columns()) + ")");
+                       "unknown column" + did_you_mean(c, known_columns()) +
+                           " (known: " + name_list(known_columns()) + ")");
   for (const char* needed : {"kind", "seconds"})
     if (!t.has(needed)) throw InputError(t.file(), "line 1", std::string("no column '") + needed + "'");
   if (!t.has("op") && !t.has("index"))
@@ -51,7 +51,8 @@ OpTimeRow read_row(const CsvTable& t, std::size_t r) {
   if (row.op.empty() && row.index < 0)
     throw InputError(t.file(), place(t, r, t.has("op") ? "op" : "index"), "names no op (empty)");
   row.kind = t.text(r, "kind");
-  if (!is_known_op_kind(row.kind)) throw InputError(t.file(), place(t, r, "kind"), unknown_op_kind_message(row.kind));
+  if (!is_known_op_kind(row.kind))
+    throw InputError(t.file(), place(t, r, "kind"), unknown_op_kind_message(row.kind));
   row.seconds = t.number(r, "seconds");
   if (!(row.seconds > 0))
     throw InputError(t.file(), place(t, r, "seconds"),
@@ -104,8 +105,8 @@ std::string op_times_csv(const std::vector<OpTimeRow>& rows) {
   char number[64];
   for (const auto& r : rows) {
     std::snprintf(number, sizeof number, "%.17g", r.seconds);
-    out += quoted(r.op) + "," + (r.index < 0 ? "" : std::to_string(r.index)) + "," + r.kind + "," + number + "," +
-           std::to_string(std::max(0LL, r.pass)) + "\n";
+    out += quoted(r.op) + "," + (r.index < 0 ? "" : std::to_string(r.index)) + "," + r.kind + "," + number +
+           "," + std::to_string(std::max(0LL, r.pass)) + "\n";
   }
   return out;
 }

@@ -17,12 +17,12 @@
 namespace hs::validation {
 
 struct OpTimeRow {
-  std::string op;        // empty when the file gives only an index
-  long long index = -1;  // the workload op id, or -1
+  std::string op;       // empty when the file gives only an index
+  long long index = -1; // the workload op id, or -1
   std::string kind;
   double seconds = 0.0;
-  long long pass = -1;   // -1: the file has no pass column
-  std::string where;     // "line 7", or the trace event's order for a trace
+  long long pass = -1; // -1: the file has no pass column
+  std::string where;   // "line 7", or the trace event's order for a trace
 };
 
 struct OpTimes {
@@ -37,8 +37,8 @@ struct OpTimes {
 OpTimes load_op_times(const std::string& path);
 
 // The top-level ops that do work of a torch.profiler trace (validation/profiler_trace.hpp), as rows with
-// the aten name, its HeteroSim kind (kind_of_aten_op's "pool" as "pooling") and its time, in order, without a pass column (a trace
-// of k passes holds the model k times over).
+// the aten name, its HeteroSim kind (kind_of_aten_op's "pool" as "pooling") and its time, in order, without a
+// pass column (a trace of k passes holds the model k times over).
 OpTimes op_times_from_trace(const std::string& path);
 
 // The times as a CSV of this format (columns op, index, kind, seconds, pass; %.17g), which

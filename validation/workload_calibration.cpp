@@ -29,7 +29,8 @@ struct Fitted {
 };
 
 Fitted fit(const Graph& g, const Device& d, const std::vector<OpPrediction>& ops, bool with_held_out,
-           bool framework_model) {
+           const WorkloadFitOptions& options) {
+  const bool framework_model = options.framework_model;
   std::vector<FitPoint> points;
   std::vector<KernelPoint> framework_points;
   std::set<std::string> kinds, compute_kinds;
@@ -39,8 +40,8 @@ Fitted fit(const Graph& g, const Device& d, const std::vector<OpPrediction>& ops
     const Op& op = g.op(o.op);
     kinds.insert(op.kind);
     if (starts_compute_bound(op.kind)) compute_kinds.insert(op.kind);
-    points.push_back({op.kind, op.flops, op.bytes_moved(), o.measured, d.peak_flops.at(op.precision),
-                      d.memory_bandwidth});
+    points.push_back(
+        {op.kind, op.flops, op.bytes_moved(), o.measured, d.peak_flops.at(op.precision), d.memory_bandwidth});
     if (!framework_model || op.dims.empty()) continue;
     KernelPoint k;
     k.kind = matching_kind(op.kind);
@@ -60,7 +61,8 @@ Fitted fit(const Graph& g, const Device& d, const std::vector<OpPrediction>& ops
   for (const auto& k : kinds)
     f.roofline.efficiency.emplace(k, 1.0);
   if (!framework_points.empty()) {
-    f.framework = std::make_shared<FrameworkModel>(FrameworkCostModel(framework_points).model());
+    f.framework = std::make_shared<FrameworkModel>(
+        FrameworkCostModel(framework_points, {true, options.min_leaf}).model());
     // The graph's kinds as the trees know them (the builders' attention is a GEMM, their pooling a pool).
     f.framework->kind_aliases = aliases;
     f.framework_ops = framework_points.size();
@@ -133,8 +135,8 @@ WorkloadCalibration calibrate_workload(const Graph& g, const Platform& p, Device
   WorkloadCalibration c;
   c.ops = measured_ops(g, p, device, seconds, o.hold_out_every);
   const Device& d = p.devices.at(static_cast<std::size_t>(device));
-  const Fitted all = fit(g, d, c.ops, true, o.framework_model);
-  const Fitted split = fit(g, d, c.ops, false, o.framework_model);
+  const Fitted all = fit(g, d, c.ops, true, o);
+  const Fitted split = fit(g, d, c.ops, false, o);
   const auto in_sample = predict(g, p, device, entry_of(all, d, true), c.ops);
   const auto split_times = predict(g, p, device, entry_of(split, d, true), c.ops);
   const auto roof_in = predict(g, p, device, entry_of(all, d, false), c.ops);

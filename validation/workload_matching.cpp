@@ -92,7 +92,8 @@ WorkloadMatch match_by_name(const OpTimes& m, const Graph& g, const std::vector<
                              " (every op that does work needs one)");
   for (const auto& [pass, rank] : ranks)
     for (std::size_t i = 0; i < m.rows.size(); ++i)
-      if (m.rows[i].pass == pass) w.times.seconds[static_cast<std::size_t>(ids[i])].push_back(m.rows[i].seconds);
+      if (m.rows[i].pass == pass)
+        w.times.seconds[static_cast<std::size_t>(ids[i])].push_back(m.rows[i].seconds);
   w.how = m.rows.front().index >= 0 ? "by index" : "by name";
   return w;
 }
@@ -127,11 +128,12 @@ WorkloadMatch match_by_order(const OpTimes& m, const Graph& g) {
 
 std::string matching_kind(const std::string& kind) {
   static const std::map<std::string, std::string> same = {
-      {"attention", "gemm"},   {"linear", "gemm"},      {"matmul", "gemm"},      {"pooling", "pool"},
-      {"conv", "conv2d"},      {"relu", "elementwise"}, {"gelu", "elementwise"}, {"add", "elementwise"},
-      {"mul", "elementwise"},  {"tanh", "elementwise"}, {"silu", "elementwise"}, {"sigmoid", "elementwise"},
-      {"scale", "elementwise"}, {"bias", "elementwise"}, {"bias_add", "elementwise"},
-      {"activation", "elementwise"}, {"input", "view"}, {"dropout", "view"}};
+      {"attention", "gemm"},         {"linear", "gemm"},      {"matmul", "gemm"},
+      {"pooling", "pool"},           {"conv", "conv2d"},      {"relu", "elementwise"},
+      {"gelu", "elementwise"},       {"add", "elementwise"},  {"mul", "elementwise"},
+      {"tanh", "elementwise"},       {"silu", "elementwise"}, {"sigmoid", "elementwise"},
+      {"scale", "elementwise"},      {"bias", "elementwise"}, {"bias_add", "elementwise"},
+      {"activation", "elementwise"}, {"input", "view"},       {"dropout", "view"}};
   const auto it = same.find(kind);
   return it == same.end() ? kind : it->second;
 }

@@ -25,8 +25,9 @@ std::string signed_percent(double v) {
 
 std::string per_op_line(const std::string& name, const ErrorsOver& e) {
   char buf[200];
-  std::snprintf(buf, sizeof buf, "  %-36s %5d ops  MAPE %6.1f %%  P50 %6.1f %%  P95 %6.1f %%  bias %+6.1f %%\n",
-                name.c_str(), e.per_op.count, e.per_op.mape, e.per_op.p50, e.per_op.p95, e.per_op.mean_signed);
+  std::snprintf(buf, sizeof buf,
+                "  %-46s %5d ops  MAPE %6.1f %%  P50 %6.1f %%  P95 %6.1f %%  bias %+6.1f %%\n", name.c_str(),
+                e.per_op.count, e.per_op.mape, e.per_op.p50, e.per_op.p95, e.per_op.mean_signed);
   return buf;
 }
 
@@ -60,8 +61,9 @@ std::string held_out_name(const WorkloadReportInputs& in) {
 
 std::string workload_measured_text(const WorkloadReportInputs& in) {
   return "per-op times of " + in.workload + " on " + in.device + ": " + std::to_string(in.rows) +
-         " measured ops of the " + in.noun + " " + in.measurements + ", matched " + in.matched_how + "; pass " +
-         std::to_string(in.pass_used) + " of " + std::to_string(in.passes) + " (the fastest) fitted";
+         " measured ops of the " + in.noun + " " + in.measurements + ", matched " + in.matched_how +
+         "; pass " + std::to_string(in.pass_used) + " of " + std::to_string(in.passes) +
+         " (the fastest) fitted";
 }
 
 std::string workload_report_text(const WorkloadReportInputs& in, const WorkloadCalibration& c) {
@@ -69,7 +71,8 @@ std::string workload_report_text(const WorkloadReportInputs& in, const WorkloadC
   s << "calibrate " << in.workload << " on " << in.device << " (" << in.platform << ")\n";
   s << "measured: " << workload_measured_text(in) << "\n";
   s << "fitted: roofline per kind on " << c.ops.size() << " ops";
-  if (c.has_framework) s << "; framework model trees on the " << c.framework_ops << " that name their dimensions";
+  if (c.has_framework)
+    s << "; framework model trees on the " << c.framework_ops << " that name their dimensions";
   s << "\n\nper op, measured against predicted:\n";
   s << per_op_line("in sample (fit on every op)", c.in_sample);
   s << per_op_line("held out (" + held_out_name(in) + ")", c.held_out);
@@ -83,8 +86,8 @@ std::string workload_report_text(const WorkloadReportInputs& in, const WorkloadC
     << signed_percent(c.in_sample.error_percent()) << ")\n";
   s << "  fit without the held-out ops     " << ms(c.split_total) << " ("
     << signed_percent(percent_error(c.split_total, c.in_sample.measured)) << ")\n";
-  s << "  held-out ops alone               " << ms(c.held_out.predicted) << " against " << ms(c.held_out.measured)
-    << " (" << signed_percent(c.held_out.error_percent()) << ")\n";
+  s << "  held-out ops alone               " << ms(c.held_out.predicted) << " against "
+    << ms(c.held_out.measured) << " (" << signed_percent(c.held_out.error_percent()) << ")\n";
   s << "\nroofline: launch " << fmt("%.3g", c.roofline.launch_overhead * 1e6) << " us, memory efficiency "
     << fmt("%.3g", c.roofline.memory_efficiency) << ", compute efficiency";
   for (const auto& [kind, e] : c.roofline.efficiency)
@@ -100,7 +103,7 @@ std::string workload_report_json(const WorkloadReportInputs& in, const WorkloadC
   j["workload"] = in.workload;
   j["platform"] = in.platform;
   j["device"] = in.device;
-  j["measurements"] = {{"file", in.measurements}, {"is", in.noun}, {"rows", in.rows},
+  j["measurements"] = {{"file", in.measurements},   {"is", in.noun},       {"rows", in.rows},
                        {"matched", in.matched_how}, {"passes", in.passes}, {"pass_fitted", in.pass_used}};
   j["held_out"] = held_out_name(in) + ", predicted by a fit on the rest";
   j["ops_fitted"] = c.ops.size();
@@ -121,7 +124,8 @@ std::string workload_report_json(const WorkloadReportInputs& in, const WorkloadC
 }
 
 std::string workload_predictions_csv(const Graph& g, const WorkloadCalibration& c) {
-  std::string out = "op,kind,held_out,measured_s,in_sample_s,split_fit_s,roofline_in_sample_s,roofline_split_s\n";
+  std::string out =
+      "op,kind,held_out,measured_s,in_sample_s,split_fit_s,roofline_in_sample_s,roofline_split_s\n";
   for (const auto& o : c.ops) {
     const Op& op = g.op(o.op);
     // Appended piece by piece: GCC 12 warns (-Wrestrict, falsely) on a chain of string additions here.

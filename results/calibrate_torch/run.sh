@@ -20,8 +20,9 @@ for model in resnet18 resnet18-b8 resnet50 resnet50-b8; do
   esac
   for threads in 1 2; do
     name=$model-${threads}t
-    for fit in trees roofline; do
+    for fit in trees trees-leaf3 roofline; do
       flag=()
+      [[ $fit == trees-leaf3 ]] && flag=(--min-leaf 3)
       [[ $fit == roofline ]] && flag=(--roofline-only)
       "$heterosim" calibrate --workload "$workload" --platform "$platform" --device cpu0 \
         --trace "$traces/$name.trace.json" --out "$out/$name-$fit" --force --quiet "${flag[@]}"
