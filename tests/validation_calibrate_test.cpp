@@ -13,6 +13,7 @@
 #include <doctest/doctest.h>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <unistd.h>
 
 using namespace hs;
