@@ -9,18 +9,18 @@ namespace hs::validation {
 
 namespace {
 
-std::string fmt(const char* format, double v) {
+std::string number_text(const char* format, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, v);
   return buf;
 }
 
 std::string ms(double seconds) {
-  return fmt("%.3f ms", seconds * 1e3);
+  return number_text("%.3f ms", seconds * 1e3);
 }
 
 std::string signed_percent(double v) {
-  return fmt("%+.1f %%", v);
+  return number_text("%+.1f %%", v);
 }
 
 std::string per_op_line(const std::string& name, const ErrorsOver& e) {
@@ -88,10 +88,10 @@ std::string workload_report_text(const WorkloadReportInputs& in, const WorkloadC
     << signed_percent(percent_error(c.split_total, c.in_sample.measured)) << ")\n";
   s << "  held-out ops alone               " << ms(c.held_out.predicted) << " against "
     << ms(c.held_out.measured) << " (" << signed_percent(c.held_out.error_percent()) << ")\n";
-  s << "\nroofline: launch " << fmt("%.3g", c.roofline.launch_overhead * 1e6) << " us, memory efficiency "
-    << fmt("%.3g", c.roofline.memory_efficiency) << ", compute efficiency";
+  s << "\nroofline: launch " << number_text("%.3g", c.roofline.launch_overhead * 1e6) << " us, memory efficiency "
+    << number_text("%.3g", c.roofline.memory_efficiency) << ", compute efficiency";
   for (const auto& [kind, e] : c.roofline.efficiency)
-    s << " " << kind << " " << fmt("%.3g", e);
+    s << " " << kind << " " << number_text("%.3g", e);
   s << "\n";
   return s.str();
 }
@@ -131,7 +131,7 @@ std::string workload_predictions_csv(const Graph& g, const WorkloadCalibration& 
     // Appended piece by piece: GCC 12 warns (-Wrestrict, falsely) on a chain of string additions here.
     out.append(csv_cell(op.name)).append(",").append(op.kind).append(o.held_out ? ",1" : ",0");
     for (double v : {o.measured, o.in_sample, o.split, o.roofline_in_sample, o.roofline_split})
-      out.append(",").append(fmt("%.6g", v));
+      out.append(",").append(number_text("%.6g", v));
     out.append("\n");
   }
   return out;
