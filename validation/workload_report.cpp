@@ -63,7 +63,7 @@ std::string workload_measured_text(const WorkloadReportInputs& in) {
   return "per-op times of " + in.workload + " on " + in.device + ": " + std::to_string(in.rows) +
          " measured ops of the " + in.noun + " " + in.measurements + ", matched " + in.matched_how +
          "; pass " + std::to_string(in.pass_used) + " of " + std::to_string(in.passes) +
-         " (the fastest) fitted";
+         " (the fastest) fitted; the held-out error is per op, " + held_out_name(in);
 }
 
 std::string workload_report_text(const WorkloadReportInputs& in, const WorkloadCalibration& c) {
@@ -88,8 +88,9 @@ std::string workload_report_text(const WorkloadReportInputs& in, const WorkloadC
     << signed_percent(percent_error(c.split_total, c.in_sample.measured)) << ")\n";
   s << "  held-out ops alone               " << ms(c.held_out.predicted) << " against "
     << ms(c.held_out.measured) << " (" << signed_percent(c.held_out.error_percent()) << ")\n";
-  s << "\nroofline: launch " << number_text("%.3g", c.roofline.launch_overhead * 1e6) << " us, memory efficiency "
-    << number_text("%.3g", c.roofline.memory_efficiency) << ", compute efficiency";
+  s << "\nroofline: launch " << number_text("%.3g", c.roofline.launch_overhead * 1e6)
+    << " us, memory efficiency " << number_text("%.3g", c.roofline.memory_efficiency)
+    << ", compute efficiency";
   for (const auto& [kind, e] : c.roofline.efficiency)
     s << " " << kind << " " << number_text("%.3g", e);
   s << "\n";
