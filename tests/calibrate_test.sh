@@ -14,6 +14,13 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 calibrate() { "$heterosim" calibrate --workload "$fixture/tiny-cnn.json" --platform "$fixture/tiny-cpu.json" \
   --device cpu0 --quiet "$@"; }
 
+# The committed fixture is what its script writes.
+mkdir "$work/fixture"
+python3 "$fixture/make_fixture.py" "$work/fixture"
+for f in tiny-cnn.json tiny-cpu.json times.csv trace.json trace-times.csv; do
+  cmp "$fixture/$f" "$work/fixture/$f" || fail "tests/data/calibrate/$f is not what make_fixture.py writes"
+done
+
 calibrate --times "$fixture/times.csv" --out "$work/times"
 for f in calibration.json framework-model.json report.json report.txt predictions.csv op-times.csv; do
   [[ -s $work/times/$f ]] || fail "calibrate wrote no $f"

@@ -13,12 +13,14 @@
 
 The times follow a known roofline: t = launch + max(flops / (peak x e[kind]), bytes / (bandwidth x m)) with
 e[conv2d] = 0.5, e[gemm] = 0.8, m = 0.6, launch = 20 us, which a fit must recover.
-Run from anywhere: python3 tests/data/calibrate/make_fixture.py (deterministic; the files are committed).
+Run from anywhere: python3 tests/data/calibrate/make_fixture.py [OUT_DIR] (deterministic; the files are
+committed beside it, and tests/calibrate_test.sh checks that they regenerate byte for byte).
 """
 import json
 import os
+import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
 PEAK, BANDWIDTH = 100e9, 10e9
 EFFICIENCY = {"conv2d": 0.5, "gemm": 0.8}
 MEMORY_EFFICIENCY, LAUNCH = 0.6, 20e-6
