@@ -72,7 +72,8 @@ TEST_CASE("a plug-in directory with no modules leaves the CLI as it is") {
   CHECK(listed.output.find("warning") == std::string::npos);
 }
 
-TEST_CASE("the CLI gets `validate` from the validation module, and has no such command without it") {
+TEST_CASE("the CLI gets `validate` and `calibrate` from the validation module, and has no such command "
+          "without it") {
   REQUIRE(fs::exists(fs::path(HS_CLI).parent_path() / "plugins" / "heterosim_validation.so"));
   const auto with_module = heterosim("validate --help");
   CHECK(with_module.exit_code == 0);
@@ -87,4 +88,8 @@ TEST_CASE("the CLI gets `validate` from the validation module, and has no such c
   CHECK(bare.output.find("need their module in a plug-in directory (none found)") != std::string::npos);
   CHECK(heterosim("valdate", "").output.find("did you mean 'validate'?") != std::string::npos);
   CHECK(heterosim("--help", "HETEROSIM_PLUGINS=").output.find("validate") == std::string::npos);
+  // `calibrate` (cli/calibrate_command.cpp) comes from the same module.
+  CHECK(heterosim("calibrate --help").output.find("--trace") != std::string::npos);
+  CHECK(heterosim("calibrate --quiet", "HETEROSIM_PLUGINS=").output.find("unknown command 'calibrate'") !=
+        std::string::npos);
 }

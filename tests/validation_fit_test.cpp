@@ -86,10 +86,12 @@ TEST_CASE("fitted efficiencies never exceed 1 and the launch overhead is never n
 TEST_CASE("a written calibration file makes the cost model predict what the fit predicts") {
   const RooflineFit fit = fit_roofline(synthetic_points(), {"gemm", "softmax"}, {1e6});
   const auto path = temp_file("hs-calibration-");
-  write_file_atomically(path.string(),
-                        calibration_json({{"cpu", {{}, {"cpu"}, {}}, "synthetic points", std::nullopt, fit, std::nullopt}},
-                                         "test", "synthetic"),
-                        true);
+  write_file_atomically(
+      path.string(),
+      calibration_json(
+          {{"cpu", {{}, {"cpu"}, {}}, "synthetic points", std::nullopt, fit, std::nullopt, "", 1}}, "test",
+          "synthetic"),
+      true);
   const Calibration cal = load_calibration(path.string());
   std::filesystem::remove(path);
   const Platform p = parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "one",

@@ -60,6 +60,13 @@ CsvTable CsvTable::read(const std::string& path) {
   return t;
 }
 
+std::vector<std::string> CsvTable::columns() const {
+  std::vector<std::string> names;
+  for (const auto& [name, index] : columns_)
+    names.push_back(name);
+  return names;
+}
+
 const std::string& CsvTable::text(std::size_t row, const std::string& column) const {
   auto it = columns_.find(column);
   if (it == columns_.end()) throw InputError(file_, "header", "no column '" + column + "'");

@@ -15,6 +15,10 @@ public:
   // Throws InputError (file, line, column) unless the cell is a finite number.
   double number(std::size_t row, const std::string& column) const;
   bool empty(std::size_t row, const std::string& column) const { return text(row, column).empty(); }
+  bool has(const std::string& column) const { return columns_.count(column) != 0; }
+  std::vector<std::string> columns() const;                          // the header's names, sorted
+  std::size_t line(std::size_t row) const { return lines_.at(row); } // 1-based, in the file
+  const std::string& file() const { return file_; }
 
 private:
   std::string file_;

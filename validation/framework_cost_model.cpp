@@ -10,9 +10,11 @@ namespace hs::validation {
 
 namespace {
 
-ModelTreeOptions tree_options(bool shape_aware, int slope_feature) {
+ModelTreeOptions tree_options(const FrameworkFitOptions& fit, int slope_feature) {
+  const bool shape_aware = fit.shape_aware;
   ModelTreeOptions o;
   o.slope_feature = slope_feature;
+  if (fit.min_leaf > 0) o.min_leaf = fit.min_leaf;
   if (!shape_aware) o.max_depth = 0; // one launch + work / rate per kind, as a roofline per kind
   return o;
 }
@@ -59,7 +61,7 @@ FrameworkCostModel::FrameworkCostModel(const std::vector<KernelPoint>& points, F
       by_threads[point_threads(*p)].push_back({point_features(k.dims, *p), std::log(p->best_or_p50())});
     if (!by_threads.count(1)) continue; // no single-thread point: the kind stays unknown
     for (const auto& [n, samples] : by_threads)
-      k.by_threads.emplace(n, ModelTree(names, samples, tree_options(options.shape_aware, slope)));
+      k.by_threads.emplace(n, ModelTree(names, samples, tree_options(options, slope)));
     model_.add_kind(kind, std::move(k));
   }
 }

@@ -17,6 +17,8 @@ namespace hs::validation {
 
 struct FrameworkFitOptions {
   bool shape_aware = true; // false: one rate per kind (time proportional to work), the baseline
+  // The fewest points a leaf may hold (ModelTreeOptions::min_leaf); 0: the tree's default (3).
+  std::size_t min_leaf = 0;
 };
 
 class FrameworkCostModel {

@@ -112,58 +112,22 @@ std::string kind_of_aten_op(const std::string& name) {
   return it == kinds.end() ? std::string() : it->second;
 }
 
-std::vector<double> trace_op_seconds(const std::vector<TraceOp>& trace, const TorchRun& run,
-                                     const std::string& trace_path, TracePass which) {
-  std::vector<const TraceOp*> work;
+std::vector<MeasuredOp> trace_work_ops(const std::vector<TraceOp>& trace) {
+  std::vector<MeasuredOp> work;
   for (const auto& op : trace) {
     const std::string kind = kind_of_aten_op(op.name);
-    if (!kind.empty() && kind != "view") work.push_back(&op);
+    if (!kind.empty() && kind != "view") work.push_back({op.name, kind, op.seconds, ""});
   }
-  std::vector<std::size_t> model_work; // indices of the run's ops that do work
-  for (std::size_t i = 0; i < run.ops.size(); ++i)
-    if (run.ops[i].kind != "view") model_work.push_back(i);
-  if (model_work.empty()) throw InputError(trace_path, run.model, "the run has no op that does work");
-  // A trace of several passes of the model holds its ops that many times over.
-  const std::size_t passes = std::max<std::size_t>(1, work.size() / model_work.size());
-  std::vector<std::vector<double>> per_op(run.ops.size());
-  std::size_t next = 0;
-  for (std::size_t pass = 0; pass < passes; ++pass)
-    for (const std::size_t i : model_work) {
-      const KernelPoint& op = run.ops[i];
-      if (next == work.size())
-        throw InputError(trace_path, run.model + " op " + op.label,
-                         "the trace ends before this op (" + std::to_string(work.size()) +
-                             " ops that do work)");
-      if (kind_of_aten_op(work[next]->name) != op.kind)
-        throw InputError(trace_path, run.model + " op " + op.label,
-                         "is a " + op.kind + " but the trace's op " + std::to_string(next) + " is " +
-                             work[next]->name);
-      per_op[i].push_back(work[next++]->seconds);
-    }
-  if (next != work.size())
-    throw InputError(trace_path, work[next]->name,
-                     "the trace has " + std::to_string(work.size() - next) + " more ops than " +
-                         std::to_string(passes) + " pass(es) of " + run.model);
-  std::vector<double> seconds(run.ops.size(), 0.0);
-  if (which == TracePass::FastestEach) {
-    for (const std::size_t i : model_work)
-      seconds[i] = *std::min_element(per_op[i].begin(), per_op[i].end());
-    return seconds;
-  }
-  std::size_t fastest = 0;
-  double fastest_sum = 0.0;
-  for (std::size_t pass = 0; pass < passes; ++pass) {
-    double sum = 0.0;
-    for (const std::size_t i : model_work)
-      sum += per_op[i][pass];
-    if (pass == 0 || sum < fastest_sum) {
-      fastest = pass;
-      fastest_sum = sum;
-    }
-  }
-  for (const std::size_t i : model_work)
-    seconds[i] = per_op[i][fastest];
-  return seconds;
+  return work;
+}
+
+std::vector<double> trace_op_seconds(const std::vector<TraceOp>& trace, const TorchRun& run,
+                                     const std::string& trace_path, TracePass which) {
+  std::vector<ModelOp> model;
+  model.reserve(run.ops.size());
+  for (const KernelPoint& op : run.ops)
+    model.push_back({run.model + " op " + op.label, op.kind});
+  return pick_pass(match_in_order(trace_work_ops(trace), model, trace_path, "trace"), which);
 }
 
 } // namespace hs::validation

@@ -2,6 +2,7 @@
 // A PyTorch profiler trace (torch.profiler's Chrome-trace export: a JSON array of events, or an object
 // with "traceEvents") read as the top-level CPU ops of one run, and matched to a traced model's ops, so
 // that per-op predictions are compared with what the user's own profiler measured.
+#include "validation/op_matching.hpp"
 #include "validation/torch_runs.hpp"
 
 #include <string>
@@ -25,21 +26,13 @@ std::vector<TraceOp> load_profiler_trace(const std::string& path);
 // relabel data, "" for names it does not know.
 std::string kind_of_aten_op(const std::string& name);
 
-// Which of a k-pass trace's times an op gets.
-enum class TracePass {
-  // Its fastest of the k: the steadiest figure of one op on a shared machine. Summed over a run these are
-  // below any one pass (the fastest of a sum is not the sum of the fastest), by 2-15 % on the committed
-  // traces.
-  FastestEach,
-  // Its time in the pass whose ops took least in all: times that did add up to a whole run, as the
-  // runs' end-to-end figures are their fastest whole run.
-  FastestPass,
-};
+// The trace's top-level ops of known kind that do work, in order, for match_in_order.
+std::vector<MeasuredOp> trace_work_ops(const std::vector<TraceOp>& trace);
 
 // Seconds of each of `run`'s ops as the trace measured them: ops that do work are matched in order, by
 // kind, to the trace's top-level ops of known kind (views are left out on both sides and get 0). A trace
 // of k passes of the model gives each op one of its k times, as `pass` says. Throws InputError naming the
-// trace and the first op that does not match.
+// trace and the first op that does not match (validation/op_matching.hpp).
 std::vector<double> trace_op_seconds(const std::vector<TraceOp>& trace, const TorchRun& run,
                                      const std::string& trace_path, TracePass pass = TracePass::FastestEach);
 

@@ -205,6 +205,10 @@ std::string calibration_json(const std::vector<CalibrationOut>& entries, const s
                          {"watts_per_tflops", e.wave->watts_per_tflops},
                          {"transposed_a_efficiency", e.wave->transposed_a_efficiency},
                          {"tile_k_overhead", e.wave->tile_k_overhead}};
+    if (!e.framework_model.empty()) {
+      d["framework_model"] = e.framework_model;
+      d["intra_op_threads"] = e.intra_op_threads;
+    }
     j["entries"].push_back(std::move(d));
   }
   return j.dump(1) + "\n";

@@ -53,6 +53,10 @@ struct CalibrationOut {
   std::optional<double> held_out_mape_percent;
   RooflineFit fit;
   std::optional<WaveParams> wave; // GEMMs by the wave model, where the device has compute units
+  // A heterosim-framework-model file named relative to the calibration, and the intra-op threads its
+  // devices run each op on (docs/calibration.md); empty: none.
+  std::string framework_model;
+  int intra_op_threads = 1;
 };
 
 // A calibration file (format "heterosim-calibration", version 2) with the provenance that `heterosim run
