@@ -1,5 +1,5 @@
 // `heterosim strategies`: for a training workload, a platform and a GPU count, every way to spread the step
-// that `run --parallel` knows (data x tensor or data x pipeline parallelism, over micro-batch counts),
+// that `run --parallel` knows (every data x tensor x pipeline mesh, over micro-batch counts),
 // scored by the contention-aware evaluator, refused when a device's memory overflows, ranked by samples/s;
 // the best few are replayed by SimGrid. Writes strategies.csv.
 #include "cli/commands.hpp"
@@ -35,22 +35,25 @@ struct Candidate {
   std::string refused;                                             // why it cannot run, or empty
 };
 
-// The --parallel specs whose devices multiply to `gpus`.
+// The --parallel specs whose degrees multiply to `gpus`: every dp x tp x pp, pipelines at each micro-batch
+// count.
 std::vector<std::string> layouts(int gpus, const std::vector<int>& microbatches) {
   std::vector<std::string> specs;
-  for (int inner = 1; inner <= gpus; ++inner) {
-    if (gpus % inner != 0) continue;
-    const int dp = gpus / inner;
-    const std::string data = dp > 1 ? "dp=" + std::to_string(dp) : "";
-    const std::string sep = data.empty() ? "" : ",";
-    if (inner == 1) {
-      if (dp > 1) specs.push_back(data);
-      continue;
+  for (int tp = 1; tp <= gpus; ++tp)
+    for (int pp = 1; tp * pp <= gpus; ++pp) {
+      if (gpus % (tp * pp) != 0) continue;
+      const int dp = gpus / (tp * pp);
+      std::string spec;
+      for (const auto& [key, degree] : {std::pair{"dp", dp}, {"tp", tp}, {"pp", pp}})
+        if (degree > 1)
+          spec.append(spec.empty() ? "" : ",").append(key).append("=").append(std::to_string(degree));
+      if (pp == 1) {
+        specs.push_back(spec);
+        continue;
+      }
+      for (int m : microbatches)
+        specs.push_back(spec + ",microbatches=" + std::to_string(m));
     }
-    specs.push_back(data + sep + "tp=" + std::to_string(inner));
-    for (int m : microbatches)
-      specs.push_back(data + sep + "pp=" + std::to_string(inner) + ",microbatches=" + std::to_string(m));
-  }
   return specs;
 }
 
@@ -119,7 +122,7 @@ Action strategies_command(CLI::App& app) {
   auto o = std::make_shared<StrategiesOptions>();
   auto* cmd =
       app.add_subcommand("strategies", "Rank the ways to spread a training step over N GPUs (data x tensor "
-                                       "or data x pipeline parallelism) by samples/s under memory capacity");
+                                       "x pipeline parallelism) by samples/s under memory capacity");
   cmd->add_option("--platform", o->platform, "Platform file or preset name")->capture_default_str();
   cmd->add_option("--workload", o->workload,
                   "A training workload, such as bert-large:mode=training,heads=fused")
