@@ -24,6 +24,7 @@ struct StrategiesOptions {
   std::string workload;
   int gpus = 8;
   std::vector<int> microbatches = {4, 8};
+  std::vector<int> interleave = {1};
   int top = 3;
   std::string out;
   bool force = false;
@@ -36,8 +37,10 @@ struct Candidate {
 };
 
 // The --parallel specs whose degrees multiply to `gpus`: every dp x tp x pp, pipelines at each micro-batch
-// count.
-std::vector<std::string> layouts(int gpus, const std::vector<int>& microbatches) {
+// count and each number of chunks per device (interleaved only where the micro-batches are a multiple of
+// the stages, as the schedule needs).
+std::vector<std::string> layouts(int gpus, const std::vector<int>& microbatches,
+                                 const std::vector<int>& chunks) {
   std::vector<std::string> specs;
   for (int tp = 1; tp <= gpus; ++tp)
     for (int pp = 1; tp * pp <= gpus; ++pp) {
@@ -52,7 +55,11 @@ std::vector<std::string> layouts(int gpus, const std::vector<int>& microbatches)
         continue;
       }
       for (int m : microbatches)
-        specs.push_back(spec + ",microbatches=" + std::to_string(m));
+        for (int v : chunks)
+          if (v == 1)
+            specs.push_back(spec + ",microbatches=" + std::to_string(m));
+          else if (v > 1 && m % pp == 0)
+            specs.push_back(spec + ",microbatches=" + std::to_string(m) + ",interleave=" + std::to_string(v));
     }
   return specs;
 }
@@ -83,7 +90,7 @@ int strategies(const StrategiesOptions& o) {
     throw InputError(o.out + "/strategies.csv", "", "already exists; pass --force to overwrite");
   const Graph step = load_workload(o.workload);
   std::vector<Candidate> all;
-  for (const auto& spec : layouts(o.gpus, o.microbatches))
+  for (const auto& spec : layouts(o.gpus, o.microbatches, o.interleave))
     all.push_back(score(spec, o, p, step));
   std::stable_sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) {
     return a.refused.empty() != b.refused.empty() ? a.refused.empty() : a.samples_per_s > b.samples_per_s;
@@ -97,12 +104,12 @@ int strategies(const StrategiesOptions& o) {
     const CostModel cost(g, p);
     c.replayed = execute_policy("as-pinned", PolicyContext{cost}, Scenario{}, "simgrid").execution.makespan;
   }
-  std::printf("%-28s %12s %12s %12s %12s  %s\n", "parallel", "evaluator", "samples/s", "SimGrid", "peak mem",
+  std::printf("%-46s %12s %12s %12s %12s  %s\n", "parallel", "evaluator", "samples/s", "SimGrid", "peak mem",
               "refused");
   std::string csv = "parallel,evaluator_step_s,samples_per_s,simgrid_step_s,peak_memory_bytes,refused\n";
   for (const auto& c : all) {
     const std::string replay = c.replayed > 0 ? units::format_time(c.replayed) : "";
-    std::printf("%-28s %12s %12.1f %12s %12s  %s\n", c.spec.c_str(),
+    std::printf("%-46s %12s %12.1f %12s %12s  %s\n", c.spec.c_str(),
                 c.evaluated > 0 ? units::format_time(c.evaluated).c_str() : "", c.samples_per_s,
                 replay.c_str(), c.peak > 0 ? units::format_bytes(c.peak).c_str() : "", c.refused.c_str());
     char line[600];
@@ -129,6 +136,9 @@ Action strategies_command(CLI::App& app) {
       ->required();
   cmd->add_option("--gpus", o->gpus, "GPUs to use (the platform's first)")->capture_default_str();
   cmd->add_option("--microbatches", o->microbatches, "Micro-batch counts to try for pipelines")
+      ->delimiter(',');
+  cmd->add_option("--interleave", o->interleave,
+                  "Model chunks per device to try for pipelines (interleaved 1F1B above 1), such as 1,2")
       ->delimiter(',');
   cmd->add_option("--top", o->top, "How many of the best to replay with SimGrid")->capture_default_str();
   cmd->add_option("--out", o->out, "Folder for strategies.csv (none: print only)");

@@ -100,3 +100,24 @@ TEST_CASE("strategies refuses a layout over memory capacity, naming the device a
   CHECK(refused["dp=2,tp=4"].empty());
   CHECK(refused.at(rows.front()[0]).empty()); // the best is one that fits
 }
+
+TEST_CASE("strategies tries interleaved pipelines where the micro-batches allow them") {
+  const auto dir = hs::test::scratch_dir("strategies", "interleave");
+  const auto r =
+      hs::test::heterosim("strategies --workload gpt2-small:mode=training,heads=fused,batch=1,seq=32 "
+                          "--gpus 8 --microbatches 4 --interleave 1,2 --top 1 --out " +
+                          dir.string());
+  REQUIRE(r.exit_code == 0);
+  const auto rows = csv_rows(dir / "strategies.csv");
+  // The 10 layouts, and 2 chunks per device for the five pipelines of 2 or 4 stages (4 micro-batches are
+  // not a multiple of 8 stages).
+  REQUIRE(rows.size() == 15);
+  int interleaved = 0;
+  for (const auto& row : rows)
+    if (row[0].find("interleave=2") != std::string::npos) {
+      ++interleaved;
+      CHECK(row[0].find("pp=8") == std::string::npos);
+      CHECK(row[5].empty());
+    }
+  CHECK(interleaved == 5);
+}
