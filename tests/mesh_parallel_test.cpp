@@ -245,6 +245,11 @@ TEST_CASE("tensor x pipeline parallelism refuses what it cannot build, saying wh
                     doctest::Contains("needs at least 4 layers"));
   CHECK_THROWS_WITH(tensor_pipeline_parallel(load_workload("bert-base:heads=fused,seq=32"), 2, {gpus(4), 2}),
                     doctest::Contains("no backward pass"));
+  PipelineOptions chunks{gpus(8), 4};
+  chunks.interleave = 2;
+  CHECK_THROWS_WITH(
+      tensor_pipeline_parallel(mlp_blocks(2), 2, chunks),
+      doctest::Contains("a pipeline of 4 stages x 2 chunks needs at least 8 layers (6 forward ops)"));
   PipelineOptions odd{gpus(4), 3};
   odd.interleave = 2;
   CHECK_THROWS_WITH(tensor_pipeline_parallel(step, 2, odd), doctest::Contains("multiple of the stages"));

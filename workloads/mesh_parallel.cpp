@@ -51,7 +51,10 @@ Graph tensor_pipeline_parallel(const Graph& g, int t, const PipelineOptions& o, 
   const OpRoles roles = roles_of(g);
   if (std::none_of(roles.pass.begin(), roles.pass.end(), [](Pass x) { return x == Pass::Backward; }))
     throw std::invalid_argument("graph '" + g.name + "' has no backward pass: build it with mode=training");
-  const std::vector<int> chunk = pipeline_stages(g, p * o.interleave);
+  const std::vector<int> chunk =
+      pipeline_stages(g, p * o.interleave,
+                      "a pipeline of " + std::to_string(p) + " stages" +
+                          (o.interleave > 1 ? " x " + std::to_string(o.interleave) + " chunks" : ""));
 
   TensorParallelOptions split_options;
   for (int s = 0; s < p; ++s)

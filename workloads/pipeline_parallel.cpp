@@ -118,8 +118,9 @@ void check_pipeline(int p, const PipelineOptions& o) {
                                 ") to be a multiple of the stages (" + std::to_string(p) + ")");
 }
 
-std::vector<int> pipeline_stages(const Graph& g, int chunks) {
-  return stages_of(g, roles_of(g), chunks, "a pipeline of " + std::to_string(chunks) + " stages");
+std::vector<int> pipeline_stages(const Graph& g, int chunks, const std::string& what) {
+  return stages_of(g, roles_of(g), chunks,
+                   what.empty() ? "a pipeline of " + std::to_string(chunks) + " stages" : what);
 }
 
 Graph pipeline_schedule(const Graph& g, const PipelineLayout& l, const PipelineOptions& o,

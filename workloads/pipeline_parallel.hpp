@@ -33,7 +33,8 @@ Graph pipeline_parallel(const Graph& microbatch, const PipelineOptions& options)
 
 // Each op's model chunk (its stage without interleaving), by the same rule as pipeline_parallel, for
 // `chunks` contiguous chunks: chunk_of[op] for the ops of `microbatch`.
-std::vector<int> pipeline_stages(const Graph& microbatch, int chunks);
+// `what` names the pipeline in the error for too few layers (default: "a pipeline of <chunks> stages").
+std::vector<int> pipeline_stages(const Graph& microbatch, int chunks, const std::string& what = "");
 
 // What the schedule needs of a micro-batch graph whose ops are already placed, as tensor x pipeline
 // parallelism places them: each op's pass and model chunk, and its device as an index into `devices`,
