@@ -25,6 +25,7 @@ struct CollectiveOptions {
   std::string min_bytes = "1MiB", max_bytes = "1GiB";
   double factor = 2.0;
   int group = 0;
+  int channels = 1;
   std::string precision = "fp32";
   std::string engine = "simgrid";
   std::string out;
@@ -41,6 +42,7 @@ collectives::CollectiveSpec spec_of(const CollectiveOptions& o, const Platform& 
                                                                            : "ring");
   spec.devices = o.devices;
   spec.group_size = o.group;
+  spec.channels = o.channels;
   spec.precision = o.precision;
   if (spec.devices.empty())
     for (const auto& d : p.devices)
@@ -122,7 +124,10 @@ Action collective_command(CLI::App& app) {
       "ring otherwise");
   cmd->add_option("--devices", o->devices, "Ranks in order (default: every GPU of the platform)")
       ->delimiter(',');
-  cmd->add_option("--group", o->group, "Hierarchical: ranks per node");
+  cmd->add_option("--group", o->group, "Hierarchical, or ring with --channels: ranks per node");
+  cmd->add_option("--channels", o->channels,
+                  "Ring: split the buffer over this many rings at once, each crossing nodes on its own NICs")
+      ->capture_default_str();
   cmd->add_option("--min-bytes,-b", o->min_bytes, "Smallest size")->capture_default_str();
   cmd->add_option("--max-bytes,-e", o->max_bytes, "Largest size")->capture_default_str();
   cmd->add_option("--factor,-f", o->factor, "Size multiplier between rows")->capture_default_str();

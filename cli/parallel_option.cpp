@@ -60,6 +60,8 @@ void set_key(ParallelSetup& s, const std::string& key, const std::string& v) {
     s.dp.max_ring_steps = v == "all" ? 0 : positive_integer(key, v);
   } else if (key == "microbatches") {
     s.pp.microbatches = positive_integer(key, v);
+  } else if (key == "interleave") {
+    s.pp.interleave = positive_integer(key, v);
   } else if (key == "schedule") {
     one_of({"1f1b", "gpipe"});
     s.pp.schedule = v == "gpipe" ? PipelineSchedule::GPipe : PipelineSchedule::OneForwardOneBackward;
@@ -73,8 +75,8 @@ void set_key(ParallelSetup& s, const std::string& key, const std::string& v) {
   } else {
     throw InputError(
         "--parallel", key,
-        "unknown key (known: dp, tp, pp, bucket, algo, group, ring_steps, zero, microbatches, schedule, batch, "
-        "devices)");
+        "unknown key (known: dp, tp, pp, bucket, algo, group, ring_steps, zero, microbatches, schedule, "
+        "interleave, batch, devices)");
   }
 }
 
@@ -131,13 +133,13 @@ ParallelSetup parse_parallel(const std::string& text, const Platform& platform, 
     set_key(s, key, v);
   if (values.count("dp") + values.count("pp") + values.count("tp") == 0)
     throw InputError("--parallel", "dp",
-                     "give dp=N (data), tp=N (tensor) or pp=N (pipeline), or dp with one other");
+                     "give dp=N (data), tp=N (tensor) or pp=N (pipeline), or several of them");
   if (values.count("zero") && s.data_parallel < 2)
     throw InputError("--parallel", "zero",
                      "ZeRO shards the optimizer state across data-parallel replicas: give dp=N too");
-  if (values.count("tp") && values.count("pp"))
-    throw InputError("--parallel", "pp",
-                     "tensor and pipeline parallelism do not compose yet: give one of tp and pp");
+  for (const char* key : {"microbatches", "schedule", "interleave"})
+    if (values.count(key) && s.pipeline_stages < 2)
+      throw InputError("--parallel", key, "is a pipeline's option: give pp=N (N >= 2) too");
   s.dp.devices = devices_for(s, values.count("devices") > 0, platform);
   s.pp.devices.assign(s.dp.devices.begin(), s.dp.devices.begin() + s.inner());
   if (s.dp.algorithm == collectives::Algorithm::Hierarchical &&
@@ -162,11 +164,15 @@ ParallelSetup parse_parallel(const std::string& text, const Platform& platform, 
 
 Graph apply_parallel(const Graph& step, const ParallelSetup& s) {
   try {
-    // One replica's layout on the first devices, then its replicas on all of them.
-    const Graph replica = s.pipeline_stages > 1   ? pipeline_parallel(step, s.pp)
-                          : s.tensor_parallel > 1 ? tensor_parallel(step, {s.pp.devices, s.dp.algorithm})
-                                                  : step;
-    return s.data_parallel > 1 ? data_parallel(replica, s.dp) : replica;
+    MeshOptions mesh;
+    mesh.devices = s.dp.devices;
+    mesh.data = s.data_parallel;
+    mesh.tensor = s.tensor_parallel;
+    mesh.pipeline = s.pipeline_stages;
+    mesh.pipeline_options = s.pp;
+    mesh.tensor_algorithm = s.dp.algorithm;
+    mesh.data_options = s.dp;
+    return mesh_parallel(step, mesh);
   } catch (const std::invalid_argument& e) {
     throw InputError("--parallel", s.text, e.what());
   }
@@ -188,12 +194,18 @@ std::string layout_line(const ParallelSetup& s, const Graph& transformed) {
   if (s.pipeline_stages > 1) {
     std::snprintf(line, sizeof line, "%s pipeline of %d stages, %d micro-batches, %s schedule",
                   s.data_parallel > 1 ? " of a" : "", s.pipeline_stages, s.pp.microbatches,
-                  s.pp.schedule == PipelineSchedule::GPipe ? "GPipe" : "1F1B");
+                  s.pp.schedule == PipelineSchedule::GPipe ? "GPipe"
+                  : s.pp.interleave > 1                    ? "interleaved 1F1B"
+                                                           : "1F1B");
     out += line;
+    if (s.pp.interleave > 1) out += ", " + std::to_string(s.pp.interleave) + " chunks per device";
   }
   if (s.tensor_parallel > 1) {
     std::snprintf(line, sizeof line, "%s tensor parallel x%d (Megatron-LM splits, %s all-reduces)",
-                  s.data_parallel > 1 ? " of" : "", s.tensor_parallel, algorithm.c_str());
+                  s.pipeline_stages > 1 ? ", each stage"
+                  : s.data_parallel > 1 ? " of"
+                                        : "",
+                  s.tensor_parallel, algorithm.c_str());
     out += line;
   }
   return out + ", on " + s.devices().front() + ".." + s.devices().back();
@@ -242,6 +254,7 @@ nlohmann::ordered_json parallel_json(const ParallelSetup& s, const Report& repor
   if (s.pipeline_stages > 1) {
     j["microbatches"] = s.pp.microbatches;
     j["schedule"] = s.pp.schedule == PipelineSchedule::GPipe ? "gpipe" : "1f1b";
+    j["interleave"] = s.pp.interleave;
   }
   if (s.data_parallel > 1 || s.tensor_parallel > 1)
     j["all_reduce"] = collectives::algorithm_name(s.dp.algorithm);

@@ -2,14 +2,13 @@
 // `run --parallel dp=8,bucket=25MiB,algo=ring,batch=8` or `--parallel pp=4,microbatches=8,schedule=1f1b`: a
 // training step spread over several devices by a graph transformation, and the training figures the
 // report then gains (step time, samples/s). `tp=2` splits a transformer's layers as Megatron-LM does.
-// Data parallelism composes with one of the others: `dp=2,tp=4` runs 2 replicas of a step split over 4
-// GPUs (8 GPUs); tensor and pipeline parallelism do not compose with each other yet.
+// They compose as Megatron-LM's mesh (workloads/mesh_parallel.hpp): `dp=2,tp=2,pp=2,microbatches=8` runs
+// 2 replicas of a 2-stage pipeline whose stages are each split over 2 GPUs (8 GPUs); `interleave=V` gives
+// each pipeline device V model chunks (interleaved 1F1B).
 #include "sim/graph.hpp"
 #include "sim/platform.hpp"
 #include "sim/report.hpp"
-#include "workloads/data_parallel.hpp"
-#include "workloads/pipeline_parallel.hpp"
-#include "workloads/tensor_parallel.hpp"
+#include "workloads/mesh_parallel.hpp"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -26,8 +25,8 @@ struct ParallelSetup {
   int tensor_parallel = 1;
   double samples_per_replica = 1; // each replica's (or micro-batch's) batch
   double tokens_per_sample = 0;   // the workload's seq=, when it has one
-  const std::vector<std::string>& devices() const { return dp.devices; }   // every device of the run
-  int inner() const { return std::max(pipeline_stages, tensor_parallel); } // devices of one replica
+  const std::vector<std::string>& devices() const { return dp.devices; } // every device of the run
+  int inner() const { return pipeline_stages * tensor_parallel; }        // devices of one replica
   int width() const { return data_parallel * inner(); }
   double samples_per_step() const {
     return samples_per_replica * (pipeline_stages > 1 ? pp.microbatches : 1) * data_parallel;

@@ -1,5 +1,5 @@
 // `heterosim strategies`: for a training workload, a platform and a GPU count, every way to spread the step
-// that `run --parallel` knows (data x tensor or data x pipeline parallelism, over micro-batch counts),
+// that `run --parallel` knows (every data x tensor x pipeline mesh, over micro-batch counts),
 // scored by the contention-aware evaluator, refused when a device's memory overflows, ranked by samples/s;
 // the best few are replayed by SimGrid. Writes strategies.csv.
 #include "cli/commands.hpp"
@@ -24,6 +24,7 @@ struct StrategiesOptions {
   std::string workload;
   int gpus = 8;
   std::vector<int> microbatches = {4, 8};
+  std::vector<int> interleave = {1};
   int top = 3;
   std::string out;
   bool force = false;
@@ -35,22 +36,31 @@ struct Candidate {
   std::string refused;                                             // why it cannot run, or empty
 };
 
-// The --parallel specs whose devices multiply to `gpus`.
-std::vector<std::string> layouts(int gpus, const std::vector<int>& microbatches) {
+// The --parallel specs whose degrees multiply to `gpus`: every dp x tp x pp, pipelines at each micro-batch
+// count and each number of chunks per device (interleaved only where the micro-batches are a multiple of
+// the stages, as the schedule needs).
+std::vector<std::string> layouts(int gpus, const std::vector<int>& microbatches,
+                                 const std::vector<int>& chunks) {
   std::vector<std::string> specs;
-  for (int inner = 1; inner <= gpus; ++inner) {
-    if (gpus % inner != 0) continue;
-    const int dp = gpus / inner;
-    const std::string data = dp > 1 ? "dp=" + std::to_string(dp) : "";
-    const std::string sep = data.empty() ? "" : ",";
-    if (inner == 1) {
-      if (dp > 1) specs.push_back(data);
-      continue;
+  for (int tp = 1; tp <= gpus; ++tp)
+    for (int pp = 1; tp * pp <= gpus; ++pp) {
+      if (gpus % (tp * pp) != 0) continue;
+      const int dp = gpus / (tp * pp);
+      std::string spec;
+      for (const auto& [key, degree] : {std::pair{"dp", dp}, {"tp", tp}, {"pp", pp}})
+        if (degree > 1)
+          spec.append(spec.empty() ? "" : ",").append(key).append("=").append(std::to_string(degree));
+      if (pp == 1) {
+        specs.push_back(spec);
+        continue;
+      }
+      for (int m : microbatches)
+        for (int v : chunks)
+          if (v == 1)
+            specs.push_back(spec + ",microbatches=" + std::to_string(m));
+          else if (v > 1 && m % pp == 0)
+            specs.push_back(spec + ",microbatches=" + std::to_string(m) + ",interleave=" + std::to_string(v));
     }
-    specs.push_back(data + sep + "tp=" + std::to_string(inner));
-    for (int m : microbatches)
-      specs.push_back(data + sep + "pp=" + std::to_string(inner) + ",microbatches=" + std::to_string(m));
-  }
   return specs;
 }
 
@@ -80,7 +90,7 @@ int strategies(const StrategiesOptions& o) {
     throw InputError(o.out + "/strategies.csv", "", "already exists; pass --force to overwrite");
   const Graph step = load_workload(o.workload);
   std::vector<Candidate> all;
-  for (const auto& spec : layouts(o.gpus, o.microbatches))
+  for (const auto& spec : layouts(o.gpus, o.microbatches, o.interleave))
     all.push_back(score(spec, o, p, step));
   std::stable_sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) {
     return a.refused.empty() != b.refused.empty() ? a.refused.empty() : a.samples_per_s > b.samples_per_s;
@@ -94,12 +104,12 @@ int strategies(const StrategiesOptions& o) {
     const CostModel cost(g, p);
     c.replayed = execute_policy("as-pinned", PolicyContext{cost}, Scenario{}, "simgrid").execution.makespan;
   }
-  std::printf("%-28s %12s %12s %12s %12s  %s\n", "parallel", "evaluator", "samples/s", "SimGrid", "peak mem",
+  std::printf("%-46s %12s %12s %12s %12s  %s\n", "parallel", "evaluator", "samples/s", "SimGrid", "peak mem",
               "refused");
   std::string csv = "parallel,evaluator_step_s,samples_per_s,simgrid_step_s,peak_memory_bytes,refused\n";
   for (const auto& c : all) {
     const std::string replay = c.replayed > 0 ? units::format_time(c.replayed) : "";
-    std::printf("%-28s %12s %12.1f %12s %12s  %s\n", c.spec.c_str(),
+    std::printf("%-46s %12s %12.1f %12s %12s  %s\n", c.spec.c_str(),
                 c.evaluated > 0 ? units::format_time(c.evaluated).c_str() : "", c.samples_per_s,
                 replay.c_str(), c.peak > 0 ? units::format_bytes(c.peak).c_str() : "", c.refused.c_str());
     char line[600];
@@ -119,13 +129,16 @@ Action strategies_command(CLI::App& app) {
   auto o = std::make_shared<StrategiesOptions>();
   auto* cmd =
       app.add_subcommand("strategies", "Rank the ways to spread a training step over N GPUs (data x tensor "
-                                       "or data x pipeline parallelism) by samples/s under memory capacity");
+                                       "x pipeline parallelism) by samples/s under memory capacity");
   cmd->add_option("--platform", o->platform, "Platform file or preset name")->capture_default_str();
   cmd->add_option("--workload", o->workload,
                   "A training workload, such as bert-large:mode=training,heads=fused")
       ->required();
   cmd->add_option("--gpus", o->gpus, "GPUs to use (the platform's first)")->capture_default_str();
   cmd->add_option("--microbatches", o->microbatches, "Micro-batch counts to try for pipelines")
+      ->delimiter(',');
+  cmd->add_option("--interleave", o->interleave,
+                  "Model chunks per device to try for pipelines (interleaved 1F1B above 1), such as 1,2")
       ->delimiter(',');
   cmd->add_option("--top", o->top, "How many of the best to replay with SimGrid")->capture_default_str();
   cmd->add_option("--out", o->out, "Folder for strategies.csv (none: print only)");

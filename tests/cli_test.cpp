@@ -138,8 +138,24 @@ TEST_CASE("each kind of bad input gets a clear error naming the file and the pla
       {"collective --op all-gather --algo tree", "all-gather has no tree algorithm"},
       {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel dp=2,devices=gpu0,gpu0",
        "--parallel: devices: 'gpu0' listed twice"},
-      {"run --platform multi-gpu-node --workload bert-base:mode=training,heads=fused --parallel tp=2,pp=2",
-       "--parallel: pp: tensor and pipeline parallelism do not compose yet"},
+      {"run --platform multi-gpu-node --workload bert-base:mode=training,heads=fused --parallel "
+       "dp=2,tp=2,pp=4",
+       "--parallel: dp: dp=2,tp=2,pp=4 needs 16 devices, and 8 GPUs are on platform 'multi-gpu-node'"},
+      {"run --platform multi-gpu-node --workload bert-base:mode=training,heads=fused --parallel "
+       "tp=2,pp=2,devices=gpu0,gpu1,gpu2",
+       "--parallel: pp: tp=2,pp=2,devices=gpu0,gpu1,gpu2 needs 4 devices, and 3 are listed"},
+      {"run --platform dgx-a100-cluster:nodes=2 --workload bert-base:mode=training,heads=fused --parallel "
+       "tp=5,pp=2",
+       "--parallel: tp: tp=5 does not divide bert-base's 12 attention heads"},
+      {"run --platform multi-gpu-node --workload bert-base:mode=training,heads=fused --parallel "
+       "dp=2,tp=2,pp=2,microbatches=0",
+       "--parallel: microbatches: '0' is not a positive integer"},
+      {"run --platform multi-gpu-node --workload bert-base:mode=training,heads=fused --parallel "
+       "tp=2,microbatches=4",
+       "--parallel: microbatches: is a pipeline's option"},
+      {"run --platform multi-gpu-node --workload bert-base:mode=training,heads=fused --parallel "
+       "tp=2,pp=2,microbatches=3,interleave=2",
+       "interleaved 1F1B needs the micro-batches (3) to be a multiple of the stages (2)"},
       {"run --platform multi-gpu-node --workload bert-base:mode=training,heads=fused --parallel dp=4,tp=4",
        "--parallel: dp: dp=4,tp=4 needs 16 devices, and 8 GPUs are on platform 'multi-gpu-node'"},
       {"run --platform multi-gpu-node --workload bert-base --parallel pp=2", "no backward pass"},

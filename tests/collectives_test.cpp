@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <doctest/doctest.h>
+#include <map>
 #include <set>
 
 using namespace hs;
@@ -208,4 +209,84 @@ TEST_CASE("a collective's ranks are distinct devices") {
   s.bytes = 1e6;
   s.devices = {"gpu0", "gpu1", "gpu0"};
   CHECK_THROWS_WITH(c::append_collective(b, s, {}), doctest::Contains("'gpu0' holds two ranks"));
+}
+
+TEST_CASE("NCCL's channels: the same bandwidth term on one link, and disjoint NICs across nodes") {
+  // Two ranks on one NVSwitch link each: C rings of S/C move the same bytes over the same links.
+  const double bytes = 256.0 * (1 << 20);
+  const Route& r = gpu_route();
+  for (int channels : {1, 2, 4}) {
+    GraphBuilder b("channels");
+    c::CollectiveSpec s;
+    s.bytes = bytes;
+    s.devices = gpus(2);
+    s.channels = channels;
+    c::append_collective(b, s, {});
+    const double t = replay(std::move(b).build());
+    CAPTURE(channels);
+    CHECK(t == doctest::Approx(bytes / r.bandwidth + reduce_seconds(bytes / 2)).epsilon(0.02));
+  }
+  // 16 ranks on 2 nodes of a rail-optimised cluster, 8 per node: each of the 8 channels crosses each node
+  // boundary on a NIC of its own.
+  const Platform cluster = load_platform("dgx-a100-cluster:nodes=2");
+  std::vector<std::string> ranks;
+  for (int k = 0; k < 2; ++k)
+    for (int i = 0; i < 8; ++i)
+      ranks.push_back(std::string("n").append(std::to_string(k)).append(".gpu").append(std::to_string(i)));
+  const auto build_on = [&](int channels) {
+    GraphBuilder b("channels");
+    c::CollectiveSpec s;
+    s.bytes = 1 << 30;
+    s.devices = ranks;
+    s.group_size = 8;
+    s.channels = channels;
+    c::append_collective(b, s, {});
+    return std::move(b).build();
+  };
+  const Graph g = build_on(8);
+  std::map<int, std::set<std::string>> nics; // channel -> the link directions its cross-node transfers use
+  for (const auto& t : g.tensors) {
+    const Op& from = g.op(t.producer);
+    for (OpId to : t.consumers) {
+      const std::string& a = from.allowed_devices.at(0);
+      const std::string& d = g.op(to).allowed_devices.at(0);
+      if (a.substr(0, 3) == d.substr(0, 3)) continue; // same node
+      const Route* route = cluster.route(*cluster.find_device(a), *cluster.find_device(d));
+      REQUIRE(route != nullptr);
+      CHECK(route->hops.size() == 2); // one rail: the NIC up and the NIC down, no spine
+      const int channel = std::stoi(from.name.substr(from.name.find(".ch") + 3));
+      for (const auto& hop : route->hops)
+        nics[channel].insert(cluster.links[static_cast<std::size_t>(hop.link)].name +
+                             (hop.forward ? "+" : "-"));
+    }
+  }
+  REQUIRE(nics.size() == 8);
+  std::set<std::string> all;
+  std::size_t used = 0;
+  for (const auto& [channel, links] : nics) {
+    used += links.size();
+    all.insert(links.begin(), links.end());
+  }
+  CHECK(all.size() == used); // no direction of a NIC link on two channels' routes
+  CHECK(used == 8 * 2 * 2);  // per channel: 2 boundaries (there and back), a NIC up and one down each
+  // And they run side by side: 8 channels finish well before one ring through one NIC per boundary.
+  const auto timed = [&](const Graph& x) {
+    return run_simgrid(pinned_plan(x, cluster, false), CostModel(x, cluster)).makespan;
+  };
+  const double one = timed(build_on(1)), eight = timed(g);
+  MESSAGE("1 GiB all-reduce over 16 GPUs on 2 nodes: 1 channel " << one * 1e3 << " ms, 8 channels "
+                                                                 << eight * 1e3 << " ms");
+  CHECK(eight < one / 3);
+  GraphBuilder b("refused");
+  c::CollectiveSpec s;
+  s.bytes = 1e6;
+  s.devices = gpus(4);
+  s.channels = 0;
+  CHECK_THROWS_WITH(c::append_collective(b, s, {}), doctest::Contains("at least 1 channel"));
+  s.channels = 2;
+  s.algorithm = c::Algorithm::Tree;
+  CHECK_THROWS_WITH(c::append_collective(b, s, {}), doctest::Contains("channels split ring"));
+  s.algorithm = c::Algorithm::Ring;
+  s.group_size = 3;
+  CHECK_THROWS_WITH(c::append_collective(b, s, {}), doctest::Contains("groups of 3"));
 }

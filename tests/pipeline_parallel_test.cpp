@@ -129,7 +129,7 @@ TEST_CASE("a pipeline refuses what it cannot do, saying why") {
   CHECK_THROWS_WITH(pipeline_parallel(load_workload("bert-base:batch=1,seq=32"), {gpus(2), 2}),
                     doctest::Contains("no backward pass"));
   CHECK_THROWS_WITH(pipeline_parallel(equal_layers(2, 1e3), {gpus(3), 2}),
-                    doctest::Contains("at least as many layers"));
+                    doctest::Contains("needs at least 3 layers"));
 }
 
 TEST_CASE(
@@ -148,4 +148,51 @@ TEST_CASE(
   // Activations cross stage boundaries as transfers that the next stage waits for: exposed, and tiny.
   CHECK(t.exposed > 0);
   CHECK(t.exposed <= t.communication);
+}
+
+TEST_CASE("interleaved 1F1B over v chunks per device idles (p-1)/(v m + p-1), the bubble over v") {
+  // Narayanan et al. 2021, section 2.2.2: the bubble is (1/v)(p-1)/m of the ideal time, so the idle share of
+  // the step is (p-1)/v over m + (p-1)/v.
+  const int p = 4;
+  const double chunk = seconds_on_gpu(1e11) + seconds_on_gpu(2e11); // one layer, forward + backward
+  for (int v : {2, 3})
+    for (int m : {4, 8}) {
+      PipelineOptions o{gpus(p), m};
+      o.interleave = v;
+      const Graph g = pipeline_parallel(equal_layers(p * v, 1e3), o);
+      for (int c = 0; c < p * v; ++c) // chunk c, one layer here, on device c mod p
+        CHECK(g.op(*g.find_op("m0/" + layer(c))).allowed_devices.at(0) == "gpu" + std::to_string(c % p));
+      const double t = replay(g).makespan;
+      CAPTURE(v);
+      CAPTURE(m);
+      CHECK(1 - m * v * chunk / t == doctest::Approx((p - 1.0) / (v * m + p - 1.0)).epsilon(0.02));
+    }
+}
+
+TEST_CASE("one chunk per device is plain 1F1B, op for op") {
+  const Graph step = load_workload("bert-base:mode=training,batch=1,seq=32");
+  PipelineOptions plain{gpus(4), 8}, one{gpus(4), 8};
+  one.interleave = 1;
+  const Graph a = pipeline_parallel(step, plain), b = pipeline_parallel(step, one);
+  REQUIRE(a.op_count() == b.op_count());
+  REQUIRE(a.tensor_count() == b.tensor_count());
+  for (OpId o = 0; o < a.op_count(); ++o)
+    CHECK(a.op(o).name == b.op(o).name);
+  CHECK(replay(a).makespan == replay(b).makespan);
+  // The interleaved schedule's order, as Megatron-LM runs it: stage 0 of 2, 2 chunks, 4 micro-batches warms
+  // up with (p-s-1)*2 + (v-1)*p = 4 forwards: micro-batches 0, 1 of chunk 0, then 0, 1 of chunk 1.
+  const auto order = stage_order(PipelineSchedule::OneForwardOneBackward, 0, 2, 4, 2);
+  REQUIRE(order.size() == 16);
+  const std::vector<std::pair<int, int>> warmup = {{0, 0}, {1, 0}, {0, 1}, {1, 1}};
+  for (std::size_t i = 0; i < warmup.size(); ++i) {
+    CHECK(order[i].microbatch == warmup[i].first);
+    CHECK(order[i].chunk == warmup[i].second);
+    CHECK_FALSE(order[i].backward);
+  }
+  CHECK(order[5].backward); // then 1F1B: the first backward is micro-batch 0's on the last chunk
+  CHECK(order[5].microbatch == 0);
+  CHECK(order[5].chunk == 1);
+  PipelineOptions gpipe{gpus(2), 4, PipelineSchedule::GPipe};
+  gpipe.interleave = 2;
+  CHECK_THROWS_WITH(pipeline_parallel(step, gpipe), doctest::Contains("not GPipe"));
 }

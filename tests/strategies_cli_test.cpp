@@ -1,7 +1,9 @@
 // `heterosim strategies`: every layout of a training step over N GPUs, ranked by samples/s.
 #include "cli_support.hpp"
+#include "test_support.hpp"
 
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -34,14 +36,18 @@ std::vector<std::vector<std::string>> csv_rows(const std::filesystem::path& file
 
 } // namespace
 
-TEST_CASE("strategies ranks the feasible layouts by samples/s, replays the best, and says why others cannot run") {
+TEST_CASE(
+    "strategies ranks the feasible layouts by samples/s, replays the best, and says why others cannot run") {
   const auto dir = hs::test::scratch_dir("strategies", "gpt2");
-  const auto r = hs::test::heterosim("strategies --workload gpt2-small:mode=training,heads=fused,batch=2,seq=64 "
-                                     "--gpus 8 --microbatches 4 --top 2 --out " + dir.string());
+  const auto r =
+      hs::test::heterosim("strategies --workload gpt2-small:mode=training,heads=fused,batch=2,seq=64 "
+                          "--gpus 8 --microbatches 4 --top 2 --out " +
+                          dir.string());
   REQUIRE(r.exit_code == 0);
   const auto rows = csv_rows(dir / "strategies.csv");
-  // dp=8; tp or pp over 2, 4 and 8 with dp making up the rest.
-  REQUIRE(rows.size() == 7);
+  // Every dp x tp x pp of 8: dp=8; tp or pp over 2, 4 and 8 with dp making up the rest; tp x pp over 4
+  // (with dp=2) and over 8 (2 x 4, 4 x 2).
+  REQUIRE(rows.size() == 10);
   double previous = 1e300;
   bool refused_seen = false;
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -67,4 +73,51 @@ TEST_CASE("strategies ranks the feasible layouts by samples/s, replays the best,
   CHECK(tp8);
   CHECK(hs::test::heterosim("strategies --workload gpt2-small:mode=training --gpus 8 --out " + dir.string())
             .output.find("already exists") != std::string::npos);
+}
+
+TEST_CASE("strategies refuses a layout over memory capacity, naming the device and the figures") {
+  const auto dir = hs::test::scratch_dir("strategies", "small-gpus");
+  std::ifstream in(hs::test::source_dir() + "/platforms/multi-gpu-node.json");
+  std::string platform((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (auto at = platform.find("\"80GiB\""); at != std::string::npos; at = platform.find("\"80GiB\""))
+    platform.replace(at, 7, "\"1.5GiB\""); // the A100s with 1.5 GiB each
+  const auto file = hs::test::write_file(dir / "small.json", platform);
+  const auto r =
+      hs::test::heterosim("strategies --platform " + file.string() +
+                          " --workload gpt2-small:mode=training,heads=fused,batch=2,seq=64 --gpus 8 "
+                          "--microbatches 4 --top 1 --out " +
+                          dir.string());
+  REQUIRE(r.exit_code == 0);
+  const auto rows = csv_rows(dir / "strategies.csv");
+  REQUIRE(rows.size() == 10);
+  std::map<std::string, std::string> refused;
+  for (const auto& row : rows)
+    refused[row[0]] = row[5];
+  // dp=8 keeps a whole replica per GPU (2.13 GB at its peak); splitting it 2 or 4 ways fits.
+  CHECK(refused["dp=8"].find("memory: gpu") != std::string::npos);
+  CHECK(refused["dp=8"].find("exceeds its capacity of 1.611 GB") != std::string::npos);
+  CHECK(refused["dp=4,tp=2"].empty());
+  CHECK(refused["dp=2,tp=4"].empty());
+  CHECK(refused.at(rows.front()[0]).empty()); // the best is one that fits
+}
+
+TEST_CASE("strategies tries interleaved pipelines where the micro-batches allow them") {
+  const auto dir = hs::test::scratch_dir("strategies", "interleave");
+  const auto r =
+      hs::test::heterosim("strategies --workload gpt2-small:mode=training,heads=fused,batch=1,seq=32 "
+                          "--gpus 8 --microbatches 4 --interleave 1,2 --top 1 --out " +
+                          dir.string());
+  REQUIRE(r.exit_code == 0);
+  const auto rows = csv_rows(dir / "strategies.csv");
+  // The 10 layouts, and 2 chunks per device for the five pipelines of 2 or 4 stages (4 micro-batches are
+  // not a multiple of 8 stages).
+  REQUIRE(rows.size() == 15);
+  int interleaved = 0;
+  for (const auto& row : rows)
+    if (row[0].find("interleave=2") != std::string::npos) {
+      ++interleaved;
+      CHECK(row[0].find("pp=8") == std::string::npos);
+      CHECK(row[5].empty());
+    }
+  CHECK(interleaved == 5);
 }

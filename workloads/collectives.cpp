@@ -101,21 +101,32 @@ public:
 
   const std::vector<OpId>& last() const { return last_; }
 
-private:
-  // The n-1 steps of a ring, emitted as at most max_ring_steps steps, each standing for k consecutive ones:
-  // k chunks sent as one and k reduces as one, the same bytes on the same links (see the header).
-  void ring(const std::vector<int>& ranks, double chunk, const std::string& phase, double touched) {
-    const std::size_t n = ranks.size(), steps = n - 1;
+  // How the n-1 steps of a ring are emitted: at most max_ring_steps steps, each standing for `per`
+  // consecutive ones: k chunks sent as one and k reduces as one, the same bytes on the same links (see the
+  // header).
+  std::size_t ring_stride(std::size_t n) const {
+    const std::size_t steps = n - 1;
     const std::size_t cap = s_.max_ring_steps > 0 ? static_cast<std::size_t>(s_.max_ring_steps) : steps;
-    const std::size_t per = (steps + cap - 1) / cap;
-    for (std::size_t s = 1; s <= steps; s += per) {
-      const auto k = static_cast<double>(std::min(per, steps - s + 1));
-      std::vector<OpId> before(n);
-      for (std::size_t i = 0; i < n; ++i)
-        before[i] = last_[static_cast<std::size_t>(ranks[i])];
-      for (std::size_t i = 0; i < n; ++i)
-        step(ranks[i], phase + std::to_string(s), touched * k, {{before[(i + n - 1) % n], chunk * k}});
-    }
+    return (steps + cap - 1) / cap;
+  }
+
+  // Emitted step s (1-based), standing for ring steps s .. s + per - 1.
+  void ring_step(const std::vector<int>& ranks, double chunk, const std::string& phase, double touched,
+                 std::size_t s, std::size_t per) {
+    const std::size_t n = ranks.size();
+    const auto k = static_cast<double>(std::min(per, n - s));
+    std::vector<OpId> before(n);
+    for (std::size_t i = 0; i < n; ++i)
+      before[i] = last_[static_cast<std::size_t>(ranks[i])];
+    for (std::size_t i = 0; i < n; ++i)
+      step(ranks[i], phase + std::to_string(s), touched * k, {{before[(i + n - 1) % n], chunk * k}});
+  }
+
+private:
+  void ring(const std::vector<int>& ranks, double chunk, const std::string& phase, double touched) {
+    const std::size_t per = ring_stride(ranks.size());
+    for (std::size_t s = 1; s < ranks.size(); s += per)
+      ring_step(ranks, chunk, phase, touched, s, per);
   }
 
   void link(OpId from, OpId to, double bytes) {
@@ -156,6 +167,12 @@ void check(const CollectiveSpec& s) {
     throw std::invalid_argument(collective_name(s.op) + " has no " + algorithm_name(s.algorithm) +
                                 " algorithm (ring: all-reduce, all-gather, reduce-scatter, broadcast; tree "
                                 "and hierarchical: all-reduce; direct: all-to-all)");
+  if (s.channels < 1) throw std::invalid_argument("a collective needs at least 1 channel");
+  if (s.channels > 1 && (s.algorithm != Algorithm::Ring || s.op == Collective::Broadcast))
+    throw std::invalid_argument("channels split ring all-reduce, all-gather and reduce-scatter only");
+  if (s.channels > 1 && s.group_size > 0 && n % s.group_size != 0)
+    throw std::invalid_argument("channels over groups of " + std::to_string(s.group_size) +
+                                " ranks need the groups to divide the " + std::to_string(n) + " ranks");
   if (s.algorithm == Algorithm::Hierarchical &&
       (s.group_size < 2 || n % s.group_size != 0 || n == s.group_size))
     throw std::invalid_argument("hierarchical all-reduce needs a group size of at least 2 that divides the " +
@@ -163,11 +180,75 @@ void check(const CollectiveSpec& s) {
                                 std::to_string(s.group_size) + ")");
 }
 
+// Channel c's ring (see CollectiveSpec::channels): node k entered at local rank (c + k) mod g and left at
+// the next node's entry, the last node left at c itself so that the ring closes on a rail too (at c + 1
+// when the last node's entry is c already, N - 1 being a multiple of g); in between, the node's other ranks
+// downwards from the entry.
+std::vector<int> channel_ring(int n, int g, int c) {
+  if (g <= 1 || g >= n) return iota(0, n);
+  const int nodes = n / g;
+  const auto local = [g](int x) { return (x % g + g) % g; };
+  std::vector<int> order;
+  for (int k = 0; k < nodes; ++k) {
+    const int entry = local(c + k);
+    int exit = k + 1 < nodes ? local(c + k + 1) : local(c);
+    if (exit == entry) exit = local(c + 1);
+    order.push_back(k * g + entry);
+    for (int i = 1; i < g; ++i)
+      if (local(entry - i) != exit) order.push_back(k * g + local(entry - i));
+    order.push_back(k * g + exit);
+  }
+  return order;
+}
+
+// The collective as `channels` rings of bytes / channels each, side by side, then one op per rank that
+// waits for all of them. The channels' steps are emitted step by step across channels, so that a rank's
+// stream, which runs its ops in topological order (smallest id first among the ready), takes step s of every
+// channel before step s + 1 of any: the channels run as NCCL's do, on their own thread blocks at once.
+std::vector<OpId> channelled(GraphBuilder& b, const CollectiveSpec& spec, const std::vector<OpId>& inputs) {
+  const int n = static_cast<int>(spec.devices.size());
+  const auto count = static_cast<std::size_t>(spec.channels);
+  std::vector<CollectiveSpec> parts(count, spec);
+  std::vector<Emitter> channel;
+  std::vector<std::vector<int>> rings;
+  channel.reserve(count); // Emitters keep a reference to their spec: parts never moves
+  for (std::size_t c = 0; c < count; ++c) {
+    parts[c].bytes = spec.bytes / spec.channels;
+    parts[c].name = spec.name + ".ch" + std::to_string(c);
+    channel.emplace_back(b, parts[c]);
+    channel[c].start(inputs);
+    rings.push_back(channel_ring(n, spec.group_size, static_cast<int>(c)));
+  }
+  const double chunk = spec.bytes / spec.channels / n;
+  const std::size_t per = channel.front().ring_stride(static_cast<std::size_t>(n));
+  for (const bool reduce : {true, false}) {
+    if (reduce ? spec.op == Collective::AllGather : spec.op == Collective::ReduceScatter) continue;
+    for (std::size_t s = 1; s < static_cast<std::size_t>(n); s += per)
+      for (std::size_t c = 0; c < count; ++c)
+        channel[c].ring_step(rings[c], chunk, reduce ? "rs" : "ag", reduce ? 3 * chunk : 0.0, s, per);
+  }
+  std::vector<std::vector<OpId>> ends;
+  for (const auto& e : channel)
+    ends.push_back(e.last());
+  CollectiveSpec joined = spec;
+  joined.name = spec.name + ".channels";
+  Emitter join(b, joined);
+  std::vector<OpId> done(static_cast<std::size_t>(n));
+  for (int r = 0; r < n; ++r) {
+    std::vector<std::pair<OpId, double>> from;
+    for (const auto& end : ends)
+      from.emplace_back(end[static_cast<std::size_t>(r)], 0.0);
+    done[static_cast<std::size_t>(r)] = join.step(r, "done", 0.0, from);
+  }
+  return done;
+}
+
 } // namespace
 
 std::vector<OpId> append_collective(GraphBuilder& b, const CollectiveSpec& spec,
                                     const std::vector<OpId>& inputs) {
   check(spec);
+  if (spec.channels > 1) return channelled(b, spec, inputs);
   const int n = static_cast<int>(spec.devices.size());
   Emitter e(b, spec);
   e.start(inputs);

@@ -41,6 +41,12 @@ struct CollectiveSpec {
   // bandwidth term are exact; the latency term is paid once per emitted step instead of k times, so
   // (k-1) route latencies per emitted step are not counted. 0: every step.
   int max_ring_steps = 0;
+  // NCCL's channels: the buffer split into this many parts, each a ring of its own, all at once. With
+  // group_size g (ranks per node), channel c enters node k at local rank (c + k) mod g and leaves it at
+  // (c + k + 1) mod g, so its hop to the next node joins the same local rank on both sides (one rail of a
+  // rail-optimised network) and the channels cross each node boundary on different NICs. Ring all-reduce,
+  // all-gather and reduce-scatter only.
+  int channels = 1;
 };
 
 // Appends the collective to `b`. `inputs[r]` is the op on rank r whose completion makes its data ready,

@@ -1,17 +1,15 @@
 #include "workloads/pipeline_parallel.hpp"
 
 #include "sim/graph_builder.hpp"
-#include "workloads/layer_roles.hpp"
 
 #include <algorithm>
 #include <stdexcept>
-#include <unordered_map>
 
 namespace hs {
 
 namespace {
 
-std::vector<int> stages_of(const Graph& g, const OpRoles& r, int stages) {
+std::vector<int> stages_of(const Graph& g, const OpRoles& r, int stages, const std::string& what) {
   std::vector<double> weight(static_cast<std::size_t>(g.op_count()), 0.0);
   double total = 0;
   int forward = 0;
@@ -24,9 +22,8 @@ std::vector<int> stages_of(const Graph& g, const OpRoles& r, int stages) {
     forward += r.pass[static_cast<std::size_t>(o)] == Pass::Forward;
   }
   if (forward < stages)
-    throw std::invalid_argument("a pipeline of " + std::to_string(stages) +
-                                " stages needs at least as many layers (" + std::to_string(forward) +
-                                " forward ops)");
+    throw std::invalid_argument(what + " needs at least " + std::to_string(stages) + " layers (" +
+                                std::to_string(forward) + " forward ops)");
   std::vector<int> stage(static_cast<std::size_t>(g.op_count()), 0);
   int s = 0, left = forward, in_stage = 0;
   double done = 0;
@@ -51,58 +48,92 @@ std::vector<int> stages_of(const Graph& g, const OpRoles& r, int stages) {
   return stage;
 }
 
-// Each stage's passes in order: (micro-batch, backward?).
-std::vector<std::pair<int, bool>> stage_order(PipelineSchedule schedule, int s, int p, int m) {
-  std::vector<std::pair<int, bool>> order;
-  if (schedule == PipelineSchedule::GPipe) {
-    for (int k = 0; k < m; ++k)
-      order.emplace_back(k, false);
-    for (int k = 0; k < m; ++k)
-      order.emplace_back(k, true);
-    return order;
-  }
-  const int warmup = std::min(p - s - 1, m);
-  for (int k = 0; k < warmup; ++k)
-    order.emplace_back(k, false);
-  for (int k = 0; k + warmup < m; ++k) {
-    order.emplace_back(k + warmup, false);
-    order.emplace_back(k, true);
-  }
-  for (int k = m - warmup; k < m; ++k)
-    order.emplace_back(k, true);
-  return order;
-}
-
 std::string prefixed(int k, const std::string& name) {
   std::string out = "m";
   return out.append(std::to_string(k)).append("/").append(name); // append: GCC 12's -Wrestrict misfires on +
 }
 
-} // namespace
-
-std::vector<int> pipeline_stages(const Graph& g, int stages) {
-  return stages_of(g, roles_of(g), stages);
+std::string pipeline_name(int p, const PipelineOptions& o) {
+  return "a pipeline of " + std::to_string(p) + " stages" +
+         (o.interleave > 1 ? " x " + std::to_string(o.interleave) + " chunks" : "");
 }
 
-Graph pipeline_parallel(const Graph& g, const PipelineOptions& o) {
-  const int p = static_cast<int>(o.devices.size()), m = o.microbatches;
+// Between consecutive passes of device d, a barrier that the first pass's last ops feed and the next
+// pass's first ops wait for. A pass is one micro-batch's forward or backward of one of the device's chunks.
+void add_barriers(GraphBuilder& b, const Graph& g, const PipelineLayout& l, const PipelineOptions& o,
+                  const std::vector<std::vector<OpId>>& id) {
+  const int ranks = l.ranks, p = static_cast<int>(l.devices.size()) / ranks, v = o.interleave;
+  const auto in_pass = [&](OpId x) { return l.pass[static_cast<std::size_t>(x)] != Pass::Optimizer; };
+  const auto key = [&](OpId x) {
+    return (l.device[static_cast<std::size_t>(x)] * v + l.chunk[static_cast<std::size_t>(x)] / p) * 2 +
+           (l.pass[static_cast<std::size_t>(x)] == Pass::Backward);
+  };
+  std::vector<std::vector<OpId>> on_device(l.devices.size());
+  std::vector<bool> ends(static_cast<std::size_t>(g.op_count())), begins(ends.size());
+  for (OpId x = 0; x < g.op_count(); ++x) {
+    if (!in_pass(x)) continue;
+    const auto same = [&](OpId y) { return in_pass(y) && key(y) == key(x); };
+    on_device[static_cast<std::size_t>(l.device[static_cast<std::size_t>(x)])].push_back(x);
+    ends[static_cast<std::size_t>(x)] = std::none_of(g.successors(x).begin(), g.successors(x).end(), same);
+    begins[static_cast<std::size_t>(x)] =
+        std::none_of(g.predecessors(x).begin(), g.predecessors(x).end(), same);
+  }
+  for (int d = 0; d < static_cast<int>(l.devices.size()); ++d) {
+    const int s = d / ranks;
+    const auto order = stage_order(o.schedule, s, p, o.microbatches, v);
+    const auto key_of = [&](const PipelinePass& pass) { return (d * v + pass.chunk) * 2 + pass.backward; };
+    for (std::size_t i = 0; i + 1 < order.size(); ++i) {
+      const std::string name = "stage" + std::to_string(s) +
+                               (ranks > 1 ? ".t" + std::to_string(d % ranks) : std::string()) + ".after" +
+                               std::to_string(i);
+      const OpId barrier =
+          b.op(name).kind("barrier").pinned_to({l.devices[static_cast<std::size_t>(d)]}).id();
+      const auto& from = id[static_cast<std::size_t>(order[i].microbatch)];
+      const auto& to = id[static_cast<std::size_t>(order[i + 1].microbatch)];
+      for (OpId x : on_device[static_cast<std::size_t>(d)]) {
+        if (ends[static_cast<std::size_t>(x)] && key(x) == key_of(order[i]))
+          b.tensor(name + ".from" + std::to_string(x), 0.0, from[static_cast<std::size_t>(x)], {barrier});
+        if (begins[static_cast<std::size_t>(x)] && key(x) == key_of(order[i + 1]))
+          b.tensor(name + ".to" + std::to_string(x), 0.0, barrier, {to[static_cast<std::size_t>(x)]});
+      }
+    }
+  }
+}
+
+} // namespace
+
+void check_pipeline(int p, const PipelineOptions& o) {
+  const int m = o.microbatches;
   if (p < 2)
     throw std::invalid_argument("a pipeline needs at least 2 stages (got " + std::to_string(p) + ")");
   if (m < 1)
     throw std::invalid_argument("a pipeline needs at least 1 micro-batch (got " + std::to_string(m) + ")");
-  const OpRoles roles = roles_of(g);
-  if (std::none_of(roles.pass.begin(), roles.pass.end(), [](Pass x) { return x == Pass::Backward; }))
-    throw std::invalid_argument("graph '" + g.name + "' has no backward pass: build it with mode=training");
-  const std::vector<int> stage = stages_of(g, roles, p);
-  const auto role = [&](OpId x) { return roles.pass[static_cast<std::size_t>(x)]; };
-  const auto stage_of = [&](OpId x) { return stage[static_cast<std::size_t>(x)]; };
-  const auto device_of = [&](OpId x) { return o.devices[static_cast<std::size_t>(stage_of(x))]; };
+  if (o.interleave < 1)
+    throw std::invalid_argument("a pipeline needs at least 1 chunk per device (got " +
+                                std::to_string(o.interleave) + ")");
+  if (o.interleave > 1 && o.schedule == PipelineSchedule::GPipe)
+    throw std::invalid_argument("interleaved stages run the interleaved 1F1B schedule, not GPipe");
+  if (o.interleave > 1 && m % p != 0)
+    throw std::invalid_argument("interleaved 1F1B needs the micro-batches (" + std::to_string(m) +
+                                ") to be a multiple of the stages (" + std::to_string(p) + ")");
+}
 
-  GraphBuilder b(g.name + "-pp" + std::to_string(p) + "x" + std::to_string(m));
+std::vector<int> pipeline_stages(const Graph& g, int chunks, const std::string& what) {
+  return stages_of(g, roles_of(g), chunks,
+                   what.empty() ? "a pipeline of " + std::to_string(chunks) + " stages" : what);
+}
+
+Graph pipeline_schedule(const Graph& g, const PipelineLayout& l, const PipelineOptions& o,
+                        const std::string& name) {
+  const int m = o.microbatches;
+  const auto device_of = [&](OpId x) {
+    return l.devices[static_cast<std::size_t>(l.device[static_cast<std::size_t>(x)])];
+  };
+  GraphBuilder b(name);
   std::vector<std::vector<OpId>> id(static_cast<std::size_t>(m),
                                     std::vector<OpId>(static_cast<std::size_t>(g.op_count()), -1));
   for (OpId x = 0; x < g.op_count(); ++x) {
-    if (role(x) == Pass::Optimizer) { // once, after every micro-batch's gradient
+    if (l.pass[static_cast<std::size_t>(x)] == Pass::Optimizer) { // once, after every micro-batch's gradient
       Op copy = g.op(x).without_edges();
       copy.allowed_devices = {device_of(x)};
       const OpId once = b.add(std::move(copy)).id();
@@ -121,44 +152,30 @@ Graph pipeline_parallel(const Graph& g, const PipelineOptions& o) {
   for (int k = 0; k < m; ++k)
     for (TensorId t = 0; t < g.tensor_count(); ++t) {
       const Tensor& x = g.tensor(t);
-      if (role(x.producer) == Pass::Optimizer && k > 0) continue;
+      if (l.pass[static_cast<std::size_t>(x.producer)] == Pass::Optimizer && k > 0) continue;
       std::vector<OpId> consumers;
       for (OpId c : x.consumers)
         consumers.push_back(id[static_cast<std::size_t>(k)][static_cast<std::size_t>(c)]);
       b.tensor(prefixed(k, x.name), x.bytes,
                id[static_cast<std::size_t>(k)][static_cast<std::size_t>(x.producer)], consumers);
     }
-
-  // The schedule: between consecutive passes of a stage, a barrier that the first pass's last ops feed and
-  // the next pass's first ops wait for.
-  for (int s = 0; s < p; ++s) {
-    const auto order = stage_order(o.schedule, s, p, m);
-    const auto in_pass = [&](OpId x, bool backward) {
-      return stage_of(x) == s && role(x) == (backward ? Pass::Backward : Pass::Forward);
-    };
-    for (std::size_t i = 0; i + 1 < order.size(); ++i) {
-      // Plain variables, not a structured binding: clang 14 cannot capture one in the lambdas below.
-      const int k1 = order[i].first, k2 = order[i + 1].first;
-      const bool back1 = order[i].second, back2 = order[i + 1].second;
-      const std::string name = "stage" + std::to_string(s) + ".after" + std::to_string(i);
-      auto barrier = b.op(name).kind("barrier").pinned_to({o.devices[static_cast<std::size_t>(s)]});
-      for (OpId x = 0; x < g.op_count(); ++x) {
-        if (in_pass(x, back1)) {
-          const auto& next = g.successors(x);
-          if (std::none_of(next.begin(), next.end(), [&](OpId y) { return in_pass(y, back1); }))
-            b.tensor(name + ".from" + std::to_string(x), 0.0,
-                     id[static_cast<std::size_t>(k1)][static_cast<std::size_t>(x)], {barrier.id()});
-        }
-        if (in_pass(x, back2)) {
-          const auto& before = g.predecessors(x);
-          if (std::none_of(before.begin(), before.end(), [&](OpId y) { return in_pass(y, back2); }))
-            b.tensor(name + ".to" + std::to_string(x), 0.0, barrier.id(),
-                     {id[static_cast<std::size_t>(k2)][static_cast<std::size_t>(x)]});
-        }
-      }
-    }
-  }
+  add_barriers(b, g, l, o, id);
   return std::move(b).build();
+}
+
+Graph pipeline_parallel(const Graph& g, const PipelineOptions& o) {
+  const int p = static_cast<int>(o.devices.size());
+  check_pipeline(p, o);
+  const OpRoles roles = roles_of(g);
+  if (std::none_of(roles.pass.begin(), roles.pass.end(), [](Pass x) { return x == Pass::Backward; }))
+    throw std::invalid_argument("graph '" + g.name + "' has no backward pass: build it with mode=training");
+  PipelineLayout layout{
+      roles.pass, stages_of(g, roles, p * o.interleave, pipeline_name(p, o)), {}, o.devices, 1};
+  for (int c : layout.chunk)
+    layout.device.push_back(c % p);
+  std::string name = g.name + "-pp" + std::to_string(p) + "x" + std::to_string(o.microbatches);
+  if (o.interleave > 1) name.append("v").append(std::to_string(o.interleave));
+  return pipeline_schedule(g, layout, o, name);
 }
 
 } // namespace hs

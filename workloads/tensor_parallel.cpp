@@ -31,6 +31,12 @@ bool tensor_parallel_layer(const std::string& name) {
 }
 
 Graph tensor_parallel(const Graph& g, const TensorParallelOptions& o) {
+  std::vector<OpId> origin;
+  return tensor_parallel(g, o, origin);
+}
+
+Graph tensor_parallel(const Graph& g, const TensorParallelOptions& o, std::vector<OpId>& origin) {
+  origin.clear();
   const std::size_t t = o.devices.size();
   if (t < 2)
     throw std::invalid_argument("tensor parallelism needs at least 2 ranks (got " + std::to_string(t) + ")");
@@ -47,6 +53,15 @@ Graph tensor_parallel(const Graph& g, const TensorParallelOptions& o) {
   if (std::none_of(split.begin(), split.end(), [](bool s) { return s; }))
     throw std::invalid_argument("graph '" + g.name + "' has no attention or MLP layer to split");
   const auto is_split = [&](OpId x) { return split[static_cast<std::size_t>(x)]; };
+  if (!o.groups.empty() && o.group_of.size() != static_cast<std::size_t>(g.op_count()))
+    throw std::invalid_argument("tensor parallelism in groups needs a group for each of the graph's ops");
+  for (const auto& group : o.groups)
+    if (group.size() != t)
+      throw std::invalid_argument("every tensor-parallel group needs " + std::to_string(t) + " devices");
+  const auto ranks_of = [&](OpId x) -> const std::vector<std::string>& {
+    return o.groups.empty() ? o.devices
+                            : o.groups.at(static_cast<std::size_t>(o.group_of[static_cast<std::size_t>(x)]));
+  };
 
   GraphBuilder b(g.name + "-tp" + std::to_string(t));
   std::vector<std::vector<OpId>> id(t, std::vector<OpId>(static_cast<std::size_t>(g.op_count())));
@@ -55,7 +70,7 @@ Graph tensor_parallel(const Graph& g, const TensorParallelOptions& o) {
     for (OpId x = 0; x < g.op_count(); ++x) {
       Op copy = g.op(x).without_edges();
       copy.name = rank_name(r, copy.name);
-      copy.allowed_devices = {o.devices[r]};
+      copy.allowed_devices = {ranks_of(x)[r]};
       if (is_split(x)) {
         copy.dims.clear(); // a shard: the dimensions named no longer describe it
         copy.flops *= share;
@@ -67,6 +82,7 @@ Graph tensor_parallel(const Graph& g, const TensorParallelOptions& o) {
         if (!partial_sum) copy.bytes_written *= share;
       }
       id[r][static_cast<std::size_t>(x)] = b.add(std::move(copy)).id();
+      origin.push_back(x);
     }
 
   // A split op's result read by a replicated op is a partial sum: gathered per reader, all-reduced.
@@ -95,16 +111,19 @@ Graph tensor_parallel(const Graph& g, const TensorParallelOptions& o) {
     readers_of[sums].push_back(reader);
   for (const auto& [sums, readers] : readers_of) {
     const std::string name = g.op(readers.front()).name;
+    // The all-reduce runs on the readers' ranks: where a pipeline cuts between the ops that make the sums
+    // and the readers, or between two of those ops, the readers' stage is the last of them to run.
+    const OpId home = readers.front();
     collectives::CollectiveSpec spec;
     spec.algorithm = o.algorithm;
-    spec.devices = o.devices;
+    spec.devices = ranks_of(home);
     spec.name = "allreduce." + name;
     spec.precision = g.op(readers.front()).precision;
     for (TensorId x : sums)
       spec.bytes = std::max(spec.bytes, g.tensor(x).bytes);
     std::vector<OpId> added(t);
     for (std::size_t r = 0; r < t; ++r) {
-      auto sum = b.op(rank_name(r, name + ".partial_sums")).kind("collective").pinned_to({o.devices[r]});
+      auto sum = b.op(rank_name(r, name + ".partial_sums")).kind("collective").pinned_to({spec.devices[r]});
       if (sums.size() > 1) // adding the partial results of several split ops locally first
         sum.flops(spec.bytes / 4 * static_cast<double>(sums.size() - 1))
             .reads(spec.bytes * static_cast<double>(sums.size()))
@@ -115,6 +134,7 @@ Graph tensor_parallel(const Graph& g, const TensorParallelOptions& o) {
       added[r] = sum.id();
     }
     const auto reduced = collectives::append_collective(b, spec, added);
+    origin.resize(static_cast<std::size_t>(b.op_count()), home);
     for (std::size_t r = 0; r < t; ++r) {
       std::vector<OpId> on_rank;
       for (OpId reader : readers)

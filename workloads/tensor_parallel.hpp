@@ -17,6 +17,10 @@ namespace hs {
 struct TensorParallelOptions {
   std::vector<std::string> devices; // one rank per device
   collectives::Algorithm algorithm = collectives::Algorithm::Ring;
+  // For tensor x pipeline parallelism: when not empty, op x of the graph (and the all-reduce of the partial
+  // sums it reads) runs on the ranks groups[group_of[x]], each group as many devices as `devices`.
+  std::vector<int> group_of{};
+  std::vector<std::vector<std::string>> groups{};
 };
 
 // Whether `forward_name` is a layer Megatron splits ("<block>.attn.q", ".attn.scores", ".mlp.fc2", ...).
@@ -29,5 +33,8 @@ bool tensor_parallel_layer(const std::string& forward_name);
 // then all-reduced once. Throws std::invalid_argument for fewer than 2 ranks, per-head attention ops, or a
 // graph with nothing to split.
 Graph tensor_parallel(const Graph& g, const TensorParallelOptions& options);
+// The same, and for each op of the result the op of `g` it comes from (a rank's copy of it) or stands for
+// (the adds and all-reduce steps of partial sums: the first op that reads them, whose ranks run them).
+Graph tensor_parallel(const Graph& g, const TensorParallelOptions& options, std::vector<OpId>& origin);
 
 } // namespace hs
