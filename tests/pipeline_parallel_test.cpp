@@ -196,3 +196,41 @@ TEST_CASE("one chunk per device is plain 1F1B, op for op") {
   gpipe.interleave = 2;
   CHECK_THROWS_WITH(pipeline_parallel(step, gpipe), doctest::Contains("not GPipe"));
 }
+
+TEST_CASE("a weight's gradient is accumulated in place: a stage holds one per weight, whatever the "
+          "micro-batches") {
+  const Graph step = load_workload("bert-base:mode=training,batch=1,seq=32");
+  const auto gradients_at_peak = [&](int m) {
+    const Graph pp = pipeline_parallel(step, {gpus(2), m, PipelineSchedule::OneForwardOneBackward});
+    return replay(pp).memory.at_peak[static_cast<std::size_t>(*node().find_device("gpu0"))].gradients;
+  };
+  double biggest = 0; // the gradient being added to while its predecessor is still live
+  for (const auto& t : step.tensors)
+    if (step.op(t.producer).name.ends_with(".wgrad")) biggest = std::max(biggest, t.bytes);
+  const double one = gradients_at_peak(1);
+  CHECK(one > 0);
+  CHECK(gradients_at_peak(8) <= one + biggest);
+
+  const int m = 4;
+  const Graph pp = pipeline_parallel(step, {gpus(2), m, PipelineSchedule::OneForwardOneBackward});
+  for (const auto& t : pp.tensors) {
+    const Op& producer = pp.op(t.producer);
+    if (!producer.name.ends_with(".wgrad")) continue;
+    std::string last_prefix = "m";
+    last_prefix.append(std::to_string(m - 1)).append("/");
+    const bool last = producer.name.starts_with(last_prefix);
+    for (OpId c : t.consumers) {
+      if (pp.op(c).kind == "barrier") continue; // the schedule's order, not data
+      CAPTURE(t.name);
+      if (last) {
+        CHECK(pp.op(c).kind == "optimizer");
+      } else { // the next micro-batch's op of the same weight adds to it
+        const std::size_t slash = producer.name.find('/');
+        std::string next = "m";
+        next.append(std::to_string(std::stoi(producer.name.substr(1, slash - 1)) + 1))
+            .append(producer.name.substr(slash)); // append: GCC 12's -Wrestrict misfires on +
+        CHECK(pp.op(c).name == next);
+      }
+    }
+  }
+}

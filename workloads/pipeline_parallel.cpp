@@ -149,15 +149,25 @@ Graph pipeline_schedule(const Graph& g, const PipelineLayout& l, const PipelineO
       id[static_cast<std::size_t>(k)][static_cast<std::size_t>(x)] = b.add(std::move(copy)).id();
     }
   }
+  const auto pass_of = [&](OpId x) { return l.pass[static_cast<std::size_t>(x)]; };
   for (int k = 0; k < m; ++k)
     for (TensorId t = 0; t < g.tensor_count(); ++t) {
       const Tensor& x = g.tensor(t);
-      if (l.pass[static_cast<std::size_t>(x.producer)] == Pass::Optimizer && k > 0) continue;
+      if (pass_of(x.producer) == Pass::Optimizer && k > 0) continue;
+      const auto& mine = id[static_cast<std::size_t>(k)];
       std::vector<OpId> consumers;
-      for (OpId c : x.consumers)
-        consumers.push_back(id[static_cast<std::size_t>(k)][static_cast<std::size_t>(c)]);
-      b.tensor(prefixed(k, x.name), x.bytes,
-               id[static_cast<std::size_t>(k)][static_cast<std::size_t>(x.producer)], consumers);
+      // A weight's gradient is accumulated in place, as `param.grad += ...` does: micro-batch k's gradient
+      // is read by micro-batch k+1's op that adds to it, and only the last one by the optimizer, so a stage
+      // holds one gradient per weight, not one per micro-batch in flight.
+      const bool gradient = pass_of(x.producer) == Pass::Backward && !x.consumers.empty() &&
+                            std::all_of(x.consumers.begin(), x.consumers.end(),
+                                        [&](OpId c) { return pass_of(c) == Pass::Optimizer; });
+      if (gradient && k + 1 < m)
+        consumers.push_back(id[static_cast<std::size_t>(k) + 1][static_cast<std::size_t>(x.producer)]);
+      else
+        for (OpId c : x.consumers)
+          consumers.push_back(mine[static_cast<std::size_t>(c)]);
+      b.tensor(prefixed(k, x.name), x.bytes, mine[static_cast<std::size_t>(x.producer)], consumers);
     }
   add_barriers(b, g, l, o, id);
   return std::move(b).build();
