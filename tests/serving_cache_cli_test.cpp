@@ -55,7 +55,7 @@ hs::test::Outcome serve(const fs::path& config, const std::string& extra = "") {
 TEST_CASE("serve-cache writes a versioned cache that names its platform; serve looks each batch up in it") {
   const auto cache = nlohmann::json::parse(hs::test::slurp(built_cache()));
   CHECK(cache["format"] == "heterosim-pareto-cache");
-  CHECK(cache["version"] == 3);
+  CHECK(cache["version"] == 4);
   CHECK(cache["search"]["replay"] == true); // by default each front is replayed in SimGrid
   const auto& plan = cache["tenants"][0]["buckets"][0]["plans"][0];
   CHECK(plan["latency_s"].get<double>() > 0);
@@ -147,7 +147,7 @@ TEST_CASE("serve and serve-cache: bad cache input names the file and the field")
   hs::test::write_file(dir / "v1.json", cache.dump());
   CHECK(refusal(R"({"cache": "v1.json"})").find("v1.json: version: version 1 is not the version") !=
         std::string::npos);
-  cache["version"] = 3;
+  cache["version"] = 4;
   cache["tenants"][0]["buckets"][1]["batch"] = "two";
   hs::test::write_file(dir / "field.json", cache.dump());
   CHECK(refusal(R"({"cache": "field.json"})").find("field.json: tenants[0].buckets[1].batch") !=
