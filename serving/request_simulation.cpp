@@ -92,13 +92,14 @@ bool Simulation::ready(std::size_t t, double now) const {
 }
 
 // A batch runs at its longest member's shape (shorter ones are padded, as batched kernels need).
-int Simulation::batch_seq(const std::deque<Request>& waiting, std::size_t n,
-                          const std::vector<Request>& running) const {
+int Simulation::batch_seq(std::size_t t, const std::deque<Request>& waiting, std::size_t n,
+                          const std::vector<Request>& running, std::size_t kept) const {
+  const auto shape = [&](const Request& r) { return r.recompute ? prompt(t, r) + r.recompute : r.seq; };
   int seq = 0;
   for (std::size_t i = 0; i < std::min(n, waiting.size()); ++i)
-    seq = std::max(seq, waiting[i].seq);
-  for (const auto& r : running)
-    seq = std::max(seq, r.seq);
+    seq = std::max(seq, shape(waiting[i]));
+  for (std::size_t i = 0; i < std::min(kept, running.size()); ++i)
+    seq = std::max(seq, shape(running[i]));
   return seq;
 }
 
@@ -164,19 +165,20 @@ bool Simulation::candidate(std::size_t t, Action a, double now, Candidate& c) {
   if (a == Action::Prefill) {
     if (s.prefilling || s.queue.empty()) return false;
     const std::size_t n = std::min(s.queue.size(), static_cast<std::size_t>(b.max_batch));
-    c.record = &service_.record(t, ServicePart::Prefill, static_cast<int>(n), batch_seq(s.queue, n, {}));
+    c.record =
+        &service_.record(t, ServicePart::Prefill, static_cast<int>(n), batch_seq(t, s.queue, n, {}, 0));
   } else if (a == Action::Iteration) {
     if (s.in_flight || !ready(t, now)) return false;
-    const std::size_t joiners = this->joiners(t);
-    const int seq = batch_seq(waiting(t), joiners, s.running);
-    c.record =
-        &service_.record(t, ServicePart::DecodeStep, static_cast<int>(s.running.size() + joiners), seq);
+    const auto [preempted, joiners] = iteration_plan(t);
+    const std::size_t kept = s.running.size() - preempted;
+    const int seq = batch_seq(t, waiting(t), joiners, s.running, kept);
+    c.record = &service_.record(t, ServicePart::DecodeStep, static_cast<int>(kept + joiners), seq);
     if (joiners && !split(t))
       prefill = &service_.record(t, ServicePart::Prefill, static_cast<int>(joiners), seq);
   } else {
     if (!ready(t, now)) return false;
     const std::size_t n = std::min(s.queue.size(), static_cast<std::size_t>(b.max_batch));
-    c.record = &service_.record(t, ServicePart::Whole, static_cast<int>(n), batch_seq(s.queue, n, {}));
+    c.record = &service_.record(t, ServicePart::Whole, static_cast<int>(n), batch_seq(t, s.queue, n, {}, 0));
   }
   return fits_now(t, *c.record, prefill, now);
 }

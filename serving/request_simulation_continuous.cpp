@@ -8,23 +8,48 @@
 namespace hs::serving::detail {
 
 // Waiting requests that join the running set: up to max_batch and while their KV caches fit the budget, each
-// reserving its prompt and all its tokens (Orca's reservation; vLLM pages and preempts instead).
+// reserving its prompt and all its tokens (Orca's reservation; kv_policy paged: iteration_plan).
 std::size_t Simulation::joiners(std::size_t t) const {
   const TenantState& s = state_[t];
   const std::deque<Request>& q = waiting(t);
   const BatchingSpec& b = specs_[t].batching;
   const std::size_t most = std::min(q.size(), static_cast<std::size_t>(b.max_batch) - s.running.size());
   if (b.kv_memory <= 0) return most;
+  for (std::size_t i = 0; i < most; ++i) // alone it does not fit: it would wait for ever
+    if (kv_need(t, q[i]) > b.kv_memory)
+      throw InputError(o_.config_file,
+                       "tenants[" + std::to_string(t) + "] ('" + specs_[t].name + "').batching.kv_memory",
+                       "a request of seq " + std::to_string(prompt(t, q[i])) + " generating " +
+                           std::to_string(q[i].generated + q[i].tokens) + " tokens needs a KV cache of " +
+                           std::to_string(static_cast<long long>(kv_need(t, q[i]))) + " bytes, above it");
   std::size_t n = 0;
-  for (double used = s.kv_used; n < most && used + kv_need(t, q[n]) <= b.kv_memory; ++n)
-    used += kv_need(t, q[n]);
-  if (n > 0 || !s.running.empty() || most == 0) return n;
-  const Request& head = q.front(); // alone it does not fit: it would wait for ever
-  throw InputError(o_.config_file,
-                   "tenants[" + std::to_string(t) + "] ('" + specs_[t].name + "').batching.kv_memory",
-                   "a request of seq " + std::to_string(prompt(t, head)) + " generating " +
-                       std::to_string(head.tokens) + " tokens needs a KV cache of " +
-                       std::to_string(static_cast<long long>(kv_need(t, head))) + " bytes, above it");
+  const auto need = [&](const Request& r) { return b.kv_paged ? kv_step(t, r) : kv_need(t, r); };
+  double used = s.kv_used;
+  if (b.kv_paged) {
+    used = 0.0;
+    for (const auto& r : s.running)
+      used += kv_step(t, r);
+  }
+  for (; n < most && used + need(q[n]) <= b.kv_memory; ++n)
+    used += need(q[n]);
+  return n;
+}
+
+// vLLM's paged KV cache (Kwon et al., SOSP 2023) with recompute preemption: each running request holds the
+// cache of its context, one token more after each step; when the next step's caches would exceed the
+// budget, the newest running requests are preempted (their cache freed; they return to the head of the
+// queue and recompute their context in a prefill when they rejoin), and nobody joins in that iteration.
+std::pair<std::size_t, std::size_t> Simulation::iteration_plan(std::size_t t) const {
+  const TenantState& s = state_[t];
+  const BatchingSpec& b = specs_[t].batching;
+  if (!b.kv_paged) return {0, joiners(t)};
+  double need = 0.0;
+  for (const auto& r : s.running)
+    need += kv_step(t, r);
+  std::size_t preempted = 0;
+  while (need > b.kv_memory && s.running.size() - preempted > 1)
+    need -= kv_step(t, s.running[s.running.size() - ++preempted]);
+  return {preempted, preempted ? 0 : joiners(t)};
 }
 
 // One iteration of continuous batching (Orca, OSDI 2022): waiting requests join the running set up to
@@ -33,19 +58,34 @@ std::size_t Simulation::joiners(std::size_t t) const {
 void Simulation::start_iteration(std::size_t t, double now) {
   TenantState& s = state_[t];
   std::deque<Request>& q = waiting(t);
-  const std::size_t joiners = this->joiners(t);
-  const int seq = batch_seq(q, joiners, s.running);
+  const auto [preempted, joiners] = iteration_plan(t);
   TenantStats& st = result_.tenants[t];
+  for (std::size_t i = 0; i < preempted; ++i) { // newest first, so the oldest is at the head
+    Request& r = s.running.back();
+    s.kv_used -= r.kv;
+    r.kv = 0.0;
+    r.recompute = r.generated;
+    q.push_front(r);
+    s.running.pop_back();
+    ++st.kv_preemptions;
+  }
+  const int seq = batch_seq(t, q, joiners, s.running, s.running.size());
   if (joiners < q.size() &&
       s.running.size() + joiners < static_cast<std::size_t>(specs_[t].batching.max_batch))
     ++st.kv_held_back; // room in the batch, not in memory
   for (std::size_t i = 0; i < joiners; ++i) {
     s.running.push_back(q.front());
     Request& r = s.running.back();
-    (split(t) ? r.decode_start : r.start) = now;
-    r.kv = kv_need(t, r);
+    if (r.generated == 0) (split(t) ? r.decode_start : r.start) = now;
+    if (r.recompute) st.kv_recomputed_tokens += static_cast<std::uint64_t>(prompt(t, r) + r.recompute);
+    r.kv = specs_[t].batching.kv_paged ? 0.0 : kv_need(t, r);
     s.kv_used += r.kv;
     q.pop_front();
+  }
+  if (specs_[t].batching.kv_paged) { // every member's cache after this step
+    s.kv_used = 0.0;
+    for (auto& r : s.running)
+      s.kv_used += (r.kv = kv_step(t, r));
   }
   st.kv_peak = std::max(st.kv_peak, s.kv_used);
   const ServiceRecord& step =
@@ -75,11 +115,13 @@ void Simulation::start_iteration(std::size_t t, double now) {
 void Simulation::finish_iteration(std::size_t t, double now) {
   TenantState& s = state_[t];
   s.in_flight = false;
-  for (auto& r : s.running)
+  for (auto& r : s.running) {
+    ++r.generated;
     if (--r.tokens == 0) {
       complete(t, r, now);
       s.kv_used -= r.kv;
     }
+  }
   s.running.erase(
       std::remove_if(s.running.begin(), s.running.end(), [](const Request& r) { return r.tokens == 0; }),
       s.running.end());

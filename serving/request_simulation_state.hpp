@@ -16,8 +16,10 @@ struct Request {
   double arrival = 0.0;
   std::uint64_t id = 0;
   int seq = 0;
-  int tokens = 0;  // left to generate (continuous batching)
-  double kv = 0.0; // bytes of KV cache it holds while in the running set
+  int tokens = 0;    // left to generate (continuous batching)
+  int generated = 0; // generated so far
+  int recompute = 0; // generated before its latest preemption: its prefill recomputes them (0: none)
+  double kv = 0.0;   // bytes of KV cache it holds while in the running set
   double start = 0.0;
   // A split prefill and decode: the prefill's end, the KV cache's arrival at the decode devices, and the
   // join of the decode batch (-1 until then).
@@ -80,10 +82,19 @@ private:
   bool ready(std::size_t t, double now) const;
   void admit(std::size_t t, double now);
   double alone_seconds(std::size_t t, int seq);
-  int batch_seq(const std::deque<Request>& waiting, std::size_t n, const std::vector<Request>& running) const;
+  // The shape a batch runs at: its longest member's (its prompt, and the tokens generated before a
+  // preemption, which its prefill recomputes), over `n` waiting requests and the first `kept` running.
+  int batch_seq(std::size_t t, const std::deque<Request>& waiting, std::size_t n,
+                const std::vector<Request>& running, std::size_t kept) const;
   std::size_t joiners(std::size_t t) const;
-  double kv_need(std::size_t t, const Request& r) const {
-    return service_.kv_bytes_per_token(t) * (prompt(t, r) + r.tokens);
+  // The next iteration: how many of the newest running requests a paged KV cache preempts, and how many
+  // waiting requests join.
+  std::pair<std::size_t, std::size_t> iteration_plan(std::size_t t) const;
+  double kv_step(std::size_t t, const Request& r) const { // a paged cache after the next step
+    return service_.kv_bytes_per_token(t) * (prompt(t, r) + r.generated + 1);
+  }
+  double kv_need(std::size_t t, const Request& r) const { // its whole cache: prompt and every token
+    return service_.kv_bytes_per_token(t) * (prompt(t, r) + r.generated + r.tokens);
   }
   int prompt(std::size_t t, const Request& r) const { return r.seq > 0 ? r.seq : service_.default_seq(t); }
   bool split(std::size_t t) const { return !specs_[t].prefill_devices.empty(); }

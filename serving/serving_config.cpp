@@ -34,7 +34,7 @@ ArrivalSpec parse_arrival(const JsonNode& n) {
 }
 
 BatchingSpec parse_batching(const JsonNode& n) {
-  n.expect_only({"mode", "max_batch", "max_delay", "kv_memory"});
+  n.expect_only({"mode", "max_batch", "max_delay", "kv_memory", "kv_policy"});
   BatchingSpec b;
   const std::string mode = n.at("mode").as_string();
   if (mode == "none") return b;
@@ -48,6 +48,12 @@ BatchingSpec parse_batching(const JsonNode& n) {
       kv->fail("only continuous batching keeps a KV cache across steps");
     b.kv_memory = kv->as_quantity(units::Quantity::Bytes);
     if (!(b.kv_memory > 0)) kv->fail("must be a positive size (bytes, or with a unit: 2GiB)");
+  }
+  if (auto policy = n.find("kv_policy")) {
+    const std::string v = policy->as_string();
+    if (v != "reserve" && v != "paged") policy->fail("must be reserve or paged (got '" + v + "')");
+    if (b.kv_memory <= 0) policy->fail("needs kv_memory");
+    b.kv_paged = v == "paged";
   }
   return b;
 }
@@ -86,6 +92,8 @@ void parse_split(const JsonNode& n, TenantSpec& t) {
   if (t.batching.mode != BatchingMode::Continuous)
     first.fail("splitting prefill from decode needs continuous batching (a decoder's running set)");
   if (n.has("devices") || n.has("plan")) first.fail("drop devices and plan: each phase has its devices");
+  if (t.batching.kv_paged)
+    first.fail("a preempted request would need its prefill again: use kv_policy reserve");
   t.prefill_devices = device_list(n.at("prefill_devices"));
   t.decode_devices = device_list(n.at("decode_devices"));
 }

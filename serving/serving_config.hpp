@@ -21,6 +21,9 @@ struct BatchingSpec {
   int max_batch = 1;
   double max_delay = 0.0; // seconds the oldest request may wait for a batch to fill (dynamic)
   double kv_memory = 0.0; // continuous: bytes the running set's KV cache may take; 0: no limit
+  // With kv_memory: false reserves each request's whole cache when it joins (Orca); true pages it (vLLM): a
+  // request holds its context's cache, and a step that would exceed the budget preempts the newest.
+  bool kv_paged = false;
 };
 
 struct TenantSpec {
