@@ -90,8 +90,8 @@ TEST_CASE("split prefill and decode: one request takes prefill + KV transfer + D
       {"name": "llm", "workload": "gpt2-small:seq=32,decode=4", "arrival": {"process": "trace"}, "slo": "1s",
        "batching": {"mode": "continuous", "max_batch": 4},
        "placement": {"prefill_devices": ["gpu0"], "decode_devices": ["gpu1"]}}]})");
-  const auto r = hs::test::heterosim("serve --platform multi-gpu-node -q --config " + config.string() +
-                                     " --out " + (dir / "out").string());
+  const auto r = hs::test::heterosim("serve --platform multi-gpu-node -q --timeline --config " +
+                                     config.string() + " --out " + (dir / "out").string());
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   const auto report = nlohmann::json::parse(hs::test::slurp(dir / "out" / "serving.json"));
   double prefill = 0, step = 0;
@@ -117,6 +117,18 @@ TEST_CASE("split prefill and decode: one request takes prefill + KV transfer + D
   CHECK(t["latency_s"]["max"].get<double>() == doctest::Approx(prefill + kv + 4 * step).epsilon(1e-9));
   CHECK(t["phases"]["mean_decode_queueing_s"].get<double>() == 0);
   CHECK(t["served"] == 1);
+  // The timeline shows the request's KV cache in flight, and each pool's batches on its own device.
+  const std::string svg = hs::test::slurp(dir / "out" / "timeline.svg");
+  const auto count = [&svg](const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = svg.find(what); at != std::string::npos; at = svg.find(what, at + 1))
+      ++n;
+    return n;
+  };
+  CHECK(count("class=\"kv-transfer\"") == 1);
+  CHECK(count("class=\"request\"") == 1);
+  CHECK(count("llm prefill of 1 on gpu0") == 1);
+  CHECK(count("llm iteration of 1 on gpu1") == 4); // its 4 decode steps
 }
 
 TEST_CASE("split prefill and decode: bad placements name the field") {
