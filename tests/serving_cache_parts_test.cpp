@@ -128,3 +128,33 @@ TEST_CASE("serve --engine simgrid on a replayed cache: records equal a direct Si
   }
   CHECK(checked >= 1);
 }
+
+TEST_CASE("serve-cache: an unknown --devices entry, --continuous on a non-decoder, and a whole-request cache "
+          "for a continuous tenant are errors naming the place") {
+  const fs::path dir = hs::test::scratch_dir("serving-cache-parts", "bad");
+  const std::string out = " -q --force --buckets 16 --budget 5 --out " + (dir / "x.json").string();
+  const auto device = hs::test::heterosim("serve-cache --platform hetero-server --workload gpt2-small "
+                                          "--devices gpu0,gpu9" +
+                                          out);
+  CHECK(device.exit_code != 0);
+  CHECK(device.output.find("--devices: gpu9: no such device on platform hetero-server") != std::string::npos);
+  const auto bert =
+      hs::test::heterosim("serve-cache --platform hetero-server --workload bert-base --continuous" + out);
+  CHECK(bert.exit_code != 0);
+  CHECK(bert.output.find("--continuous: bert-base: has no decode= parameter") != std::string::npos);
+  // A cache of whole gpt2 requests has no prefill part for continuous batching.
+  REQUIRE(hs::test::heterosim(
+              "serve-cache --platform hetero-server --workload gpt2-small:decode=2 --tenant gpt" + out)
+              .exit_code == 0);
+  fs::copy_file(dir / "x.json", dir / "whole.json", fs::copy_options::overwrite_existing);
+  hs::test::write_file(dir / "trace.csv", "time,tenant,seq\n0,gpt,16\n");
+  const fs::path config =
+      hs::test::write_file(dir / "serving.json", R"({"format": "heterosim-serving", "version": 1,
+    "trace": "trace.csv", "tenants": [
+      {"name": "gpt", "workload": "gpt2-small:decode=2", "arrival": {"process": "trace"}, "slo": "1s",
+       "batching": {"mode": "continuous", "max_batch": 2}, "placement": {"cache": "whole.json"}}]})");
+  const auto r = hs::test::heterosim("serve --platform hetero-server -q --force --config " + config.string() +
+                                     " --out " + (dir / "out").string());
+  CHECK(r.exit_code != 0);
+  CHECK_MESSAGE(r.output.find("whole.json: tenants: no tenant 'gpt:prefill'") != std::string::npos, r.output);
+}
