@@ -35,6 +35,7 @@ struct ServeOptions {
   bool force = false;
   bool quiet = false;
   bool timeline = false;
+  bool save_cache = false;
   serving::TimelineOptions window;
   std::string timeline_from = "0";
 };
@@ -135,6 +136,9 @@ int serve(const ServeOptions& o) {
   report["service_records"] = serving::service_records_json(table, config.tenants);
   write_file_atomically(json_file, report.dump(1) + "\n", o.force);
   if (o.timeline) write_timeline(o, config, platform, timeline);
+  if (o.save_cache)
+    for (const auto& note : table.save_caches())
+      if (!o.quiet) std::cerr << "serve: " << note << "\n";
   if (!o.quiet) {
     std::cout << serving::serving_summary(report) << "wrote " << json_file
               << (o.requests_csv ? ", " + o.out + "/requests.csv" : std::string())
@@ -175,6 +179,8 @@ Action serve_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--out", o->out, "Directory for serving.json (and requests.csv)")->capture_default_str();
   cmd->add_flag("--requests-csv", o->requests_csv, "Also write requests.csv, one line per request");
+  cmd->add_flag("--save-cache", o->save_cache,
+                "Write fronts re-searched for new shapes (placement.re_search) back to their cache files");
   cmd->add_flag(
       "--timeline", o->timeline,
       "Also write timeline.svg: a window of requests' queueing and service, and the devices' batches");

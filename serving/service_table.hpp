@@ -49,6 +49,10 @@ public:
   std::size_t records() const { return cache_.size(); }
   // Fronts searched during the run by tenants' Pareto caches (re-search), over all cache files.
   int cache_searches() const;
+  // Writes the fronts re-searched for new shapes back into their cache files (each file read again, the
+  // tenants' new buckets added), so a later run finds them; returns a line per file written or left alone
+  // (a cache re-searched for another platform description is not written back).
+  std::vector<std::string> save_caches() const;
   // Every record measured, keyed by (tenant, part, batch, seq), for the report.
   const std::map<std::tuple<std::size_t, int, int, int>, ServiceRecord>& cached() const { return cache_; }
 

@@ -90,6 +90,34 @@ ServiceRecord EngineServiceTable::measure_cached(std::size_t tenant, int batch, 
   }
 }
 
+std::vector<std::string> EngineServiceTable::save_caches() const {
+  std::map<std::string, std::vector<std::size_t>> by_file;
+  for (const auto& [tenant, c] : caches_)
+    if (c.searches > 0) by_file[config_->tenants[tenant].cache].push_back(tenant);
+  std::vector<std::string> notes;
+  for (const auto& [file, users] : by_file) {
+    ParetoCache on_disk = ParetoCache::read(file);
+    bool other_platform = false;
+    for (const std::size_t i : users) {
+      const ParetoCache& c = caches_.at(i);
+      other_platform = other_platform || c.platform_id != on_disk.platform_id;
+      for (const CacheTenant& t : c.tenants)
+        if (t.name == config_->tenants[i].name && !other_platform)
+          for (const CacheBucket& b : t.buckets)
+            on_disk.insert_bucket(t.key(), b); // its own parts only: another tenant's may be newer
+    }
+    if (other_platform) {
+      notes.push_back(file +
+                      " not written back: its fronts were re-searched for another platform description "
+                      "(build a cache for it with serve-cache)");
+      continue;
+    }
+    on_disk.write(file, true);
+    notes.push_back("wrote the re-searched fronts back to " + file);
+  }
+  return notes;
+}
+
 int EngineServiceTable::cache_searches() const {
   int n = 0;
   for (const auto& [tenant, c] : caches_)

@@ -98,6 +98,14 @@ TEST_CASE("serve with a cache: shapes above every bucket, and another platform, 
                     std::string::npos,
                 above.output);
   CHECK(serve(cache_config(dir, R"({"cache": "cache.json", "re_search": true})", "10,40")).exit_code == 0);
+  // --save-cache writes the re-searched bucket back: the next run finds it without re-search.
+  REQUIRE(serve(cache_config(dir, R"({"cache": "cache.json", "re_search": true})", "10,40"), "--save-cache")
+              .exit_code == 0);
+  const auto saved = nlohmann::json::parse(hs::test::slurp(dir / "cache.json"));
+  CHECK(saved["tenants"][0]["buckets"].size() == 5); // (2, 40) added
+  const auto found = serve(cache_config(dir, R"({"cache": "cache.json"})", "10,40"));
+  CHECK_MESSAGE(found.exit_code == 0, found.output);
+  fs::copy_file(built_cache(), dir / "cache.json", fs::copy_options::overwrite_existing);
 
   // The same platform with another description: its identity differs.
   auto platform = hs::read_json_file(hs::platform_file("hetero-server"));
