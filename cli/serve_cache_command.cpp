@@ -21,6 +21,8 @@ struct ServeCacheOptions {
   std::string tenant;
   std::vector<int> buckets;
   std::vector<int> batches = {1};
+  std::vector<std::string> devices; // searches use only these; empty: every device
+  bool continuous = false;          // a decoder's prefill and decode parts instead of whole requests
   int budget = 200;
   std::uint64_t seed = 1;
   double refine = 0.0;
@@ -32,15 +34,20 @@ struct ServeCacheOptions {
 };
 
 // The builder must take seq= and batch=, which the buckets set, and the spec must not give them.
-void check_cache_workload(const std::string& spec) {
+void check_cache_workload(const std::string& spec, bool continuous) {
   const auto colon = spec.find(':');
   const std::string name = spec.substr(0, colon);
   const WorkloadBuilder* b = workload_builders().find(name);
   if (!b) throw InputError("--workload", name, "not a workload builder (see `heterosim workloads`)");
-  for (const char* key : {"seq", "batch"}) {
+  for (const char* key : {"seq", "batch", "decode"}) {
     bool known = false;
     for (const auto& p : b->parameters)
       known = known || p.key == key;
+    if (std::string(key) == "decode") {
+      if (continuous && !known)
+        throw InputError("--continuous", name, "has no decode= parameter: not a decoder");
+      continue;
+    }
     if (!known) throw InputError("--workload", name, std::string("has no ") + key + "= parameter to bucket");
     if (colon != std::string::npos && parse_key_values(name, spec.substr(colon + 1)).count(key))
       throw InputError("--workload", spec, std::string("gives ") + key + "=; the buckets set it");
@@ -48,7 +55,8 @@ void check_cache_workload(const std::string& spec) {
 }
 
 void print_cache(const serving::ParetoCache& c, const std::string& tenant) {
-  std::printf("%6s %6s %6s %14s %14s\n", "seq", "batch", "plans", "fastest_ms", "least_energy_J");
+  std::printf("%s\n%6s %6s %6s %14s %14s\n", tenant.c_str(), "seq", "batch", "plans", "fastest_ms",
+              "least_energy_J");
   for (const auto& b : c.find_tenant(tenant)->buckets) {
     double least = b.front.front().energy;
     for (const auto& p : b.front)
@@ -59,8 +67,11 @@ void print_cache(const serving::ParetoCache& c, const std::string& tenant) {
 }
 
 int serve_cache(const ServeCacheOptions& o) {
-  check_cache_workload(o.workload);
+  check_cache_workload(o.workload, o.continuous);
   const Platform platform = load_platform(o.platform);
+  for (const auto& d : o.devices)
+    if (!platform.find_device(d))
+      throw InputError("--devices", d, "no such device on platform " + platform.name);
   const std::string identity = serving::platform_identity(o.platform);
   if (!o.update && !o.force && path_exists(o.out))
     throw InputError(o.out, "", "already exists; pass --update to add to it, --force to replace it");
@@ -77,25 +88,38 @@ int serve_cache(const ServeCacheOptions& o) {
                          (cache.search.replay ? "without" : "with") + " --no-replay, or --force a new one");
   cache.file = o.out;
   cache.search = {o.budget, o.seed, !o.no_replay};
-  const std::string tenant = o.tenant.empty() ? o.workload.substr(0, o.workload.find(':')) : o.tenant;
-  if (const auto* t = cache.find_tenant(tenant); t && t->workload != o.workload)
-    throw InputError(o.out, "tenants",
-                     "tenant '" + tenant + "' holds workload '" + t->workload + "', not '" + o.workload +
-                         "'; name another --tenant");
-  for (int batch : o.batches)
-    for (int seq : o.buckets) {
-      cache.add_bucket(platform, identity, tenant, o.workload, seq, batch, cache.search);
-      if (!o.quiet) std::fprintf(stderr, "serve-cache: searched seq %d batch %d\n", seq, batch);
-    }
+  const std::string name = o.tenant.empty() ? o.workload.substr(0, o.workload.find(':')) : o.tenant;
+  std::vector<std::string> keys;
   int added = 0;
-  if (o.refine > 0) {
-    serving::CacheRefine r;
-    r.tolerance = o.refine;
-    added = serving::refine_cache(cache, platform, tenant, r, cache.search).added;
+  for (const auto part : o.continuous ? std::vector{serving::CachePart::Prefill, serving::CachePart::Decode}
+                                      : std::vector{serving::CachePart::Whole}) {
+    const std::string workload = serving::part_workload(o.workload, part);
+    const serving::CacheTenant probe{name, part, workload, o.devices, {}};
+    keys.push_back(probe.key());
+    if (const auto* t = cache.find_tenant(probe.key())) {
+      if (t->workload != workload || t->devices != o.devices)
+        throw InputError(o.out, "tenants",
+                         "tenant '" + probe.key() + "' holds workload '" + t->workload +
+                             "' on other devices or not '" + workload + "'; name another --tenant");
+    } else {
+      cache.add_tenant(name, part, workload, o.devices);
+    }
+    for (int batch : o.batches)
+      for (int seq : o.buckets) {
+        cache.add_bucket(platform, identity, probe.key(), workload, seq, batch, cache.search);
+        if (!o.quiet)
+          std::fprintf(stderr, "serve-cache: searched %s seq %d batch %d\n", probe.key().c_str(), seq, batch);
+      }
+    if (o.refine > 0) {
+      serving::CacheRefine r;
+      r.tolerance = o.refine;
+      added += serving::refine_cache(cache, platform, probe.key(), r, cache.search).added;
+    }
   }
   cache.write(o.out, true); // overwriting was checked above
   if (!o.quiet) {
-    print_cache(cache, tenant);
+    for (const auto& key : keys)
+      print_cache(cache, key);
     std::printf("%d fronts searched (%d buckets added by refinement); wrote %s\n", cache.searches, added,
                 o.out.c_str());
   }
@@ -119,6 +143,12 @@ Action serve_cache_command(CLI::App& app) {
       ->delimiter(',')
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  cmd->add_option("--devices", o->devices,
+                  "Search plans on these devices only, comma-separated (a tenant's placement.devices)")
+      ->delimiter(',');
+  cmd->add_flag("--continuous", o->continuous,
+                "A decoder for continuous batching: fronts of its prefill (decode=0) and of its graph "
+                "of prefill and decode steps (the workload's decode=), not of whole requests");
   cmd->add_option("--budget", o->budget, "Evaluations per front")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();

@@ -6,8 +6,10 @@
 #include "serving/request_simulation.hpp"
 #include "serving/service_table.hpp"
 #include "serving/serving_report.hpp"
+#include "serving/serving_timeline.hpp"
 #include "sim/json_input.hpp"
 #include "sim/platform.hpp"
+#include "sim/units.hpp"
 
 #include <chrono>
 #include <ctime>
@@ -32,6 +34,10 @@ struct ServeOptions {
   bool requests_csv = false;
   bool force = false;
   bool quiet = false;
+  bool timeline = false;
+  bool save_cache = false;
+  serving::TimelineOptions window;
+  std::string timeline_from = "0";
 };
 
 std::unique_ptr<serving::ArrivalSource> arrivals_of(const serving::ServingConfig& c, const ServeOptions& o) {
@@ -41,23 +47,19 @@ std::unique_ptr<serving::ArrivalSource> arrivals_of(const serving::ServingConfig
   return std::make_unique<serving::GeneratedArrivals>(c.tenants, o.seed, o.requests);
 }
 
-int serve(const ServeOptions& o) {
-  const auto began = std::clock();
-  const serving::Discipline discipline = serving::discipline_named(o.scheduler);
-  const Platform platform = load_platform(o.platform);
-  const serving::ServingConfig config = serving::load_serving_config(o.config);
-  const std::string json_file = o.out + "/serving.json", csv_file = o.out + "/requests.csv";
-  for (const auto& f : {json_file, csv_file})
-    if (!o.force && path_exists(f) && (f == json_file || o.requests_csv))
+// The output files that exist and may not be overwritten.
+void refuse_existing(const ServeOptions& o) {
+  for (const auto& [f, written] :
+       {std::pair{o.out + "/serving.json", true}, std::pair{o.out + "/requests.csv", o.requests_csv},
+        std::pair{o.out + "/timeline.svg", o.timeline}})
+    if (!o.force && written && path_exists(f))
       throw InputError(f, "", "already exists; pass --force to overwrite or choose another --out");
-  // Only a tenant placed by a Pareto cache needs the description's identity.
-  bool cached = false;
-  for (const auto& t : config.tenants)
-    cached = cached || !t.cache.empty();
-  serving::EngineServiceTable table(platform, config, o.engine, o.seed,
-                                    cached ? serving::platform_identity(o.platform) : "");
-  const auto arrivals = arrivals_of(config, o);
+}
 
+// Runs the simulation, streaming requests.csv (renamed when whole) and feeding the timeline.
+serving::ServingResult simulate(const ServeOptions& o, const serving::ServingConfig& config,
+                                serving::EngineServiceTable& table, serving::TimelineRecorder& timeline) {
+  const auto arrivals = arrivals_of(config, o);
   std::filesystem::create_directories(o.out);
   const std::string csv_temp = o.out + "/.requests.csv.partial";
   std::ofstream csv;
@@ -67,13 +69,17 @@ int serve(const ServeOptions& o) {
     csv << serving::requests_csv_header();
   }
   serving::SimulationOptions so;
-  so.discipline = discipline;
+  so.discipline = serving::discipline_named(o.scheduler);
   so.admission = o.admission;
   so.seed = o.seed;
   so.requests = o.requests_csv ? &csv : nullptr;
   so.progress = o.quiet ? nullptr : &std::cerr;
   so.expected = config.trace.empty() ? o.requests : 0;
   so.config_file = config.file;
+  if (o.timeline) {
+    so.on_request = [&timeline](const serving::RequestTrace& r) { timeline.request(r); };
+    so.on_span = [&timeline](const serving::DeviceSpan& s) { timeline.span(s); };
+  }
   serving::ServingResult result;
   try {
     result = serving::simulate_serving(config.tenants, table, *arrivals, so);
@@ -84,16 +90,59 @@ int serve(const ServeOptions& o) {
   if (o.requests_csv) {
     csv.close();
     if (!csv) throw InputError(csv_temp, "", "writing failed");
-    std::filesystem::rename(csv_temp, csv_file); // whole or not at all, as write_file_atomically
+    std::filesystem::rename(csv_temp,
+                            o.out + "/requests.csv"); // whole or not at all, as write_file_atomically
   }
+  return result;
+}
+
+void write_timeline(const ServeOptions& o, const serving::ServingConfig& config, const Platform& platform,
+                    const serving::TimelineRecorder& timeline) {
+  std::vector<std::string> tenants, devices;
+  for (const auto& t : config.tenants)
+    tenants.push_back(t.name);
+  for (const auto& d : platform.devices)
+    devices.push_back(d.name);
+  const std::string title = "serve on " + platform.name + ", " + o.scheduler + ": the first " +
+                            std::to_string(timeline.requests().size()) + " requests finished";
+  write_file_atomically(o.out + "/timeline.svg", serving::timeline_svg(timeline, tenants, devices, title),
+                        o.force);
+}
+
+int serve(const ServeOptions& o) {
+  const auto began = std::clock();
+  serving::discipline_named(o.scheduler); // a bad name fails before any work
+  const Platform platform = load_platform(o.platform);
+  const serving::ServingConfig config = serving::load_serving_config(o.config);
+  refuse_existing(o);
+  serving::TimelineOptions window = o.window;
+  try {
+    window.from = units::parse(o.timeline_from, units::Quantity::Time);
+  } catch (const std::invalid_argument& e) {
+    throw InputError("--timeline-from", o.timeline_from, e.what());
+  }
+  // Only a tenant placed by a Pareto cache needs the description's identity.
+  bool cached = false;
+  for (const auto& t : config.tenants)
+    cached = cached || !t.cache.empty();
+  serving::EngineServiceTable table(platform, config, o.engine, o.seed,
+                                    cached ? serving::platform_identity(o.platform) : "");
+  serving::TimelineRecorder timeline(window);
+  const serving::ServingResult result = simulate(o, config, table, timeline);
+  const std::string json_file = o.out + "/serving.json";
   const serving::ServingRunInfo info{platform.name, o.config, o.scheduler,
                                      o.admission,   o.seed,   table.provenance()};
   auto report = serving::serving_json(info, config.tenants, result, table);
   report["service_records"] = serving::service_records_json(table, config.tenants);
   write_file_atomically(json_file, report.dump(1) + "\n", o.force);
+  if (o.timeline) write_timeline(o, config, platform, timeline);
+  if (o.save_cache)
+    for (const auto& note : table.save_caches())
+      if (!o.quiet) std::cerr << "serve: " << note << "\n";
   if (!o.quiet) {
     std::cout << serving::serving_summary(report) << "wrote " << json_file
-              << (o.requests_csv ? ", " + csv_file : std::string()) << "\n";
+              << (o.requests_csv ? ", " + o.out + "/requests.csv" : std::string())
+              << (o.timeline ? ", " + o.out + "/timeline.svg" : std::string()) << "\n";
     std::cerr << "serve: " << result.events << " events; " << table.records() << " service records in "
               << table.measuring_seconds() << " s; "
               << static_cast<double>(std::clock() - began) / CLOCKS_PER_SEC << " s CPU in all\n";
@@ -130,6 +179,16 @@ Action serve_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--out", o->out, "Directory for serving.json (and requests.csv)")->capture_default_str();
   cmd->add_flag("--requests-csv", o->requests_csv, "Also write requests.csv, one line per request");
+  cmd->add_flag("--save-cache", o->save_cache,
+                "Write fronts re-searched for new shapes (placement.re_search) back to their cache files");
+  cmd->add_flag(
+      "--timeline", o->timeline,
+      "Also write timeline.svg: a window of requests' queueing and service, and the devices' batches");
+  cmd->add_option("--timeline-requests", o->window.requests, "Requests in the timeline's window")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--timeline-from", o->timeline_from,
+                  "The window's requests arrive at or after this simulated time (default 0; 2.5s, 300ms)");
   cmd->add_option("--seed", o->seed, "Seed for arrivals, service noise and randomised policies")
       ->capture_default_str();
   cmd->add_flag("--force", o->force, "Overwrite existing output files");

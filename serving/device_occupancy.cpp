@@ -26,6 +26,7 @@ void DeviceOccupancy::occupy(const ServiceRecord& r, double now, double seconds,
     const double until = profile ? r.last_end[d] : seconds;
     free_at_[d] = std::max(free_at_[d], now + until);
     stats[d].held += until - from;
+    if (on_span) on_span(d, now + from, now + until);
   }
 }
 

@@ -9,6 +9,7 @@
 #include "serving/service_source.hpp"
 #include "serving/serving_stats.hpp"
 
+#include <functional>
 #include <vector>
 
 namespace hs::serving {
@@ -26,6 +27,8 @@ public:
   void occupy(const ServiceRecord& r, double now, double seconds, bool whole,
               std::vector<DeviceStats>& stats);
   double free_at(std::size_t d) const { return free_at_[d]; }
+  // Told of each occupancy given out: the device and the absolute times it is held from and until.
+  std::function<void(std::size_t, double, double)> on_span = nullptr;
 
 private:
   std::vector<double> free_at_; // per device: the end of the last occupancy given out

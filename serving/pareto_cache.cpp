@@ -2,8 +2,10 @@
 
 #include "policies/pareto/archive_search.hpp"
 #include "policies/pareto/front_report.hpp"
+#include "serving/device_pinning.hpp"
 #include "sim/error.hpp"
 #include "sim/json_input.hpp"
+#include "sim/key_values.hpp"
 #include "workloads/workload_registry.hpp"
 
 #include <algorithm>
@@ -15,6 +17,30 @@ std::string cache_spec_at(const std::string& workload, int seq, int batch) {
   std::string spec = workload;
   spec.append(workload.find(':') == std::string::npos ? ":" : ",").append("seq=").append(std::to_string(seq));
   spec.append(",batch=").append(std::to_string(batch));
+  return spec;
+}
+
+const char* cache_part_name(CachePart p) {
+  return p == CachePart::Prefill ? "prefill" : p == CachePart::Decode ? "decode" : "whole";
+}
+
+std::string CacheTenant::key() const {
+  return part == CachePart::Whole ? name : name + ":" + cache_part_name(part);
+}
+
+std::string part_workload(const std::string& workload, CachePart part) {
+  if (part != CachePart::Prefill) return workload;
+  const auto colon = workload.find(':');
+  const std::string name = workload.substr(0, colon);
+  auto params = colon == std::string::npos ? std::map<std::string, std::string>{}
+                                           : parse_key_values(name, workload.substr(colon + 1));
+  params["decode"] = "0";
+  std::string spec = name;
+  char sep = ':';
+  for (const auto& [k, v] : params) {
+    spec.append(1, sep).append(k).append("=").append(v);
+    sep = ',';
+  }
   return spec;
 }
 
@@ -31,8 +57,11 @@ std::string platform_identity(const std::string& name_or_path) {
 }
 
 std::vector<CachedPlan> search_cache_front(const Platform& p, const std::string& spec,
-                                           const CacheSearch& search) {
-  const Graph g = load_workload(spec, search.seed);
+                                           const CacheSearch& search,
+                                           const std::vector<std::string>& devices) {
+  Graph g = load_workload(spec, search.seed);
+  if (const std::string why = pin_to_devices(g, p, devices); !why.empty())
+    throw InputError(spec, "devices", why);
   const CostModel cost(g, p);
   pareto::ProblemOptions po;
   po.objectives = {pareto::Objective::Latency, pareto::Objective::Energy};
@@ -75,13 +104,13 @@ const CachedPlan& ParetoCache::pick(const CacheBucket& b, PlanObjective objectiv
 
 const CacheTenant* ParetoCache::find_tenant(const std::string& name) const {
   for (const CacheTenant& t : tenants)
-    if (t.name == name) return &t;
+    if (t.key() == name) return &t;
   return nullptr;
 }
 
 CacheTenant& ParetoCache::tenant_named(const std::string& name) {
   for (CacheTenant& t : tenants)
-    if (t.name == name) return t;
+    if (t.key() == name) return t;
   throw InputError(file, "tenants", "no tenant '" + name + "' in the Pareto cache");
 }
 
@@ -100,18 +129,25 @@ void ParetoCache::add_bucket(const Platform& p, const std::string& identity, con
     platform_id = identity;
   }
   auto t =
-      std::find_if(tenants.begin(), tenants.end(), [&](const CacheTenant& x) { return x.name == tenant; });
+      std::find_if(tenants.begin(), tenants.end(), [&](const CacheTenant& x) { return x.key() == tenant; });
   if (t == tenants.end()) {
-    tenants.push_back(CacheTenant{tenant, workload, {}});
+    add_tenant(tenant, CachePart::Whole, workload, {});
     t = tenants.end() - 1;
   }
-  CacheBucket b{seq, batch, search_cache_front(p, cache_spec_at(t->workload, seq, batch), how)};
+  CacheBucket b{seq, batch, search_cache_front(p, cache_spec_at(t->workload, seq, batch), how, t->devices)};
   ++searches;
   if (b.front.empty())
     throw InputError(file, tenant,
                      "the search found no feasible plan at seq " + std::to_string(seq) + ", batch " +
                          std::to_string(batch));
   insert_bucket(tenant, std::move(b));
+}
+
+void ParetoCache::add_tenant(const std::string& name, CachePart part, const std::string& workload,
+                             std::vector<std::string> devices) {
+  CacheTenant t{name, part, workload, std::move(devices), {}};
+  if (find_tenant(t.key())) throw InputError(file, "tenants", "tenant '" + t.key() + "' is there already");
+  tenants.push_back(std::move(t));
 }
 
 void ParetoCache::insert_bucket(const std::string& tenant, CacheBucket b) {
@@ -153,7 +189,7 @@ const CacheBucket& ParetoCache::bucket(const std::string& tenant, int seq, int b
   });
   if (at != t.buckets.end() && at->batch == size->batch) {
     if (at->front.empty()) { // the platform changed: this bucket is searched again, once
-      at->front = search_cache_front(p, cache_spec_at(t.workload, at->seq, at->batch), how);
+      at->front = search_cache_front(p, cache_spec_at(t.workload, at->seq, at->batch), how, t.devices);
       ++searches;
       if (at->front.empty())
         throw InputError(file, tenant, "the search found no feasible plan at seq " + std::to_string(at->seq));

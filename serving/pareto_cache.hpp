@@ -32,10 +32,19 @@ struct CacheBucket {
   std::vector<CachedPlan> front;
 };
 
+// What a tenant's fronts are plans of: whole requests, or a decoder's prefill (decode=0) or its graph of
+// prefill and D decode steps, from which continuous batching's mean step is taken (service_table.hpp).
+enum class CachePart { Whole, Prefill, Decode };
+const char* cache_part_name(CachePart p); // "whole", "prefill", "decode"
+
 struct CacheTenant {
   std::string name;
+  CachePart part = CachePart::Whole;
   std::string workload;             // a builder spec without seq= and batch= (the bucket sets them)
+  std::vector<std::string> devices; // the devices its searches were restricted to; empty: every device
   std::vector<CacheBucket> buckets; // by (batch, seq)
+  // How the cache's functions name it: the name, then ":prefill" or ":decode" for a decoder's part.
+  std::string key() const;
 };
 
 enum class PlanObjective {
@@ -54,16 +63,22 @@ struct CacheSearch {
 class ParetoCache {
 public:
   static constexpr const char* kFormat = "heterosim-pareto-cache";
-  // 2: fronts per batch size and the platform's identity; 3: replayed and evaluator values per plan
-  static constexpr int kVersion = 3;
+  // 2: fronts per batch size and the platform's identity; 3: replayed and evaluator values per plan;
+  // 4: a decoder's prefill and decode parts, and searches restricted to a tenant's devices
+  static constexpr int kVersion = 4;
 
   // Refuses another format or version, and a malformed file, with an InputError naming the file.
   static ParetoCache read(const std::string& path);
   nlohmann::json to_json() const;
   void write(const std::string& path, bool force) const;
 
-  // Searches a front for `tenant` at (`seq`, `batch`) and adds (or replaces) that bucket, adding the tenant
-  // if new. The first bucket records `p` and `identity` (platform_identity()) as the cache's platform.
+  // Adds a tenant (or a decoder's part of one) whose searches use only `devices` (all when empty); a second
+  // of the same key is an InputError naming the file.
+  void add_tenant(const std::string& name, CachePart part, const std::string& workload,
+                  std::vector<std::string> devices);
+  // Searches a front for `tenant` (a CacheTenant::key()) at (`seq`, `batch`) on its devices and adds (or
+  // replaces) that bucket, adding the tenant (whole, every device) if new. The first bucket records `p` and
+  // `identity` (platform_identity()) as the cache's platform.
   void add_bucket(const Platform& p, const std::string& identity, const std::string& tenant,
                   const std::string& workload, int seq, int batch, const CacheSearch& how);
   // Adds (or replaces) a bucket of an existing tenant whose front was searched elsewhere, in order.
@@ -96,10 +111,14 @@ private:
 std::string platform_identity(const std::string& name_or_path);
 // The workload spec of a tenant's graph at (`seq`, `batch`) (its spec with seq= and batch= appended).
 std::string cache_spec_at(const std::string& workload, int seq, int batch);
+// A decoder's workload spec for a part: decode=0 for the prefill, as given for the others.
+std::string part_workload(const std::string& workload, CachePart part);
 // A front of `spec` on `p` from the archive search (latency and energy), fastest first; with `search.replay`
 // replayed in SimGrid and defined on replayed values (members the replay shows dominated are dropped).
+// The search places ops on `devices` only (every device when empty).
 std::vector<CachedPlan> search_cache_front(const Platform& p, const std::string& spec,
-                                           const CacheSearch& search);
+                                           const CacheSearch& search,
+                                           const std::vector<std::string>& devices = {});
 // A cached plan on the cost model of the request's own shape (its graph must have the bucket's op names).
 pareto::StoredPlan cached_plan_on(const CachedPlan& plan, const CostModel& cost);
 

@@ -1,6 +1,7 @@
-// The Pareto cache's file: one JSON document, format "heterosim-pareto-cache", version 3. It names the
+// The Pareto cache's file: one JSON document, format "heterosim-pareto-cache", version 4. It names the
 // platform and its identity (a hash of its description) and how the fronts were searched (whether
-// replayed in SimGrid); each tenant names its workload (without seq= and batch=) and its buckets, each
+// replayed in SimGrid); each tenant names its workload (without seq= and batch=), its part (a decoder's
+// prefill or decode, "whole" left out), the devices its searches used (left out: all) and its buckets, each
 // bucket its seq, batch size and its front's plan entries as front.json writes them, with the latency and
 // energy at the bucket's shape that picks use (replayed when the search replayed) and the evaluator's.
 #include "serving/pareto_cache.hpp"
@@ -57,10 +58,17 @@ ParetoCache ParetoCache::read(const std::string& path) {
   c.search.seed = static_cast<std::uint64_t>(search.at("seed").as_integer(0, 1LL << 62));
   c.search.replay = search.at("replay").as_bool();
   for (const JsonNode& t : root.at("tenants").items()) {
-    t.expect_only({"name", "workload", "buckets"});
+    t.expect_only({"name", "part", "workload", "devices", "buckets"});
     CacheTenant ct;
     ct.name = t.at("name").as_string();
+    const std::string part = t.string_or("part", "whole");
+    if (part != "whole" && part != "prefill" && part != "decode")
+      t.at("part").fail("must be whole, prefill or decode (got '" + part + "')");
+    ct.part = part == "prefill"  ? CachePart::Prefill
+              : part == "decode" ? CachePart::Decode
+                                 : CachePart::Whole;
     ct.workload = t.at("workload").as_string();
+    if (auto d = t.find("devices")) ct.devices = d->as_string_list();
     for (const JsonNode& b : t.at("buckets").items()) {
       ct.buckets.push_back(read_cache_bucket(b));
       const auto n = ct.buckets.size();
@@ -86,7 +94,11 @@ nlohmann::json ParetoCache::to_json() const {
                          {"plan", p.entry}});
       bj.push_back({{"seq", b.seq}, {"batch", b.batch}, {"plans", plans}});
     }
-    tj.push_back({{"name", t.name}, {"workload", t.workload}, {"buckets", bj}});
+    nlohmann::json entry = {{"name", t.name}, {"workload", t.workload}};
+    if (t.part != CachePart::Whole) entry["part"] = cache_part_name(t.part);
+    if (!t.devices.empty()) entry["devices"] = t.devices;
+    entry["buckets"] = bj;
+    tj.push_back(std::move(entry));
   }
   return {{"format", kFormat},
           {"version", kVersion},

@@ -39,6 +39,7 @@ RefineResult refine_cache(ParetoCache& cache, const Platform& p, const std::stri
   const CacheTenant* t = cache.find_tenant(tenant);
   if (!t) throw InputError(cache.file, "tenants", "no tenant '" + tenant + "' in the Pareto cache");
   const std::string workload = t->workload;
+  const std::vector<std::string> devices = t->devices;
   std::set<int> batches;
   for (const CacheBucket& b : t->buckets)
     batches.insert(b.batch);
@@ -55,8 +56,8 @@ RefineResult refine_cache(ParetoCache& cache, const Platform& p, const std::stri
       if (hi - lo < refine.min_gap) continue;
       const CacheBucket upper = cache.bucket(tenant, hi, batch, false, p, search);
       const int probe = lo + 1;
-      const CacheBucket at_probe{probe, batch,
-                                 search_cache_front(p, cache_spec_at(workload, probe, batch), search)};
+      const CacheBucket at_probe{
+          probe, batch, search_cache_front(p, cache_spec_at(workload, probe, batch), search, devices)};
       ++cache.searches;
       out.probes.push_back(probe);
       const PlanLoss loss = plan_loss(upper, at_probe, p, workload, refine.limit_factor, search.replay);

@@ -11,6 +11,7 @@
 // FIFO, priority, EDF or least slack; a tenant's own queue is in arrival order (its SLO is one, so its
 // deadlines are in that order too).
 #include "serving/arrivals.hpp"
+#include "serving/request_trace.hpp"
 #include "serving/service_source.hpp"
 #include "serving/serving_config.hpp"
 #include "serving/serving_stats.hpp"
@@ -35,6 +36,10 @@ struct SimulationOptions {
   std::string config_file;          // the serving file the tenants came from, named in errors found mid-run
   // Told of each finished request (tenant, arrival, start of its first batch, end), in completion order.
   std::function<void(std::size_t, double, double, double)> on_finish = nullptr;
+  // Told of each finished or dropped request with its id and phases, and of each span a batch holds a
+  // device (the timeline, serving_timeline.hpp).
+  std::function<void(const RequestTrace&)> on_request = nullptr;
+  std::function<void(const DeviceSpan&)> on_span = nullptr;
 };
 
 std::string requests_csv_header();

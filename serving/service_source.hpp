@@ -36,6 +36,9 @@ public:
   // a request that gives none; 0 when unknown (no KV-cache limit can apply).
   virtual double kv_bytes_per_token(std::size_t /*tenant*/) const { return 0.0; }
   virtual int default_seq(std::size_t /*tenant*/) const { return 0; }
+  // A tenant whose prefill and decode run on different devices: seconds to move `bytes` of KV cache from
+  // its prefill devices to its decode devices on an idle route (the engines' latency + bytes / bandwidth).
+  virtual double kv_transfer_seconds(std::size_t /*tenant*/, double /*bytes*/) const { return 0.0; }
   virtual std::size_t device_count() const = 0;
   virtual std::string device_name(std::size_t device) const = 0;
   virtual double idle_watts(std::size_t device) const = 0;

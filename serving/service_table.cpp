@@ -2,6 +2,7 @@
 
 #include "policies/pareto/stored_plan.hpp"
 #include "policies/policy.hpp"
+#include "serving/device_pinning.hpp"
 #include "sim/contention_engine.hpp"
 #include "sim/cost_model.hpp"
 #include "sim/error.hpp"
@@ -43,25 +44,16 @@ double kv_bytes_per_token_of(const WorkloadBuilder& b, const std::map<std::strin
 
 } // namespace
 
-// Pins each op to the placement's devices that can run it. A graph input that none of them can hold (an
-// NPU runs no `input` kind) stays where the policy puts it, usually the host: its time and energy count,
-// but the batch does not hold that device. Any other op that no placement device runs is an error, as
-// running it elsewhere would use a device the tenant was not given.
-void EngineServiceTable::pin_to_placement(Graph& g, std::size_t tenant) const {
-  const auto& devices = config_->tenants[tenant].devices;
-  if (devices.empty()) return;
-  const CostModel free(g, *platform_);
-  for (OpId o = 0; o < g.op_count(); ++o) {
-    auto& op = g.ops[static_cast<std::size_t>(o)];
-    if (!op.allowed_devices.empty()) continue;
-    for (const auto& name : devices)
-      if (free.feasible(o, *platform_->find_device(name))) op.allowed_devices.push_back(name);
-    if (op.allowed_devices.empty() && op.kind != "input")
-      throw InputError(config_->file, tenant_place(tenant, "placement.devices"),
-                       "none of its devices runs op '" + op.name + "' (kind " + op.kind + ", " +
-                           op.precision + ") of " + g.name +
-                           "; add one that does, or choose another precision");
-  }
+// An op none of the devices runs is an error naming the tenant's placement (running it elsewhere would use
+// a device the tenant was not given).
+void EngineServiceTable::pin(Graph& g, std::size_t tenant, const std::vector<std::string>& on) const {
+  const TenantSpec& t = config_->tenants[tenant];
+  if (const std::string why = pin_to_devices(g, *platform_, on); !why.empty())
+    throw InputError(config_->file,
+                     tenant_place(tenant, t.prefill_devices.empty() ? "placement.devices"
+                                          : on == t.prefill_devices ? "placement.prefill_devices"
+                                                                    : "placement.decode_devices"),
+                     why);
 }
 
 EngineServiceTable::EngineServiceTable(const Platform& platform, const ServingConfig& config,
@@ -118,10 +110,17 @@ void EngineServiceTable::read_workload(std::size_t i) {
 
 void EngineServiceTable::check_tenant(std::size_t i) {
   const TenantSpec& t = config_->tenants[i];
-  for (const auto& d : t.devices)
-    if (!platform_->find_device(d))
-      throw InputError(config_->file, tenant_place(i, "placement.devices"),
-                       "no device '" + d + "' on platform " + platform_->name);
+  for (const auto& [list, field] : {std::pair{&t.devices, "placement.devices"},
+                                    std::pair{&t.prefill_devices, "placement.prefill_devices"},
+                                    std::pair{&t.decode_devices, "placement.decode_devices"}})
+    for (const auto& d : *list)
+      if (!platform_->find_device(d))
+        throw InputError(config_->file, tenant_place(i, field),
+                         "no device '" + d + "' on platform " + platform_->name);
+  const bool split = !t.prefill_devices.empty();
+  placed_.push_back({split ? t.prefill_devices : t.devices, split ? t.prefill_devices : t.devices,
+                     split ? t.decode_devices : t.devices});
+  kv_route_.emplace_back(0, 0);
   try {
     if (!policy_by_name(t.policy).plans_ahead())
       throw InputError(config_->file, tenant_place(i, "placement.policy"),
@@ -136,7 +135,11 @@ void EngineServiceTable::check_tenant(std::size_t i) {
   try {
     // A bad workload parameter fails now, not mid-run (a cached tenant's at its smallest bucket: its
     // workload's own shape may be above every bucket, which only a request of that shape makes an error).
-    record(i, ServicePart::Whole, 1, t.cache.empty() ? 0 : cache_check_seq(i));
+    // A split tenant and a cached decoder have no whole-request graph to check: their parts are.
+    const bool parts = split || (!t.cache.empty() && t.batching.mode == BatchingMode::Continuous);
+    record(i, parts ? ServicePart::DecodeStep : ServicePart::Whole, 1,
+           t.cache.empty() ? 0 : cache_check_seq(i));
+    if (split) check_split(i);
   } catch (const InputError& e) {
     // Errors of the serving file's own fields, or of a stored plan's file, already name their place.
     if (e.file() == config_->file || e.file() == t.stored_plan || e.file() == t.cache) throw;
@@ -169,10 +172,10 @@ int EngineServiceTable::bucket_of(std::size_t tenant, int seq) const {
                        " is above every bucket (re-search is not implemented)");
 }
 
-Plan EngineServiceTable::plan_at(std::size_t tenant, int batch, int seq, int decode,
-                                 const Graph* same_as) const {
+Plan EngineServiceTable::plan_at(std::size_t tenant, int batch, int seq, int decode, const Graph* same_as,
+                                 const std::vector<std::string>& on) const {
   Graph g = load_workload(spec_of(tenant, batch, seq, decode), seed_);
-  pin_to_placement(g, tenant);
+  pin(g, tenant, on);
   if (same_as && (g.op_count() != same_as->op_count() || g.tensor_count() != same_as->tensor_count()))
     throw InputError(config_->file, tenant_place(tenant, "shape_plans"),
                      "two-level plans need one graph structure at every shape, but " + g.name + " and " +
@@ -186,26 +189,31 @@ Plan EngineServiceTable::plan_with(const CostModel& cost, const std::string& pol
 }
 
 int EngineServiceTable::cache_check_seq(std::size_t i) const {
-  const auto& buckets = caches_.at(i).find_tenant(config_->tenants[i].name)->buckets;
+  const auto& buckets =
+      caches_.at(i)
+          .find_tenant(cache_key(i, config_->tenants[i].batching.mode == BatchingMode::Continuous ? 0 : -1))
+          ->buckets;
   return buckets.empty() ? 0 : buckets.front().seq;
 }
 
-ServiceRecord EngineServiceTable::measure(std::size_t tenant, int batch, int seq, int decode) {
+ServiceRecord EngineServiceTable::measure(std::size_t tenant, int batch, int seq, int decode,
+                                          const std::vector<std::string>& on) {
   const TenantSpec& t = config_->tenants[tenant];
-  if (!t.cache.empty()) return measure_cached(tenant, batch, seq);
+  if (!t.cache.empty()) return measure_cached(tenant, batch, seq, decode, on);
   Graph g = load_workload(spec_of(tenant, batch, seq, decode), seed_);
-  pin_to_placement(g, tenant);
+  pin(g, tenant, on);
   const CostModel cost(g, *platform_);
   if (!t.stored_plan.empty()) {
     // A stored plan (a front's or select's) carries its own placement and rewrites; it is replayed as stored.
     const pareto::StoredPlan stored = pareto::load_stored_plan(t.stored_plan, t.stored_plan_id, cost);
     validate_plan(stored.plan, *stored.cost);
-    return run_plan(tenant, stored.plan, *stored.cost);
+    return run_plan(stored.plan, *stored.cost, on);
   }
   const int bucket = bucket_of(tenant, seq);
-  const Plan plan = bucket == seq ? plan_with(cost, t.policy) : plan_at(tenant, batch, bucket, decode, &g);
+  const Plan plan =
+      bucket == seq ? plan_with(cost, t.policy) : plan_at(tenant, batch, bucket, decode, &g, on);
   validate_plan(plan, cost);
-  return run_plan(tenant, plan, cost);
+  return run_plan(plan, cost, on);
 }
 
 ServiceRecord service_record_of(const Execution& e, const Plan& plan, const Platform& platform,
@@ -236,10 +244,10 @@ ServiceRecord service_record_of(const Execution& e, const Plan& plan, const Plat
   return r;
 }
 
-ServiceRecord EngineServiceTable::run_plan(std::size_t tenant, const Plan& plan,
-                                           const CostModel& cost) const {
+ServiceRecord EngineServiceTable::run_plan(const Plan& plan, const CostModel& cost,
+                                           const std::vector<std::string>& on) const {
   const Execution e = engine_ == "simgrid" ? run_simgrid(plan, cost) : run_contention(plan, cost);
-  return service_record_of(e, plan, *platform_, config_->tenants[tenant].devices);
+  return service_record_of(e, plan, *platform_, on);
 }
 
 const ServiceRecord& EngineServiceTable::record(std::size_t tenant, ServicePart part, int batch, int seq) {
@@ -248,17 +256,21 @@ const ServiceRecord& EngineServiceTable::record(std::size_t tenant, ServicePart 
   if (!t.two_level_shapes) seq = bucket_of(tenant, seq);
   const auto key = std::make_tuple(tenant, static_cast<int>(part), batch, seq);
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-  // A decode step needs the prefill's record; it is timed on its own.
+  // A decode step needs the prefill's record on its devices; it is timed on its own. A split tenant's
+  // prefill record is on its prefill devices, so its steps subtract a prefill run on the decode devices.
+  const bool split = !t.prefill_devices.empty();
   const ServiceRecord* prefill =
-      part == ServicePart::DecodeStep ? &record(tenant, ServicePart::Prefill, batch, seq) : nullptr;
+      part == ServicePart::DecodeStep && !split ? &record(tenant, ServicePart::Prefill, batch, seq) : nullptr;
   const auto began = std::chrono::steady_clock::now();
-  ServiceRecord r;
-  if (part == ServicePart::Whole) r = measure(tenant, batch, seq, -1);
-  if (part == ServicePart::Prefill) r = measure(tenant, batch, seq, 0);
+  const std::vector<std::string>& on = placed_on(tenant, part);
+  ServiceRecord r, decode_pool_prefill;
+  if (part == ServicePart::Whole) r = measure(tenant, batch, seq, -1, on);
+  if (part == ServicePart::Prefill) r = measure(tenant, batch, seq, 0, on);
   if (part == ServicePart::DecodeStep) {
+    if (split) prefill = &(decode_pool_prefill = measure(tenant, batch, seq, 0, on));
     // One token step: (prefill and D steps) less the prefill, over D. The steps' context grows from seq to
     // seq + D - 1, so this is the mean step over that range.
-    const ServiceRecord whole = measure(tenant, batch, seq, tokens_[tenant]);
+    const ServiceRecord whole = measure(tenant, batch, seq, tokens_[tenant], on);
     const double d = tokens_[tenant];
     r = whole;
     r.first_start.clear(); // a mean step has no timeline of its own: it is held whole

@@ -9,6 +9,7 @@
 #include "sim/plan.hpp"
 #include "sim/platform.hpp"
 
+#include <array>
 #include <map>
 #include <tuple>
 
@@ -36,6 +37,7 @@ public:
   const ServiceRecord& record(std::size_t tenant, ServicePart part, int batch, int seq) override;
   int default_tokens(std::size_t tenant) const override { return tokens_[tenant]; }
   double kv_bytes_per_token(std::size_t tenant) const override { return kv_per_token_[tenant]; }
+  double kv_transfer_seconds(std::size_t tenant, double bytes) const override;
   int default_seq(std::size_t tenant) const override { return default_seq_[tenant]; }
   std::size_t device_count() const override { return platform_->devices.size(); }
   std::string device_name(std::size_t d) const override { return platform_->devices[d].name; }
@@ -47,26 +49,45 @@ public:
   std::size_t records() const { return cache_.size(); }
   // Fronts searched during the run by tenants' Pareto caches (re-search), over all cache files.
   int cache_searches() const;
+  // Writes the fronts re-searched for new shapes back into their cache files (each file read again, the
+  // tenants' new buckets added), so a later run finds them; returns a line per file written or left alone
+  // (a cache re-searched for another platform description is not written back).
+  std::vector<std::string> save_caches() const;
   // Every record measured, keyed by (tenant, part, batch, seq), for the report.
   const std::map<std::tuple<std::size_t, int, int, int>, ServiceRecord>& cached() const { return cache_; }
 
+  // The devices a tenant's graphs of `part` are pinned to (empty: every device): its placement's, a split
+  // tenant's prefill or decode devices, or those its Pareto cache's searches used.
+  const std::vector<std::string>& placed_on(std::size_t tenant, ServicePart part) const {
+    return placed_[tenant][static_cast<std::size_t>(part)];
+  }
+  // A split tenant's KV-cache route: the device of its prefill's last op, and its first decode device.
+  std::pair<std::size_t, std::size_t> kv_route(std::size_t tenant) const { return kv_route_[tenant]; }
+
 private:
-  void pin_to_placement(Graph& g, std::size_t tenant) const;
+  void pin(Graph& g, std::size_t tenant, const std::vector<std::string>& on) const;
   // The bucket a request of `seq` is padded up to (`seq` itself without buckets; 0 stays 0).
   int bucket_of(std::size_t tenant, int seq) const;
   // The tenant's policy's plan of its graph at `seq`; with `same_as`, that graph must have its structure.
-  Plan plan_at(std::size_t tenant, int batch, int seq, int decode, const Graph* same_as) const;
+  Plan plan_at(std::size_t tenant, int batch, int seq, int decode, const Graph* same_as,
+               const std::vector<std::string>& on) const;
   Plan plan_with(const CostModel& cost, const std::string& policy) const;
   void check_tenant(std::size_t tenant);
   void read_workload(std::size_t tenant);
-  ServiceRecord run_plan(std::size_t tenant, const Plan& plan, const CostModel& cost) const;
-  ServiceRecord measure(std::size_t tenant, int batch, int seq, int decode);
+  void check_split(std::size_t tenant); // a split tenant's records and KV-cache route
+  ServiceRecord run_plan(const Plan& plan, const CostModel& cost, const std::vector<std::string>& on) const;
+  // The batch's graph at (`seq`, `decode`: -1 the workload's own, 0 its prefill) pinned to `on`, planned
+  // and run; a cached tenant's plan comes from its cache.
+  ServiceRecord measure(std::size_t tenant, int batch, int seq, int decode,
+                        const std::vector<std::string>& on);
   // A Pareto cache tenant: opens its file once (shared by tenants naming the same file) and checks it.
   void open_cache(std::size_t tenant);
   int cache_check_seq(std::size_t tenant) const; // its cache's smallest bucket
 
   // The batch's plan looked up in its tenant's cache, run at the batch's own shape.
-  ServiceRecord measure_cached(std::size_t tenant, int batch, int seq);
+  ServiceRecord measure_cached(std::size_t tenant, int batch, int seq, int decode,
+                               const std::vector<std::string>& on);
+  std::string cache_key(std::size_t tenant, int decode) const; // the CacheTenant::key() of that part
   std::string spec_of(std::size_t tenant, int batch, int seq, int decode) const;
   const Platform* platform_;
   const ServingConfig* config_;
@@ -80,6 +101,8 @@ private:
   std::vector<double> kv_per_token_; // per tenant: 2 x layers x hidden x element bytes (0: unknown)
   std::string platform_id_;
   std::map<std::size_t, ParetoCache> caches_; // by tenant (each binds its own to the platform)
+  std::vector<std::array<std::vector<std::string>, 3>> placed_; // per tenant and ServicePart
+  std::vector<std::pair<std::size_t, std::size_t>> kv_route_;   // per tenant (split tenants only)
   std::map<std::tuple<std::size_t, int, int, int>, ServiceRecord> cache_;
   double measuring_seconds_ = 0.0;
 };

@@ -34,7 +34,7 @@ ArrivalSpec parse_arrival(const JsonNode& n) {
 }
 
 BatchingSpec parse_batching(const JsonNode& n) {
-  n.expect_only({"mode", "max_batch", "max_delay", "kv_memory"});
+  n.expect_only({"mode", "max_batch", "max_delay", "kv_memory", "kv_policy"});
   BatchingSpec b;
   const std::string mode = n.at("mode").as_string();
   if (mode == "none") return b;
@@ -49,6 +49,12 @@ BatchingSpec parse_batching(const JsonNode& n) {
     b.kv_memory = kv->as_quantity(units::Quantity::Bytes);
     if (!(b.kv_memory > 0)) kv->fail("must be a positive size (bytes, or with a unit: 2GiB)");
   }
+  if (auto policy = n.find("kv_policy")) {
+    const std::string v = policy->as_string();
+    if (v != "reserve" && v != "paged") policy->fail("must be reserve or paged (got '" + v + "')");
+    if (b.kv_memory <= 0) policy->fail("needs kv_memory");
+    b.kv_paged = v == "paged";
+  }
   return b;
 }
 
@@ -56,10 +62,8 @@ void parse_cache_placement(const JsonNode& n, TenantSpec& t) {
   const JsonNode cache = n.at("cache");
   t.cache = cache.as_string();
   if (t.cache.empty()) cache.fail("names no file");
-  for (const char* other : {"policy", "devices", "plan", "plan_id"})
+  for (const char* other : {"policy", "devices", "plan", "plan_id", "prefill_devices", "decode_devices"})
     if (n.has(other)) cache.fail(std::string("a cache's plans bring their own placement: drop ") + other);
-  if (t.batching.mode == BatchingMode::Continuous)
-    cache.fail("a cache holds plans of whole requests: use batching none or dynamic");
   if (!t.seq_buckets.empty()) cache.fail("the cache's buckets are the tenant's: drop seq_buckets");
   const std::string pick = n.string_or("pick", "least-energy-within-slo");
   if (pick != "least-latency" && pick != "least-energy-within-slo")
@@ -73,8 +77,30 @@ void parse_cache_placement(const JsonNode& n, TenantSpec& t) {
   if (auto r = n.find("re_search")) t.re_search = r->as_bool();
 }
 
+std::vector<std::string> device_list(const JsonNode& d) {
+  std::vector<std::string> out = d.as_string_list();
+  if (out.empty()) d.fail("lists no device (leave it out for every device)");
+  if (std::set<std::string>(out.begin(), out.end()).size() != out.size()) d.fail("names a device twice");
+  return out;
+}
+
+// DistServe's split: prefill on one device set, decode steps on another (continuous batching only).
+void parse_split(const JsonNode& n, TenantSpec& t) {
+  const JsonNode first = n.has("prefill_devices") ? n.at("prefill_devices") : n.at("decode_devices");
+  if (!n.has("prefill_devices") || !n.has("decode_devices"))
+    first.fail("prefill_devices and decode_devices go together");
+  if (t.batching.mode != BatchingMode::Continuous)
+    first.fail("splitting prefill from decode needs continuous batching (a decoder's running set)");
+  if (n.has("devices") || n.has("plan")) first.fail("drop devices and plan: each phase has its devices");
+  if (t.batching.kv_paged)
+    first.fail("a preempted request would need its prefill again: use kv_policy reserve");
+  t.prefill_devices = device_list(n.at("prefill_devices"));
+  t.decode_devices = device_list(n.at("decode_devices"));
+}
+
 void parse_placement(const JsonNode& n, TenantSpec& t) {
-  n.expect_only({"policy", "devices", "plan", "plan_id", "cache", "pick", "latency_limit", "re_search"});
+  n.expect_only({"policy", "devices", "plan", "plan_id", "cache", "pick", "latency_limit", "re_search",
+                 "prefill_devices", "decode_devices"});
   if (n.has("cache")) return parse_cache_placement(n, t);
   for (const char* cache_only : {"pick", "latency_limit", "re_search"})
     if (n.has(cache_only)) n.at(cache_only).fail("needs cache");
@@ -91,12 +117,8 @@ void parse_placement(const JsonNode& n, TenantSpec& t) {
     if (t.stored_plan.empty()) id->fail("needs plan");
     t.stored_plan_id = static_cast<int>(id->as_integer(0, 1 << 20));
   }
-  if (auto d = n.find("devices")) {
-    t.devices = d->as_string_list();
-    if (t.devices.empty()) d->fail("lists no device (leave it out for every device)");
-    if (std::set<std::string>(t.devices.begin(), t.devices.end()).size() != t.devices.size())
-      d->fail("names a device twice");
-  }
+  if (auto d = n.find("devices")) t.devices = device_list(*d);
+  if (n.has("prefill_devices") || n.has("decode_devices")) parse_split(n, t);
 }
 
 void parse_buckets(const JsonNode& n, TenantSpec& t) {

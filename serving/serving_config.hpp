@@ -21,6 +21,9 @@ struct BatchingSpec {
   int max_batch = 1;
   double max_delay = 0.0; // seconds the oldest request may wait for a batch to fill (dynamic)
   double kv_memory = 0.0; // continuous: bytes the running set's KV cache may take; 0: no limit
+  // With kv_memory: false reserves each request's whole cache when it joins (Orca); true pages it (vLLM): a
+  // request holds its context's cache, and a step that would exceed the budget preempts the newest.
+  bool kv_paged = false;
 };
 
 struct TenantSpec {
@@ -40,7 +43,10 @@ struct TenantSpec {
   double cache_latency_limit = 0.0; // seconds; 0: the SLO
   bool re_search = false;           // search a shape above every bucket, or every front on another platform
   std::vector<std::string> devices; // the devices its plans may use; empty: every device
-  std::vector<int> seq_buckets;     // sequence lengths a request's shape is padded up to; empty: none
+  // Continuous batching only: prefill on these devices and decode steps on those (DistServe), each
+  // request's KV cache sent between them; both empty: prefill and decode share `devices`.
+  std::vector<std::string> prefill_devices, decode_devices;
+  std::vector<int> seq_buckets; // sequence lengths a request's shape is padded up to; empty: none
   // With buckets: false runs a batch at its bucket's shape (padded); true plans it at the bucket's shape and
   // runs that plan at the batch's own (the two-level plan of issue 11: placement per bucket, op times at
   // the real shape).

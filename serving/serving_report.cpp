@@ -57,6 +57,21 @@ nlohmann::ordered_json tenant_json(const TenantSpec& t, const TenantStats& s, do
     j["kv_cache"] = {{"budget_bytes", t.batching.kv_memory},
                      {"peak_bytes", s.kv_peak},
                      {"iterations_held_back", s.kv_held_back}};
+  if (t.batching.kv_paged) {
+    j["kv_cache"]["policy"] = "paged";
+    j["kv_cache"]["preemptions"] = s.kv_preemptions;
+    j["kv_cache"]["recomputed_tokens"] = s.kv_recomputed_tokens;
+  }
+  if (!t.prefill_devices.empty()) { // the split's phases: each pool's queueing, and the KV cache's transfer
+    const double n = static_cast<double>(s.served);
+    j["phases"] = {{"prefill_devices", t.prefill_devices},
+                   {"decode_devices", t.decode_devices},
+                   {"mean_prefill_queueing_s", ratio(s.queue_sum, n)},
+                   {"mean_prefill_s", ratio(s.prefill_sum, n)},
+                   {"mean_kv_transfer_s", ratio(s.transfer_sum, n)},
+                   {"mean_decode_queueing_s", ratio(s.decode_queue_sum, n)},
+                   {"decode_queueing_p99_s", s.decode_queueing.quantile(0.99)}};
+  }
   return j;
 }
 

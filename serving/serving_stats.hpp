@@ -25,6 +25,15 @@ struct TenantStats {
   // a waiting request had room in the batch but not in memory.
   double kv_peak = 0.0;
   std::uint64_t kv_held_back = 0;
+  // kv_policy paged: requests preempted (their cache freed, recomputed when they rejoin), and the tokens
+  // of context their recomputing prefills ran again.
+  std::uint64_t kv_preemptions = 0, kv_recomputed_tokens = 0;
+  // Prefill and decode on different devices: per served request, the seconds from its prefill's start to
+  // its end, from that end to its KV cache's arrival at the decode devices (waiting for the route
+  // included), and from that arrival to joining the decode batch (the decode pool's queueing; `queueing`
+  // above is then the prefill pool's).
+  double prefill_sum = 0.0, transfer_sum = 0.0, decode_queue_sum = 0.0;
+  LatencyHistogram decode_queueing;
 };
 
 struct DeviceStats {

@@ -55,7 +55,7 @@ hs::test::Outcome serve(const fs::path& config, const std::string& extra = "") {
 TEST_CASE("serve-cache writes a versioned cache that names its platform; serve looks each batch up in it") {
   const auto cache = nlohmann::json::parse(hs::test::slurp(built_cache()));
   CHECK(cache["format"] == "heterosim-pareto-cache");
-  CHECK(cache["version"] == 3);
+  CHECK(cache["version"] == 4);
   CHECK(cache["search"]["replay"] == true); // by default each front is replayed in SimGrid
   const auto& plan = cache["tenants"][0]["buckets"][0]["plans"][0];
   CHECK(plan["latency_s"].get<double>() > 0);
@@ -98,6 +98,14 @@ TEST_CASE("serve with a cache: shapes above every bucket, and another platform, 
                     std::string::npos,
                 above.output);
   CHECK(serve(cache_config(dir, R"({"cache": "cache.json", "re_search": true})", "10,40")).exit_code == 0);
+  // --save-cache writes the re-searched bucket back: the next run finds it without re-search.
+  REQUIRE(serve(cache_config(dir, R"({"cache": "cache.json", "re_search": true})", "10,40"), "--save-cache")
+              .exit_code == 0);
+  const auto saved = nlohmann::json::parse(hs::test::slurp(dir / "cache.json"));
+  CHECK(saved["tenants"][0]["buckets"].size() == 5); // (2, 40) added
+  const auto found = serve(cache_config(dir, R"({"cache": "cache.json"})", "10,40"));
+  CHECK_MESSAGE(found.exit_code == 0, found.output);
+  fs::copy_file(built_cache(), dir / "cache.json", fs::copy_options::overwrite_existing);
 
   // The same platform with another description: its identity differs.
   auto platform = hs::read_json_file(hs::platform_file("hetero-server"));
@@ -147,7 +155,7 @@ TEST_CASE("serve and serve-cache: bad cache input names the file and the field")
   hs::test::write_file(dir / "v1.json", cache.dump());
   CHECK(refusal(R"({"cache": "v1.json"})").find("v1.json: version: version 1 is not the version") !=
         std::string::npos);
-  cache["version"] = 3;
+  cache["version"] = 4;
   cache["tenants"][0]["buckets"][1]["batch"] = "two";
   hs::test::write_file(dir / "field.json", cache.dump());
   CHECK(refusal(R"({"cache": "field.json"})").find("field.json: tenants[0].buckets[1].batch") !=

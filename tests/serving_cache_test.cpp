@@ -81,9 +81,13 @@ TEST_CASE("serving: a Pareto cache file of another version is refused, naming th
     FAIL("a version-2 cache (evaluator values only) was read");
   } catch (const hs::InputError& e) {
     CHECK(e.file() == path);
-    CHECK(std::string(e.what()).find("version 2 is not the version this build reads (3)") !=
+    CHECK(std::string(e.what()).find("version 2 is not the version this build reads (4)") !=
           std::string::npos);
   }
+  hs::write_file_atomically(
+      path, R"({"format": "heterosim-pareto-cache", "version": 3, "platform": "x", "tenants": []})", true);
+  CHECK_THROWS_WITH_AS((void)ParetoCache::read(path), doctest::Contains("version 3 is not the version"),
+                       hs::InputError); // no decoder parts, no devices
   hs::write_file_atomically(path, R"({"format": "heterosim-pareto-front", "version": 1})", true);
   CHECK_THROWS_AS((void)ParetoCache::read(path), hs::InputError);
   std::filesystem::remove(path);
