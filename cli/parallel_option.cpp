@@ -64,17 +64,17 @@ void set_key(ParallelSetup& s, const std::string& key, const std::string& v) {
     one_of({"1f1b", "gpipe"});
     s.pp.schedule = v == "gpipe" ? PipelineSchedule::GPipe : PipelineSchedule::OneForwardOneBackward;
   } else if (key == "zero") {
-    one_of({"0", "1"});
-    s.dp.zero_stage = v == "1" ? 1 : 0;
+    one_of({"0", "1", "2", "3"});
+    s.dp.zero_stage = v[0] - '0';
   } else if (key == "batch") {
     s.samples_per_replica = positive_integer(key, v);
   } else if (key == "devices") {
     s.dp.devices = parse_name_list("--parallel", key, v);
   } else {
-    throw InputError(
-        "--parallel", key,
-        "unknown key (known: dp, tp, pp, bucket, algo, group, ring_steps, zero, microbatches, schedule, batch, "
-        "devices)");
+    throw InputError("--parallel", key,
+                     "unknown key (known: dp, tp, pp, bucket, algo, group, ring_steps, zero, microbatches, "
+                     "schedule, batch, "
+                     "devices)");
   }
 }
 
@@ -135,6 +135,10 @@ ParallelSetup parse_parallel(const std::string& text, const Platform& platform, 
   if (values.count("zero") && s.data_parallel < 2)
     throw InputError("--parallel", "zero",
                      "ZeRO shards the optimizer state across data-parallel replicas: give dp=N too");
+  if (s.dp.zero_stage >= 2 && s.pipeline_stages > 1) // DeepSpeed refuses it too
+    throw InputError("--parallel", "zero",
+                     "ZeRO-2 and -3 shard the gradients that a pipeline accumulates over its micro-batches: "
+                     "use zero=1 with pp");
   if (values.count("tp") && values.count("pp"))
     throw InputError("--parallel", "pp",
                      "tensor and pipeline parallelism do not compose yet: give one of tp and pp");
@@ -162,9 +166,13 @@ ParallelSetup parse_parallel(const std::string& text, const Platform& platform, 
 
 Graph apply_parallel(const Graph& step, const ParallelSetup& s) {
   try {
-    // One replica's layout on the first devices, then its replicas on all of them.
+    // One replica's layout on the first devices, then its replicas on all of them. A tensor-parallel group
+    // sits in one node, so where the gradients' all-reduce is hierarchical (across nodes) its own are rings.
+    const auto tp_algorithm = s.dp.algorithm == collectives::Algorithm::Hierarchical
+                                  ? collectives::Algorithm::Ring
+                                  : s.dp.algorithm;
     const Graph replica = s.pipeline_stages > 1   ? pipeline_parallel(step, s.pp)
-                          : s.tensor_parallel > 1 ? tensor_parallel(step, {s.pp.devices, s.dp.algorithm})
+                          : s.tensor_parallel > 1 ? tensor_parallel(step, {s.pp.devices, tp_algorithm})
                                                   : step;
     return s.data_parallel > 1 ? data_parallel(replica, s.dp) : replica;
   } catch (const std::invalid_argument& e) {
@@ -178,11 +186,14 @@ std::string layout_line(const ParallelSetup& s, const Graph& transformed) {
   const std::string algorithm = collectives::algorithm_name(s.dp.algorithm);
   std::string out = "parallel ";
   if (s.data_parallel > 1) {
+    const std::string zero = "ZeRO-" + std::to_string(s.dp.zero_stage) + ": ";
+    const std::string how = s.dp.zero_stage == 0 ? algorithm + " all-reduce"
+                            : s.dp.zero_stage == 3
+                                ? zero + "weights all-gathered per use, ring reduce-scatter"
+                                : zero + "ring reduce-scatter, then all-gather of the weights,";
     std::snprintf(line, sizeof line, " data parallel x%d (%s of the gradients in %d buckets of >= %s)",
-                  s.data_parallel,
-                  s.dp.zero_stage >= 1 ? "ZeRO-1: ring reduce-scatter, then all-gather of the weights,"
-                                       : (algorithm + " all-reduce").c_str(),
-                  bucket_count(transformed), units::format_bytes(s.dp.bucket_bytes).c_str());
+                  s.data_parallel, how.c_str(), bucket_count(transformed),
+                  units::format_bytes(s.dp.bucket_bytes).c_str());
     out += line;
   }
   if (s.pipeline_stages > 1) {
@@ -193,7 +204,8 @@ std::string layout_line(const ParallelSetup& s, const Graph& transformed) {
   }
   if (s.tensor_parallel > 1) {
     std::snprintf(line, sizeof line, "%s tensor parallel x%d (Megatron-LM splits, %s all-reduces)",
-                  s.data_parallel > 1 ? " of" : "", s.tensor_parallel, algorithm.c_str());
+                  s.data_parallel > 1 ? " of" : "", s.tensor_parallel,
+                  s.dp.algorithm == collectives::Algorithm::Hierarchical ? "ring" : algorithm.c_str());
     out += line;
   }
   return out + ", on " + s.devices().front() + ".." + s.devices().back();

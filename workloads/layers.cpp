@@ -65,6 +65,7 @@ LayerGraph::Layer& LayerGraph::add_layer(OpHandle h, std::string kind, std::vect
   l.differentiable.assign(inputs.size(), true);
   l.inputs = std::move(inputs);
   l.flops = flops;
+  l.recompute = recomputing_ && options_.training;
   layer_of_op_[l.op] = layers_.size();
   op_by_name_[l.name] = l.op;
   layers_.push_back(std::move(l));
@@ -340,6 +341,21 @@ void LayerGraph::emit_backward() {
                                                            : 0) *
                                     elem_;
 
+    // Recomputation: the layer's forward again, once its output's gradient has arrived; its gradient ops
+    // read what it produces.
+    std::vector<ValueId> recomputed;
+    if (l.recompute) {
+      Op again = b_.mutable_op(l.op).without_edges();
+      again.name = l.name + ".recompute";
+      again.param_bytes = 0;
+      const OpId r = b_.add(std::move(again)).id();
+      for (ValueId g : upstream)
+        use(g, r);
+      for (ValueId x : l.inputs)
+        use(x, r);
+      recomputed.push_back(new_value(r, bytes_of(l.outputs), l.name + ":recomputed", false));
+    }
+
     std::vector<ValueId> grad_inputs;
     for (std::size_t k = 0; k < l.inputs.size(); ++k)
       if (l.differentiable[k] && values_[static_cast<std::size_t>(l.inputs[k])].requires_grad)
@@ -353,6 +369,8 @@ void LayerGraph::emit_backward() {
         use(g, h.id());
       for (ValueId s : reads)
         use(s, h.id());
+      for (ValueId v : recomputed)
+        use(v, h.id());
       for (ValueId v : grad_inputs)
         grad_sources[static_cast<std::size_t>(v)].push_back(h.id());
     }
@@ -367,6 +385,8 @@ void LayerGraph::emit_backward() {
         use(g, h.id());
       for (ValueId s : saved)
         use(s, h.id());
+      for (ValueId v : recomputed)
+        use(v, h.id());
       const OpId owner = l.weight_owner >= 0 ? l.weight_owner : l.op;
       weight_grads[owner].push_back(new_value(h.id(), grad_bytes, l.name + ":dW", true));
     }

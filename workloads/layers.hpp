@@ -99,6 +99,12 @@ public:
 
   double bytes(ValueId v) const { return values_[static_cast<std::size_t>(v)].bytes; }
 
+  // Training: layers added from here until the next call with false are recomputed in the backward pass
+  // (activation checkpointing): each runs its forward again, after its output's gradient arrives and
+  // before its own gradient ops, which wait for it. The saved activations are still counted as kept (the
+  // memory checkpointing saves is not modelled), so this adds the time and FLOPs of the extra forward.
+  void recompute_layers(bool on) { recomputing_ = on; }
+
   // Parameters (elements) owned by the model's ops, counted once.
   double parameter_count() const { return parameters_; }
 
@@ -124,6 +130,7 @@ private:
     OpId weight_owner = -1;    // tied weights: the layer op that owns and updates them
     bool pass_through = false; // gradient goes to the inputs unchanged (residual add)
     bool is_loss = false;
+    bool recompute = false; // its forward runs again in the backward pass (recompute_layers)
     Saved saved = Saved::Inputs;
     bool data_grad_reads_saved = true; // false for linear/conv: dX needs only dY and the weights
     double data_grad_flops = 0;        // backward FLOPs for the input gradients
@@ -151,6 +158,7 @@ private:
   std::map<OpId, std::size_t> layer_of_op_;
   std::map<std::string, OpId> op_by_name_;
   double parameters_ = 0;
+  bool recomputing_ = false;
 };
 
 } // namespace hs::layers
