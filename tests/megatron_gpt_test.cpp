@@ -1,0 +1,106 @@
+// Megatron-LM's weak-scaling GPT models (Narayanan et al., SC 2021, Table 1) and activation recomputation:
+// the sizes, the parameter counts and the FLOPs per iteration the paper gives.
+#include "workloads/workload_registry.hpp"
+
+#include <doctest/doctest.h>
+#include <string>
+
+using namespace hs;
+
+namespace {
+
+constexpr double seq = 2048, vocab = 51200;
+
+struct Size {
+  const char* name;
+  double layers, hidden, billions; // Table 1's layers, hidden size, parameters
+};
+constexpr Size sizes[] = {{"megatron-gpt-1.7b", 24, 2304, 1.7},
+                          {"megatron-gpt-3.6b", 30, 3072, 3.6},
+                          {"megatron-gpt-7.5b", 36, 4096, 7.5},
+                          {"megatron-gpt-18.4b", 40, 6144, 18.4}};
+
+double compute_flops(const Graph& g) {
+  double f = 0;
+  for (const auto& op : g.ops)
+    if (op.kind != "optimizer") f += op.flops;
+  return f;
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+} // namespace
+
+TEST_CASE("Megatron's GPTs have the paper's parameter counts: 12 l h^2 (1 + 13/(12h) + (V + s)/(12 l h))") {
+  // The formula counts the embeddings, and per layer the four GEMMs' weights and biases and two layer
+  // norms; the graph also has the final layer norm.
+  for (const Size& s : sizes) {
+    const std::string name = s.name;
+    CAPTURE(name);
+    const Graph g = load_workload(std::string(s.name) + ":mode=training,seq=64");
+    double parameters = 0;
+    for (const auto& op : g.ops)
+      if (op.kind != "optimizer") parameters += op.param_bytes / 4; // fp32
+    const double l = s.layers, h = s.hidden;
+    const double formula = 12 * l * h * h * (1 + 13 / (12 * h) + (vocab + seq) / (12 * l * h));
+    CHECK(parameters - 2 * h == doctest::Approx(formula).epsilon(1e-12)); // + the final layer norm's 2h
+    CHECK(parameters / 1e9 == doctest::Approx(s.billions).epsilon(0.03)); // Table 1 rounds
+  }
+}
+
+TEST_CASE("with full recomputation a step does the paper's 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) FLOPs") {
+  const Size& s = sizes[0];
+  const double batch = 2, l = s.layers, h = s.hidden;
+  const double paper = 96 * batch * seq * l * h * h * (1 + seq / (6 * h) + vocab / (16 * l * h));
+  const std::string spec = std::string(s.name) + ":mode=training,precision=fp16,heads=fused,batch=2";
+  const Graph plain = load_workload(spec), again = load_workload(spec + ",recompute=full");
+  // The paper counts the GEMMs only; the graph adds softmax, layer norms and pointwise ops (under 0.5 %).
+  CHECK(compute_flops(again) == doctest::Approx(paper).epsilon(0.005));
+  CHECK(compute_flops(again) > paper);
+  // Recomputation adds each transformer layer's forward once, and nothing else.
+  double forward_in_layers = 0; // the blocks' ops ("h<k>.") but the residual adds, which have no backward op
+  for (const auto& op : plain.ops)
+    if (op.name[0] == 'h' && !ends_with(op.name, ".residual") && !ends_with(op.name, ".dgrad") &&
+        !ends_with(op.name, ".wgrad") && !ends_with(op.name, ".bwd") && !ends_with(op.name, ".adam"))
+      forward_in_layers += op.flops;
+  CHECK(forward_in_layers > 0.3 * compute_flops(plain));
+  CHECK(compute_flops(again) - compute_flops(plain) == doctest::Approx(forward_in_layers).epsilon(1e-9));
+}
+
+TEST_CASE("a recomputed layer runs again after its output's gradient arrives and before its gradient ops") {
+  const Graph g = load_workload("gpt2-small:mode=training,heads=fused,seq=32,recompute=full");
+  int recomputed = 0;
+  for (OpId o = 0; o < g.op_count(); ++o) {
+    const Op& op = g.op(o);
+    if (!ends_with(op.name, ".recompute")) continue;
+    ++recomputed;
+    const std::string layer = op.name.substr(0, op.name.size() - 10);
+    const Op& forward = g.op(*g.find_op(layer));
+    CHECK(op.kind == forward.kind);
+    CHECK(op.flops == forward.flops);
+    CHECK(op.param_bytes == 0);
+    bool after_gradient = false; // it reads a tensor from a backward op or from the loss's gradient
+    for (TensorId t : op.inputs) {
+      const std::string& from = g.op(g.tensor(t).producer).name;
+      after_gradient = after_gradient || ends_with(from, ".dgrad") || ends_with(from, ".bwd");
+    }
+    CHECK(after_gradient);
+    int readers = 0; // its layer's gradient ops read what it produces
+    for (TensorId t : op.outputs)
+      for (OpId c : g.tensor(t).consumers) {
+        CHECK(g.op(c).name.rfind(layer + ".", 0) == 0);
+        ++readers;
+      }
+    CHECK(readers >= 1);
+  }
+  CHECK(recomputed > 12 * 5);    // every layer of the 12 blocks but the residual adds
+  for (const auto& op : g.ops) { // embeddings, the final norm and the head are not recomputed
+    const bool outside_blocks =
+        op.name.rfind("wte", 0) == 0 || op.name.rfind("ln_f", 0) == 0 || op.name.rfind("lm_head", 0) == 0;
+    CHECK_FALSE((outside_blocks && ends_with(op.name, ".recompute")));
+  }
+  CHECK_THROWS_WITH(load_workload("gpt2-small:recompute=full"),
+                    doctest::Contains("recomputation is for training"));
+}
