@@ -1,5 +1,6 @@
 // Megatron-LM's weak-scaling GPT models (Narayanan et al., SC 2021, Table 1) and activation recomputation:
 // the sizes, the parameter counts and the FLOPs per iteration the paper gives.
+#include "workloads/tensor_parallel.hpp"
 #include "workloads/workload_registry.hpp"
 
 #include <doctest/doctest.h>
@@ -103,4 +104,21 @@ TEST_CASE("a recomputed layer runs again after its output's gradient arrives and
   }
   CHECK_THROWS_WITH(load_workload("gpt2-small:recompute=full"),
                     doctest::Contains("recomputation is for training"));
+}
+
+TEST_CASE("tensor parallelism splits a recomputed layer as it splits the layer, on the layer's rank") {
+  const Graph step = load_workload("gpt2-small:mode=training,heads=fused,seq=32,recompute=full");
+  const Graph tp = tensor_parallel(step, {{"gpu0", "gpu1"}});
+  int split = 0;
+  for (const auto& op : tp.ops) {
+    if (!ends_with(op.name, ".recompute")) continue;
+    const Op& forward = tp.op(*tp.find_op(op.name.substr(0, op.name.size() - 10)));
+    CHECK(op.flops == forward.flops);
+    CHECK(op.allowed_devices == forward.allowed_devices);
+    split += forward.flops < step.op(*step.find_op(forward.name.substr(3))).flops;
+    for (TensorId t : op.inputs) // what it reads is on its rank: no transfer but the step's collectives
+      CHECK(tp.op(tp.tensor(t).producer).allowed_devices == op.allowed_devices);
+  }
+  CHECK(split >=
+        2 * 12 * 5); // per rank, the q, k, v, scores, softmax, context, out, fc1, gelu, fc2 of 12 blocks
 }
