@@ -1,5 +1,9 @@
 // Megatron-LM's weak-scaling GPT models (Narayanan et al., SC 2021, Table 1) and activation recomputation:
 // the sizes, the parameter counts and the FLOPs per iteration the paper gives.
+#include "parallel_support.hpp"
+#include "sim/cost_model.hpp"
+#include "sim/memory.hpp"
+#include "sim/simgrid_engine.hpp"
 #include "workloads/tensor_parallel.hpp"
 #include "workloads/workload_registry.hpp"
 
@@ -70,33 +74,42 @@ TEST_CASE("with full recomputation a step does the paper's 96 B s l h^2 (1 + s/(
   CHECK(compute_flops(again) - compute_flops(plain) == doctest::Approx(forward_in_layers).epsilon(1e-9));
 }
 
-TEST_CASE("a recomputed layer runs again after its output's gradient arrives and before its gradient ops") {
+TEST_CASE("a checkpointed block runs again when its gradient arrives, and its gradient ops read the copies") {
   const Graph g = load_workload("gpt2-small:mode=training,heads=fused,seq=32,recompute=full");
-  int recomputed = 0;
+  int recomputed = 0, triggered = 0;
   for (OpId o = 0; o < g.op_count(); ++o) {
     const Op& op = g.op(o);
     if (!ends_with(op.name, ".recompute")) continue;
     ++recomputed;
-    const std::string layer = op.name.substr(0, op.name.size() - 10);
+    const std::string layer = op.name.substr(0, op.name.size() - 10),
+                      block = layer.substr(0, layer.find('.'));
     const Op& forward = g.op(*g.find_op(layer));
     CHECK(op.kind == forward.kind);
     CHECK(op.flops == forward.flops);
     CHECK(op.param_bytes == 0);
-    bool after_gradient = false; // it reads a tensor from a backward op or from the loss's gradient
+    bool gradient = false; // it reads the gradient reaching the block, or values of the block or before it
     for (TensorId t : op.inputs) {
       const std::string& from = g.op(g.tensor(t).producer).name;
-      after_gradient = after_gradient || ends_with(from, ".dgrad") || ends_with(from, ".bwd");
+      gradient = gradient || ends_with(from, ".dgrad") || ends_with(from, ".bwd");
+      if (ends_with(from, ".recompute")) CHECK(from.rfind(block + ".", 0) == 0);
     }
-    CHECK(after_gradient);
-    int readers = 0; // its layer's gradient ops read what it produces
-    for (TensorId t : op.outputs)
-      for (OpId c : g.tensor(t).consumers) {
-        CHECK(g.op(c).name.rfind(layer + ".", 0) == 0);
-        ++readers;
-      }
-    CHECK(readers >= 1);
+    triggered += gradient;
+    for (TensorId t : op.outputs) // read by the block's own recomputation and gradient ops only
+      for (OpId c : g.tensor(t).consumers)
+        CHECK(g.op(c).name.rfind(block + ".", 0) == 0);
   }
-  CHECK(recomputed > 12 * 5);    // every layer of the 12 blocks but the residual adds
+  CHECK(recomputed > 12 * 5);       // every layer of the 12 blocks but the residual adds
+  CHECK(triggered == 12);           // one start per block
+  for (const auto& t : g.tensors) { // a block's inner activations are read by no backward op
+    const Op& producer = g.op(t.producer);
+    if (producer.name[0] != 'h' || ends_with(producer.name, ".residual") || producer.kind == "optimizer" ||
+        producer.name.find(".recompute") != std::string::npos ||
+        producer.name.find("grad") != std::string::npos || ends_with(producer.name, ".bwd"))
+      continue;
+    for (OpId c : t.consumers)
+      CHECK_FALSE((ends_with(g.op(c).name, ".dgrad") || ends_with(g.op(c).name, ".wgrad") ||
+                   ends_with(g.op(c).name, ".bwd")));
+  }
   for (const auto& op : g.ops) { // embeddings, the final norm and the head are not recomputed
     const bool outside_blocks =
         op.name.rfind("wte", 0) == 0 || op.name.rfind("ln_f", 0) == 0 || op.name.rfind("lm_head", 0) == 0;
@@ -104,6 +117,23 @@ TEST_CASE("a recomputed layer runs again after its output's gradient arrives and
   }
   CHECK_THROWS_WITH(load_workload("gpt2-small:recompute=full"),
                     doctest::Contains("recomputation is for training"));
+}
+
+TEST_CASE("recomputation lowers the activations at the peak: a block keeps only its inputs") {
+  const Platform& p = test::gpu_node();
+  double peak_activations[2] = {0, 0};
+  for (int again : {0, 1}) {
+    const Graph g = load_workload(std::string("gpt2-small:mode=training,heads=fused,batch=4,seq=256") +
+                                  (again ? ",recompute=full" : ""));
+    Plan plan = Plan::empty(g.op_count(), p, "one GPU");
+    for (OpId o : g.topological_order())
+      plan.append(o, *p.find_device("gpu0"));
+    const CostModel cost(g, p);
+    const MemoryUsage m = memory_usage(plan, cost, run_simgrid(plan, cost));
+    peak_activations[again] = m.at_peak[static_cast<std::size_t>(*p.find_device("gpu0"))].activations;
+  }
+  // Measured: 667 MB against 1,007 MB; the LM head's logits (206 MB) and the blocks' inputs stay.
+  CHECK(peak_activations[1] < 0.7 * peak_activations[0]);
 }
 
 TEST_CASE("tensor parallelism splits a recomputed layer as it splits the layer, on the layer's rank") {

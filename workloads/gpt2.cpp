@@ -38,10 +38,10 @@ public:
     const ValueId pos =
         g_.embedding(name("wpe"), ids, rows, static_cast<double>(o_.context), hidden_, from("wpe"));
     ValueId x = g_.add(name("embeddings.add"), {tok, pos}, rows * hidden_);
-    g_.recompute_layers(o_.recompute); // Megatron's full recomputation checkpoints every transformer layer
     for (long long l = 0; l < o_.layers; ++l) {
       const std::string p = std::string("h").append(
-          std::to_string(l)); // not "h" + ...: GCC 12 -Wrestrict false positive (PR 105329)
+          std::to_string(l));            // not "h" + ...: GCC 12 -Wrestrict false positive (PR 105329)
+      g_.recompute_layers(o_.recompute); // Megatron's full recomputation checkpoints every transformer layer
       ValueId h = g_.layernorm(name(p + ".ln1"), x, rows, hidden_, from(p + ".ln1"));
       transformer::Projections proj =
           transformer::qkv(g_, name(p + ".attn"), h, rows, o_.dims, from(p + ".attn"));
