@@ -66,8 +66,8 @@ void set_key(ParallelSetup& s, const std::string& key, const std::string& v) {
     one_of({"1f1b", "gpipe"});
     s.pp.schedule = v == "gpipe" ? PipelineSchedule::GPipe : PipelineSchedule::OneForwardOneBackward;
   } else if (key == "zero") {
-    one_of({"0", "1"});
-    s.dp.zero_stage = v == "1" ? 1 : 0;
+    one_of({"0", "1", "2", "3"});
+    s.dp.zero_stage = v[0] - '0';
   } else if (key == "batch") {
     s.samples_per_replica = positive_integer(key, v);
   } else if (key == "devices") {
@@ -140,6 +140,10 @@ ParallelSetup parse_parallel(const std::string& text, const Platform& platform, 
   for (const char* key : {"microbatches", "schedule", "interleave"})
     if (values.count(key) && s.pipeline_stages < 2)
       throw InputError("--parallel", key, "is a pipeline's option: give pp=N (N >= 2) too");
+  if (s.dp.zero_stage >= 2 && s.pipeline_stages > 1) // DeepSpeed refuses it too
+    throw InputError("--parallel", "zero",
+                     "ZeRO-2 and -3 shard the gradients that a pipeline accumulates over its micro-batches: "
+                     "use zero=1 with pp");
   s.dp.devices = devices_for(s, values.count("devices") > 0, platform);
   s.pp.devices.assign(s.dp.devices.begin(), s.dp.devices.begin() + s.inner());
   if (s.dp.algorithm == collectives::Algorithm::Hierarchical &&
@@ -170,7 +174,11 @@ Graph apply_parallel(const Graph& step, const ParallelSetup& s) {
     mesh.tensor = s.tensor_parallel;
     mesh.pipeline = s.pipeline_stages;
     mesh.pipeline_options = s.pp;
-    mesh.tensor_algorithm = s.dp.algorithm;
+    // A tensor-parallel group sits in one node, so where the gradients' all-reduce is hierarchical (across
+    // nodes) its own are rings.
+    mesh.tensor_algorithm = s.dp.algorithm == collectives::Algorithm::Hierarchical
+                                ? collectives::Algorithm::Ring
+                                : s.dp.algorithm;
     mesh.data_options = s.dp;
     return mesh_parallel(step, mesh);
   } catch (const std::invalid_argument& e) {
@@ -184,11 +192,14 @@ std::string layout_line(const ParallelSetup& s, const Graph& transformed) {
   const std::string algorithm = collectives::algorithm_name(s.dp.algorithm);
   std::string out = "parallel ";
   if (s.data_parallel > 1) {
+    const std::string zero = "ZeRO-" + std::to_string(s.dp.zero_stage) + ": ";
+    const std::string how = s.dp.zero_stage == 0 ? algorithm + " all-reduce"
+                            : s.dp.zero_stage == 3
+                                ? zero + "weights all-gathered per use, ring reduce-scatter"
+                                : zero + "ring reduce-scatter, then all-gather of the weights,";
     std::snprintf(line, sizeof line, " data parallel x%d (%s of the gradients in %d buckets of >= %s)",
-                  s.data_parallel,
-                  s.dp.zero_stage >= 1 ? "ZeRO-1: ring reduce-scatter, then all-gather of the weights,"
-                                       : (algorithm + " all-reduce").c_str(),
-                  bucket_count(transformed), units::format_bytes(s.dp.bucket_bytes).c_str());
+                  s.data_parallel, how.c_str(), bucket_count(transformed),
+                  units::format_bytes(s.dp.bucket_bytes).c_str());
     out += line;
   }
   if (s.pipeline_stages > 1) {
@@ -205,7 +216,8 @@ std::string layout_line(const ParallelSetup& s, const Graph& transformed) {
                   s.pipeline_stages > 1 ? ", each stage"
                   : s.data_parallel > 1 ? " of"
                                         : "",
-                  s.tensor_parallel, algorithm.c_str());
+                  s.tensor_parallel,
+                  s.dp.algorithm == collectives::Algorithm::Hierarchical ? "ring" : algorithm.c_str());
     out += line;
   }
   return out + ", on " + s.devices().front() + ".." + s.devices().back();

@@ -9,7 +9,7 @@ namespace hs {
 
 namespace {
 
-enum Kind { Workspace, Activation, Gradient };
+enum Kind { Workspace, Activation, Gradient, Parameter };
 struct Event {
   double time;
   double delta;
@@ -18,6 +18,7 @@ struct Event {
 
 Kind tensor_kind(const Graph& g, const Tensor& t) {
   const Op& producer = g.op(t.producer);
+  if (producer.kind == "collective" && producer.name.rfind(gathered_weights_prefix, 0) == 0) return Parameter;
   const bool weight_gradient =
       producer.name.size() > 6 && producer.name.compare(producer.name.size() - 6, 6, ".wgrad") == 0;
   const bool read_by_optimizer = std::any_of(t.consumers.begin(), t.consumers.end(),
@@ -39,7 +40,10 @@ void find_peak(std::vector<Event>& ev, const MemoryBreakdown& resident, double& 
   at = now;
   for (const auto& x : ev) {
     live += x.delta;
-    (x.kind == Workspace ? now.workspace : x.kind == Gradient ? now.gradients : now.activations) += x.delta;
+    (x.kind == Workspace   ? now.workspace
+     : x.kind == Gradient  ? now.gradients
+     : x.kind == Parameter ? now.parameters
+                           : now.activations) += x.delta;
     if (live > peak * (1 + 1e-12)) {
       peak = live;
       when = x.time;

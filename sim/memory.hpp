@@ -10,9 +10,14 @@
 namespace hs {
 
 // What a device's peak is made of. Parameters are the resident bytes of ops other than optimizers; an
-// optimizer op's resident bytes are its state (Adam's moments, a master copy). Gradients are tensors that
+// optimizer op's resident bytes are its state (Adam's moments, a master copy); weights gathered for a use
+// (ZeRO-3) are parameters while they live. Gradients are tensors that
 // weight-gradient ops (".wgrad") or collectives produce or that optimizer ops read; workspaces live while
 // their op runs; every other tensor is an activation.
+// Collectives whose op names begin with this gather weights (ZeRO-3): what they produce counts as
+// parameters, not gradients, while it is live.
+inline constexpr const char* gathered_weights_prefix = "paramgather";
+
 struct MemoryBreakdown {
   double parameters = 0, optimizer_state = 0, gradients = 0, activations = 0, workspace = 0;
 };

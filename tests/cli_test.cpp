@@ -135,6 +135,10 @@ TEST_CASE("each kind of bad input gets a clear error naming the file and the pla
       {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel "
        "dp=4,algo=hierarchical,group=3",
        "--parallel: group: hierarchical all-reduce needs group=G"},
+      {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel dp=2,pp=2,zero=2",
+       "--parallel: zero: ZeRO-2 and -3 shard the gradients that a pipeline accumulates"},
+      {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel dp=2,zero=4",
+       "--parallel: zero: '4' is not one of: 0, 1, 2, 3"},
       {"collective --op all-gather --algo tree", "all-gather has no tree algorithm"},
       {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel dp=2,devices=gpu0,gpu0",
        "--parallel: devices: 'gpu0' listed twice"},

@@ -1,9 +1,11 @@
 #include "workloads/data_parallel.hpp"
 
 #include "sim/graph_builder.hpp"
+#include "sim/memory.hpp"
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 namespace hs {
@@ -82,8 +84,10 @@ std::vector<std::pair<int, std::vector<Update>>> gradient_buckets(const Graph& g
 }
 
 // Bucket q's gradients, from every replica, into one collective: an all-reduce whose result each replica's
-// optimizer ops read; or, with ZeRO-1, a reduce-scatter that leaves each rank the shard of the gradients
-// whose optimizer state it holds, then an all-gather of the updated weights.
+// optimizer ops read; or, with ZeRO, a reduce-scatter that leaves each rank the shard of the gradients
+// whose optimizer state it holds. ZeRO-1 keeps the whole gradient buffer until its optimizer step (only the
+// optimizer state is sharded); ZeRO-2 frees all but its shard. Both then all-gather the updated weights;
+// ZeRO-3 does not, since each rank keeps only its shard of the weights (see gather_weights).
 template <class Mapped>
 void synchronise_bucket(GraphBuilder& b, const Graph& step, const DataParallelOptions& o, std::size_t q,
                         const std::vector<Update>& updates, const std::vector<std::string>& ranks,
@@ -110,12 +114,12 @@ void synchronise_bucket(GraphBuilder& b, const Graph& step, const DataParallelOp
     packed[r] = pack.id();
   }
   const auto reduced = collectives::append_collective(b, spec, packed);
-  const double shard = o.zero_stage >= 1 ? 1.0 / static_cast<double>(n) : 1.0;
+  const double shard = o.zero_stage >= 2 ? 1.0 / static_cast<double>(n) : 1.0;
   for (std::size_t r = 0; r < n; ++r)
     for (const auto& u : updates)
       b.tensor(replica_name(r, step.op(u.optimizer).name) + ".gradient", u.bytes * shard, reduced[r],
                {mapped(r, u.optimizer)});
-  if (o.zero_stage < 1) return;
+  if (o.zero_stage < 1 || o.zero_stage >= 3) return;
   std::vector<OpId> updated(n); // each rank's updated shard of the bucket's weights, gathered by all
   for (std::size_t r = 0; r < n; ++r) {
     auto done = b.op(replica_name(r, bucket + ".updated")).kind("collective").pinned_to({ranks[r]});
@@ -127,6 +131,93 @@ void synchronise_bucket(GraphBuilder& b, const Graph& step, const DataParallelOp
   spec.op = collectives::Collective::AllGather;
   spec.name = "allgather" + std::to_string(q);
   collectives::append_collective(b, spec, updated);
+}
+
+// ZeRO-3: one use of a bucket's weights, forward or backward, by the ops that read them: the layers that
+// own or share a weight (found by the builders' names: a weight's gradient comes from "L.wgrad", whose
+// layer is "L") in the forward pass; their weight- and data-gradient ops ("L.wgrad", "L.dgrad") and any
+// recomputation ("L.recompute") in the backward pass. `first` is the earliest user's topological position.
+struct WeightUse {
+  std::size_t bucket = 0;
+  std::vector<OpId> users;
+  int first = 0;
+};
+
+std::vector<WeightUse> weight_uses(const Graph& g,
+                                   const std::vector<std::pair<int, std::vector<Update>>>& buckets) {
+  std::map<std::string, OpId> by_name;
+  for (OpId o = 0; o < g.op_count(); ++o)
+    by_name.emplace(g.op(o).name, o);
+  const std::string wgrad = ".wgrad";
+  std::vector<WeightUse> uses;
+  for (std::size_t q = 0; q < buckets.size(); ++q) {
+    std::set<OpId> forward, backward;
+    for (const auto& u : buckets[q].second)
+      for (TensorId t : u.grads) {
+        const OpId producer = g.tensor(t).producer;
+        const std::string& name = g.op(producer).name;
+        backward.insert(producer);
+        if (name.size() <= wgrad.size() || name.compare(name.size() - wgrad.size(), wgrad.size(), wgrad) != 0)
+          continue;
+        const std::string layer = name.substr(0, name.size() - wgrad.size());
+        if (auto it = by_name.find(layer); it != by_name.end()) forward.insert(it->second);
+        for (const char* pass : {".dgrad", ".recompute"})
+          if (auto it = by_name.find(layer + pass); it != by_name.end()) backward.insert(it->second);
+      }
+    if (forward.empty())
+      throw std::invalid_argument("ZeRO-3 gathers each weight before the layer that reads it, and graph '" +
+                                  g.name + "' names no layer for the gradients of '" +
+                                  g.op(buckets[q].second.front().optimizer).name +
+                                  "' (a builder's \"L.wgrad\" of layer \"L\")");
+    for (const auto* users : {&forward, &backward}) {
+      WeightUse use{q, {users->begin(), users->end()}, g.topological_position(*users->begin())};
+      for (OpId o : use.users)
+        use.first = std::min(use.first, g.topological_position(o));
+      uses.push_back(std::move(use));
+    }
+  }
+  std::stable_sort(uses.begin(), uses.end(),
+                   [](const WeightUse& a, const WeightUse& b) { return a.first < b.first; });
+  return uses;
+}
+
+// ZeRO-3 keeps 1/n of every weight on each rank. Before each use, its bucket's weights are all-gathered
+// (ring) into a whole copy that every user on the rank reads and that is freed after the last; each gather
+// starts when the previous use's first reader ends, so it overlaps that use's compute (a prefetch one use
+// ahead) and at most about two buckets of whole weights are live at once.
+template <class Mapped>
+void gather_weights(GraphBuilder& b, const Graph& step, const DataParallelOptions& o,
+                    const std::vector<std::pair<int, std::vector<Update>>>& buckets,
+                    const std::vector<std::vector<std::string>>& ranks, Mapped mapped) {
+  const auto uses = weight_uses(step, buckets);
+  std::map<int, OpId> previous_first; // per step device: the previous use's first reader, in the step
+  for (std::size_t i = 0; i < uses.size(); ++i) {
+    const WeightUse& use = uses[i];
+    const int j = buckets[use.bucket].first;
+    const std::size_t n = ranks[use.bucket].size();
+    collectives::CollectiveSpec spec;
+    spec.op = collectives::Collective::AllGather;
+    spec.max_ring_steps = o.max_ring_steps;
+    spec.devices = ranks[use.bucket];
+    spec.name = std::string(gathered_weights_prefix) + std::to_string(i);
+    spec.precision = step.op(buckets[use.bucket].second.front().optimizer).precision;
+    for (const auto& u : buckets[use.bucket].second)
+      spec.bytes += u.bytes; // a weight's gradient has its size and precision
+    std::vector<OpId> after(n, -1);
+    if (auto it = previous_first.find(j); it != previous_first.end())
+      for (std::size_t r = 0; r < n; ++r)
+        after[r] = mapped(r, it->second);
+    const auto gathered = collectives::append_collective(b, spec, after);
+    for (std::size_t r = 0; r < n; ++r) {
+      std::vector<OpId> readers;
+      for (OpId u : use.users)
+        readers.push_back(mapped(r, u));
+      b.tensor(replica_name(r, spec.name) + ".weights", spec.bytes, gathered[r], readers);
+    }
+    previous_first[j] = *std::min_element(use.users.begin(), use.users.end(), [&](OpId a, OpId c) {
+      return step.topological_position(a) < step.topological_position(c);
+    });
+  }
 }
 
 } // namespace
@@ -141,8 +232,8 @@ Graph data_parallel(const Graph& step, const DataParallelOptions& o) {
   if (n < 2)
     throw std::invalid_argument("data parallelism needs at least 2 replicas (got " + std::to_string(n) + ")");
   if (!(o.bucket_bytes > 0)) throw std::invalid_argument("the gradient bucket size must be positive");
-  if (o.zero_stage < 0 || o.zero_stage > 1)
-    throw std::invalid_argument("ZeRO stage " + std::to_string(o.zero_stage) + " is not built (0 or 1)");
+  if (o.zero_stage < 0 || o.zero_stage > 3)
+    throw std::invalid_argument("ZeRO stage " + std::to_string(o.zero_stage) + " does not exist (0 to 3)");
   const auto buckets = gradient_buckets(step, o.bucket_bytes, inner);
   if (buckets.empty())
     throw std::invalid_argument(
@@ -166,12 +257,14 @@ Graph data_parallel(const Graph& step, const DataParallelOptions& o) {
       Op copy = step.op(op).without_edges();
       copy.name = replica_name(r, copy.name);
       copy.allowed_devices = {device_of(r, op)};
-      if (o.zero_stage >= 1 && is_optimizer(step, op)) { // ZeRO-1: each rank updates 1/n of the weights
-        const double shard = 1.0 / static_cast<double>(n);
+      const double shard = 1.0 / static_cast<double>(n);
+      if (o.zero_stage >= 1 && is_optimizer(step, op)) { // ZeRO: each rank updates 1/n of the weights
         copy.flops *= shard;
         copy.param_bytes *= shard;
         copy.bytes_read *= shard;
         copy.bytes_written *= shard;
+      } else if (o.zero_stage >= 3) { // and ZeRO-3 keeps only 1/n of them
+        copy.param_bytes *= shard;
       }
       id[r][static_cast<std::size_t>(op)] = b.add(std::move(copy)).id();
     }
@@ -187,12 +280,13 @@ Graph data_parallel(const Graph& step, const DataParallelOptions& o) {
         b.tensor(replica_name(r, x.name), x.bytes, mapped(r, x.producer), consumers);
     }
 
+  std::vector<std::vector<std::string>> ranks(buckets.size());
   for (std::size_t q = 0; q < buckets.size(); ++q) {
-    std::vector<std::string> ranks;
     for (std::size_t r = 0; r < n; ++r)
-      ranks.push_back(device(r, static_cast<std::size_t>(buckets[q].first)));
-    synchronise_bucket(b, step, o, q, buckets[q].second, ranks, mapped);
+      ranks[q].push_back(device(r, static_cast<std::size_t>(buckets[q].first)));
+    synchronise_bucket(b, step, o, q, buckets[q].second, ranks[q], mapped);
   }
+  if (o.zero_stage >= 3) gather_weights(b, step, o, buckets, ranks, mapped);
   return std::move(b).build();
 }
 

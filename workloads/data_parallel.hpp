@@ -20,9 +20,12 @@ struct DataParallelOptions {
   // Steps emitted per ring phase at most (collectives::CollectiveSpec::max_ring_steps; 0: every one). 16
   // leaves every ring of up to 17 ranks exact and keeps a ring over 128 nodes at 16 steps, not 127.
   int max_ring_steps = 16;
-  // 0: every replica keeps all optimizer state and all-reduces the gradients. 1 (ZeRO-1, Rajbhandari et
-  // al. 2020): each rank keeps and updates 1/n of it; gradients are reduce-scattered and the updated
-  // weights all-gathered (ring), the same bytes as an all-reduce.
+  // ZeRO (Rajbhandari et al., SC 2020). 0: every replica keeps all optimizer state and all-reduces the
+  // gradients. 1: each rank keeps and updates 1/n of the optimizer state; gradients are reduce-scattered
+  // and the updated weights all-gathered (ring), the same bytes as an all-reduce. 2: also keeps only its
+  // 1/n of the reduced gradients. 3: also keeps only 1/n of the weights, all-gathers each bucket's weights
+  // before its forward use and again before its backward use, and frees them after; no all-gather after
+  // the step (1.5x the bytes of an all-reduce, the paper's section 7).
   int zero_stage = 0;
 };
 

@@ -8,6 +8,7 @@
 #include "sim/error.hpp"
 #include "workloads/model_options.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace hs {
@@ -39,7 +40,8 @@ public:
     ValueId x = g_.add(name("embeddings.add"), {tok, pos}, rows * hidden_);
     for (long long l = 0; l < o_.layers; ++l) {
       const std::string p = std::string("h").append(
-          std::to_string(l)); // not "h" + ...: GCC 12 -Wrestrict false positive (PR 105329)
+          std::to_string(l));            // not "h" + ...: GCC 12 -Wrestrict false positive (PR 105329)
+      g_.recompute_layers(o_.recompute); // Megatron's full recomputation checkpoints every transformer layer
       ValueId h = g_.layernorm(name(p + ".ln1"), x, rows, hidden_, from(p + ".ln1"));
       transformer::Projections proj =
           transformer::qkv(g_, name(p + ".attn"), h, rows, o_.dims, from(p + ".attn"));
@@ -54,6 +56,7 @@ public:
       h = transformer::feed_forward(g_, name(p + ".mlp"), h, rows, o_.dims, from(p + ".mlp"));
       x = g_.add(name(p + ".mlp.residual"), {x, h}, rows * hidden_);
     }
+    g_.recompute_layers(false);
     x = g_.layernorm(name("ln_f"), x, rows, hidden_, from("ln_f"));
     const double vocab = static_cast<double>(o_.vocab);
     if (g_.training()) {
@@ -96,11 +99,32 @@ private:
   double hidden_;
 };
 
+// The GPT models of Megatron-LM's weak-scaling study (Narayanan et al., SC 2021, Table 1): GPT-2's
+// architecture with a vocabulary padded to 51,200 and sequences of 2,048, so learned positions up to 2,048.
+struct MegatronSize {
+  const char* size;
+  long long layers, hidden, heads;
+};
+constexpr MegatronSize megatron_sizes[] = {
+    {"1.7b", 24, 2304, 24}, {"3.6b", 30, 3072, 32}, {"7.5b", 36, 4096, 32}, {"18.4b", 40, 6144, 48}};
+
 } // namespace
 
 Gpt2Options gpt2_preset(const std::string& size) {
   Gpt2Options o;
   o.name = "gpt2-" + size;
+  for (const MegatronSize& m : megatron_sizes)
+    if (size == m.size) {
+      o.name = std::string("megatron-gpt-") + m.size;
+      o.layers = m.layers;
+      o.dims.hidden = m.hidden;
+      o.dims.heads = m.heads;
+      o.dims.inner = 4 * m.hidden;
+      o.vocab = 51200;
+      o.context = 2048;
+      o.seq = 2048;
+      return o;
+    }
   if (size == "small") return o;
   o.dims.inner = 0;
   if (size == "medium") {
@@ -145,16 +169,22 @@ hs::WorkloadBuilder gpt2_builder(const std::string& size, const std::string& wha
       preset.name,
       what,
       hs::layers::model_parameters(
-          {{"seq", "128", "prompt"},
+          {{"seq", std::to_string(preset.seq), "prompt"},
            {"decode", "8", "inference: generated tokens"},
            {"heads", "branches|fused"},
            {"attention", "fused|eager", "scale and mask: in the softmax or passes of their own"},
            {"dropout", "off|on", "training"},
-           {"lm_head", "last|all", "inference: the prefill's LM head rows"}}),
+           {"lm_head", "last|all", "inference: the prefill's LM head rows"},
+           {"recompute", "off|full",
+            "training: each transformer layer's forward again in its backward pass"}}),
       [preset](hs::WorkloadParams& p) {
         hs::Gpt2Options o = preset;
         o.model = hs::layers::read_model_options(p, o.name, 1);
-        o.seq = p.integer("seq", 128, 1, o.context);
+        // Inference's default leaves room for the default decode steps within the context.
+        o.seq = p.integer("seq", o.model.training ? o.seq : std::min(o.seq, o.context - 8), 1, o.context);
+        o.recompute = p.text("recompute", "off", {"off", "full"}) == "full";
+        if (o.recompute && !o.model.training)
+          throw hs::InputError(o.name, "recompute", "recomputation is for training: give mode=training");
         o.decode = p.integer("decode", o.model.training ? 0 : 8, 0, o.context);
         if (o.model.training && o.decode > 0)
           throw hs::InputError(o.name, "decode",
@@ -184,6 +214,22 @@ HS_REGISTER_WORKLOAD(
     gpt2_medium,
     gpt2_builder("medium",
                  "GPT-2 medium decoder: 24 layers, hidden 1024, 16 heads; prefill + decode with KV cache"))
+HS_REGISTER_WORKLOAD(megatron_gpt_1_7b,
+                     gpt2_builder("1.7b",
+                                  "Megatron-LM's GPT 1.7B (Narayanan et al. 2021, Table 1): 24 layers, "
+                                  "hidden 2304, 24 heads, vocabulary 51200, seq 2048"))
+HS_REGISTER_WORKLOAD(megatron_gpt_3_6b,
+                     gpt2_builder("3.6b",
+                                  "Megatron-LM's GPT 3.6B (Narayanan et al. 2021, Table 1): 30 layers, "
+                                  "hidden 3072, 32 heads, vocabulary 51200, seq 2048"))
+HS_REGISTER_WORKLOAD(megatron_gpt_7_5b,
+                     gpt2_builder("7.5b",
+                                  "Megatron-LM's GPT 7.5B (Narayanan et al. 2021, Table 1): 36 layers, "
+                                  "hidden 4096, 32 heads, vocabulary 51200, seq 2048"))
+HS_REGISTER_WORKLOAD(megatron_gpt_18_4b,
+                     gpt2_builder("18.4b",
+                                  "Megatron-LM's GPT 18.4B (Narayanan et al. 2021, Table 1): 40 layers, "
+                                  "hidden 6144, 48 heads, vocabulary 51200, seq 2048"))
 HS_REGISTER_WORKLOAD(
     gpt2_large,
     gpt2_builder("large",

@@ -14,15 +14,19 @@ struct Gpt2Options {
   transformer::Dimensions dims;
   long long vocab = 50257;
   long long context = 1024; // n_ctx: prompt plus generated tokens must fit
-  long long seq = 128;      // prompt (inference) or training sequence length
-  long long decode = 8;     // inference: tokens generated after the prefill, one step each
+  long long seq = 128;  // prompt (inference) or training sequence length (the default; 2048 for Megatron's)
+  long long decode = 8; // inference: tokens generated after the prefill, one step each
   // Inference: the prefill's LM head over every prompt token (as a framework's forward() returns them)
   // or over the last only (the default: generation needs no more). Training always takes every token.
   bool lm_head_all_tokens = false;
+  // Training: activation recomputation of every transformer layer (Chen et al. 2016, as Megatron-LM runs
+  // it): each layer's forward runs again in the backward pass, before the layer's gradients.
+  bool recompute = false;
   layers::ModelOptions model;
 };
 
-Gpt2Options gpt2_preset(const std::string& size); // "small", "medium", "large"
+// "small", "medium", "large"; or one of Megatron-LM's weak-scaling GPTs, "1.7b", "3.6b", "7.5b", "18.4b".
+Gpt2Options gpt2_preset(const std::string& size);
 Graph gpt2(const Gpt2Options& o);
 
 } // namespace hs

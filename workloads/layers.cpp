@@ -1,6 +1,7 @@
 #include "workloads/layers.hpp"
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 
 namespace hs::layers {
@@ -65,6 +66,7 @@ LayerGraph::Layer& LayerGraph::add_layer(OpHandle h, std::string kind, std::vect
   l.differentiable.assign(inputs.size(), true);
   l.inputs = std::move(inputs);
   l.flops = flops;
+  l.recompute_block = options_.training ? recompute_block_ : -1;
   layer_of_op_[l.op] = layers_.size();
   op_by_name_[l.name] = l.op;
   layers_.push_back(std::move(l));
@@ -293,6 +295,28 @@ ValueId LayerGraph::loss(const std::string& name, ValueId logits, double rows, d
   return single_output(l, rows * elem_, true);
 }
 
+void LayerGraph::recompute(int block, const std::vector<ValueId>& trigger,
+                           std::map<ValueId, ValueId>& copies) {
+  bool first = true;
+  for (const Layer& m : layers_) {
+    if (m.recompute_block != block || m.pass_through) continue;
+    Op again = b_.mutable_op(m.op).without_edges();
+    again.name = m.name + ".recompute";
+    again.param_bytes = 0; // the weights stay the forward op's
+    const OpId r = b_.add(std::move(again)).id();
+    if (first) // the block starts again when the backward pass reaches it
+      for (ValueId g : trigger)
+        use(g, r);
+    first = false;
+    for (ValueId x : m.inputs) {
+      const auto it = copies.find(x);
+      use(it != copies.end() ? it->second : x, r);
+    }
+    for (ValueId o : m.outputs)
+      copies[o] = new_value(r, bytes(o), values_[static_cast<std::size_t>(o)].name + ":recomputed", false);
+  }
+}
+
 void LayerGraph::emit_backward() {
   if (std::none_of(layers_.begin(), layers_.end(), [](const Layer& l) { return l.is_loss; }))
     throw std::logic_error(b_.op_count() ? "training graph without a loss layer" : "empty model");
@@ -312,6 +336,8 @@ void LayerGraph::emit_backward() {
     return out;
   };
   std::map<OpId, std::vector<ValueId>> weight_grads; // by owning layer op
+  std::map<ValueId, ValueId> copies;                 // recomputed copies of checkpointed blocks' values
+  std::set<int> recomputed_blocks;
   const std::size_t forward_layers = layers_.size();
   for (std::size_t i = forward_layers; i-- > 0;) {
     const Layer& l = layers_[i]; // layers_ does not grow during the backward pass
@@ -331,9 +357,14 @@ void LayerGraph::emit_backward() {
               grad_sources[static_cast<std::size_t>(l.inputs[k])].push_back(s);
       continue;
     }
-    const std::vector<ValueId> saved = l.saved == Saved::Inputs   ? l.inputs
-                                       : l.saved == Saved::Output ? l.outputs
-                                                                  : std::vector<ValueId>{};
+    std::vector<ValueId> saved = l.saved == Saved::Inputs   ? l.inputs
+                                 : l.saved == Saved::Output ? l.outputs
+                                                            : std::vector<ValueId>{};
+    if (l.recompute_block >= 0) { // the block runs again first; its gradient ops read the new values
+      if (recomputed_blocks.insert(l.recompute_block).second) recompute(l.recompute_block, upstream, copies);
+      for (ValueId& v : saved)
+        if (auto it = copies.find(v); it != copies.end()) v = it->second;
+    }
     const double upstream_bytes = bytes_of(upstream);
     const double own_weight_bytes = (l.weights > 0         ? l.weights
                                      : l.weight_owner >= 0 ? layers_[layer_of_op_[l.weight_owner]].weights

@@ -99,6 +99,14 @@ public:
 
   double bytes(ValueId v) const { return values_[static_cast<std::size_t>(v)].bytes; }
 
+  // Training, activation checkpointing (Chen et al. 2016): with true, the layers added from here until
+  // the next call form one checkpointed block; false ends it. When the backward pass reaches a block, its
+  // layers (but pass-through adds) run forward again, reading the block's inputs and the adds' outputs as
+  // saved in the forward pass and each other's recomputed values; the block's gradient ops read the
+  // recomputed values. So a block keeps only those inputs between its forward and backward passes, and
+  // its other activations live again only while its backward pass runs.
+  void recompute_layers(bool on) { recompute_block_ = on ? ++blocks_ : -1; }
+
   // Parameters (elements) owned by the model's ops, counted once.
   double parameter_count() const { return parameters_; }
 
@@ -124,6 +132,7 @@ private:
     OpId weight_owner = -1;    // tied weights: the layer op that owns and updates them
     bool pass_through = false; // gradient goes to the inputs unchanged (residual add)
     bool is_loss = false;
+    int recompute_block = -1; // the checkpointed block it belongs to (recompute_layers), or -1
     Saved saved = Saved::Inputs;
     bool data_grad_reads_saved = true; // false for linear/conv: dX needs only dY and the weights
     double data_grad_flops = 0;        // backward FLOPs for the input gradients
@@ -150,7 +159,12 @@ private:
   std::vector<Layer> layers_;
   std::map<OpId, std::size_t> layer_of_op_;
   std::map<std::string, OpId> op_by_name_;
+  // Recomputes checkpointed block `block` once `trigger` (the gradient reaching it) exists; `copies` maps
+  // each forward value the block produces to its recomputed copy.
+  void recompute(int block, const std::vector<ValueId>& trigger, std::map<ValueId, ValueId>& copies);
+
   double parameters_ = 0;
+  int recompute_block_ = -1, blocks_ = 0;
 };
 
 } // namespace hs::layers
