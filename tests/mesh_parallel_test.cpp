@@ -21,6 +21,17 @@ using hs::test::pinned_plan;
 
 namespace {
 
+// dp=2 x tp=2 x pp=2 over the 8 GPUs, `m` micro-batches.
+Graph two_by_two_by_two(const Graph& step, int m) {
+  MeshOptions mesh;
+  mesh.devices = gpus(8);
+  mesh.data = 2;
+  mesh.tensor = 2;
+  mesh.pipeline = 2;
+  mesh.pipeline_options.microbatches = m;
+  return mesh_parallel(step, mesh);
+}
+
 std::string block(int i, const char* op) {
   std::string name = "b";
   return name.append(std::to_string(i)).append(op); // append: GCC 12's -Wrestrict misfires on +
@@ -97,13 +108,7 @@ TEST_CASE("tensor x pipeline parallelism keeps every FLOP: m micro-batches of Me
   const Graph both = tensor_pipeline_parallel(step, t, {gpus(8), m});
   CHECK(compute_flops(both, false) == doctest::Approx(m * compute_flops(tp, false)).epsilon(1e-12));
   CHECK(compute_flops(both, true) == doctest::Approx(compute_flops(tp, true)).epsilon(1e-12)); // one update
-  MeshOptions mesh;
-  mesh.devices = gpus(8);
-  mesh.data = 2;
-  mesh.tensor = 2;
-  mesh.pipeline = 2;
-  mesh.pipeline_options.microbatches = m;
-  const Graph all = mesh_parallel(step, mesh);
+  const Graph all = two_by_two_by_two(step, m);
   const Graph replica = tensor_pipeline_parallel(step, t, {gpus(4), m});
   CHECK(compute_flops(all, false) == doctest::Approx(2 * compute_flops(replica, false)).epsilon(1e-12));
   CHECK(compute_flops(all, true) == doctest::Approx(2 * compute_flops(replica, true)).epsilon(1e-12));
@@ -131,13 +136,7 @@ TEST_CASE("each stage's tensor-parallel all-reduces run among that stage's ranks
       }
   }
   // The whole mesh: tensor ranks innermost, stages next, replicas outermost.
-  MeshOptions mesh;
-  mesh.devices = gpus(8);
-  mesh.data = 2;
-  mesh.tensor = 2;
-  mesh.pipeline = 2;
-  mesh.pipeline_options.microbatches = m;
-  const Graph all = mesh_parallel(step, mesh);
+  const Graph all = two_by_two_by_two(step, m);
   std::map<std::string, std::set<std::string>> data_groups; // gradient all-reduces: "allreduce<q>.*"
   for (const auto& op : all.ops)
     if (op.name.rfind("allreduce", 0) == 0 && op.name.size() > 9 && std::isdigit(op.name[9]))

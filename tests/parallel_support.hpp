@@ -1,8 +1,11 @@
 #pragma once
-// What the tests of collectives and parallelism share: rank device names, the 8-GPU preset, and the plan
-// that puts every op where it is pinned.
+// What the tests of collectives and parallelism share: rank device names, the 8-GPU preset, the plan
+// that puts every op where it is pinned, and the memory of its SimGrid replay.
+#include "sim/cost_model.hpp"
+#include "sim/memory.hpp"
 #include "sim/plan.hpp"
 #include "sim/platform.hpp"
+#include "sim/simgrid_engine.hpp"
 
 #include <string>
 #include <vector>
@@ -30,6 +33,13 @@ inline Plan pinned_plan(const Graph& g, const Platform& p, bool collective_strea
     plan.append(o, *p.find_device(g.op(o).allowed_devices.at(0)),
                 collective_stream && g.op(o).kind == "collective" ? 1 : 0);
   return plan;
+}
+
+// The memory of `g` run as pinned and replayed by SimGrid on `p`.
+inline MemoryUsage replayed_memory(const Graph& g, const Platform& p) {
+  const CostModel cost(g, p);
+  const Plan plan = pinned_plan(g, p);
+  return memory_usage(plan, cost, run_simgrid(plan, cost));
 }
 
 } // namespace hs::test
