@@ -74,6 +74,7 @@ TEST_CASE("the parameter line lists each key with its default or choices, and it
         "batch=1 seq=128 (prompt) decode=8 (inference: generated tokens) "
         "heads=branches|fused attention=fused|eager (scale and mask: in the softmax or passes of their own) "
         "dropout=off|on (training) lm_head=last|all (inference: the prefill's LM head rows) "
+        "recompute=off|full (training: each transformer layer's forward again in its backward pass) "
         "precision=fp32|fp16|bf16|int8 mode=inference|training");
 }
 
