@@ -178,7 +178,7 @@ TEST_CASE("gpt2 training: gradient tensors and bytes grow linearly with the laye
   CHECK(l36.tensors - l24.tensors == l24.tensors - l12.tensors);
   CHECK(l36.bytes - l24.bytes == doctest::Approx(l24.bytes - l12.bytes));
   const double ratio = static_cast<double>(l24.tensors) / l12.tensors;
-  CHECK(ratio > 1.8); // about 2 (fixed tensors of the embedding and head aside); it was about 4
+  CHECK(ratio > 1.8); // about 2 (fixed tensors of the embedding and head aside); quadratic growth gives more
   CHECK(ratio < 2.0);
   CHECK(l24.bytes / l12.bytes < 2.0);
 }
