@@ -68,7 +68,8 @@ TEST_CASE("with full recomputation a step does the paper's 96 B s l h^2 (1 + s/(
   double forward_in_layers = 0; // the blocks' ops ("h<k>.") but the residual adds, which have no backward op
   for (const auto& op : plain.ops)
     if (op.name[0] == 'h' && !ends_with(op.name, ".residual") && !ends_with(op.name, ".dgrad") &&
-        !ends_with(op.name, ".wgrad") && !ends_with(op.name, ".bwd") && !ends_with(op.name, ".adam"))
+        !ends_with(op.name, ".wgrad") && !ends_with(op.name, ".bwd") && !ends_with(op.name, ".gradsum") &&
+        !ends_with(op.name, ".adam"))
       forward_in_layers += op.flops;
   CHECK(forward_in_layers > 0.3 * compute_flops(plain));
   CHECK(compute_flops(again) - compute_flops(plain) == doctest::Approx(forward_in_layers).epsilon(1e-9));
@@ -90,7 +91,8 @@ TEST_CASE("a checkpointed block runs again when its gradient arrives, and its gr
     bool gradient = false; // it reads the gradient reaching the block, or values of the block or before it
     for (TensorId t : op.inputs) {
       const std::string& from = g.op(g.tensor(t).producer).name;
-      gradient = gradient || ends_with(from, ".dgrad") || ends_with(from, ".bwd");
+      gradient =
+          gradient || ends_with(from, ".dgrad") || ends_with(from, ".bwd") || ends_with(from, ".gradsum");
       if (ends_with(from, ".recompute")) CHECK(from.rfind(block + ".", 0) == 0);
     }
     triggered += gradient;
@@ -132,7 +134,9 @@ TEST_CASE("recomputation lowers the activations at the peak: a block keeps only 
     const MemoryUsage m = memory_usage(plan, cost, run_simgrid(plan, cost));
     peak_activations[again] = m.at_peak[static_cast<std::size_t>(*p.find_device("gpu0"))].activations;
   }
-  // Measured: 667 MB against 1,007 MB; the LM head's logits (206 MB) and the blocks' inputs stay.
+  // Measured: 1,173 MB at the peak without (at the start of the backward pass); with, the peak (2,149 MB
+  // against 2,666) moves to the end of the step, where weight gradients fill it and 3.2 MB of activations
+  // are left.
   CHECK(peak_activations[1] < 0.7 * peak_activations[0]);
 }
 

@@ -317,24 +317,26 @@ void LayerGraph::recompute(int block, const std::vector<ValueId>& trigger,
   }
 }
 
+ValueId LayerGraph::summed_gradient(const Layer& l, const std::vector<ValueId>& contributions) {
+  if (contributions.size() == 1) return contributions.front(); // passed on as it is, no copy
+  // Several consumers' gradients: summed once, as autograd's InputBuffer does, so that the residual stream
+  // carries one gradient tensor rather than one per backward op downstream.
+  const ValueId o = l.outputs.front();
+  const double k = static_cast<double>(contributions.size());
+  auto h = b_.op(l.name + ".gradsum");
+  h.kind("elementwise").precision(options_.precision).flops((k - 1) * bytes(o) / elem_);
+  h.reads(k * bytes(o)).writes(bytes(o));
+  for (ValueId g : contributions)
+    use(g, h.id());
+  return new_value(h.id(), bytes(o), l.name + ".gradsum:d" + values_[static_cast<std::size_t>(o)].name, true);
+}
+
 void LayerGraph::emit_backward() {
   if (std::none_of(layers_.begin(), layers_.end(), [](const Layer& l) { return l.is_loss; }))
     throw std::logic_error(b_.op_count() ? "training graph without a loss layer" : "empty model");
-  // For each forward value, the backward ops that produce (a part of) its gradient; their sum is the
-  // gradient.
-  std::vector<std::vector<OpId>> grad_sources(values_.size());
-  std::map<std::pair<OpId, ValueId>, ValueId> grad_values;
-  auto gradient_values = [&](ValueId v) {
-    std::vector<ValueId> out;
-    for (OpId s : grad_sources[static_cast<std::size_t>(v)]) {
-      auto [it, fresh] = grad_values.try_emplace({s, v}, -1);
-      if (fresh)
-        it->second = new_value(
-            s, bytes(v), b_.mutable_op(s).name + ":d" + values_[static_cast<std::size_t>(v)].name, true);
-      out.push_back(it->second);
-    }
-    return out;
-  };
+  // For each forward value, the gradient tensors whose sum is its gradient: one per backward op that
+  // reads it, or a residual add's (one tensor, shared). Several are summed by the op that reads them.
+  std::vector<std::vector<ValueId>> grads(values_.size());
   std::map<OpId, std::vector<ValueId>> weight_grads; // by owning layer op
   std::map<ValueId, ValueId> copies;                 // recomputed copies of checkpointed blocks' values
   std::set<int> recomputed_blocks;
@@ -344,17 +346,16 @@ void LayerGraph::emit_backward() {
     std::vector<ValueId> upstream;
     double accumulate = 0; // several consumers' gradients of one output are summed on the way in
     for (ValueId o : l.outputs) {
-      const auto grads = gradient_values(o);
-      upstream.insert(upstream.end(), grads.begin(), grads.end());
-      if (grads.size() > 1) accumulate += static_cast<double>(grads.size() - 1) * bytes(o) / elem_;
+      const auto& g = grads[static_cast<std::size_t>(o)];
+      upstream.insert(upstream.end(), g.begin(), g.end());
+      if (g.size() > 1) accumulate += static_cast<double>(g.size() - 1) * bytes(o) / elem_;
     }
     if (upstream.empty() && !l.is_loss) continue; // does not contribute to the loss
-    if (l.pass_through) {
+    if (l.pass_through) { // every input's gradient is the output's, one tensor that the inputs share
+      const ValueId g = summed_gradient(l, upstream);
       for (std::size_t k = 0; k < l.inputs.size(); ++k)
         if (l.differentiable[k] && values_[static_cast<std::size_t>(l.inputs[k])].requires_grad)
-          for (ValueId o : l.outputs)
-            for (OpId s : grad_sources[static_cast<std::size_t>(o)])
-              grad_sources[static_cast<std::size_t>(l.inputs[k])].push_back(s);
+          grads[static_cast<std::size_t>(l.inputs[k])].push_back(g);
       continue;
     }
     std::vector<ValueId> saved = l.saved == Saved::Inputs   ? l.inputs
@@ -385,7 +386,9 @@ void LayerGraph::emit_backward() {
       for (ValueId s : reads)
         use(s, h.id());
       for (ValueId v : grad_inputs)
-        grad_sources[static_cast<std::size_t>(v)].push_back(h.id());
+        grads[static_cast<std::size_t>(v)].push_back(
+            new_value(h.id(), bytes(v),
+                      b_.mutable_op(h.id()).name + ":d" + values_[static_cast<std::size_t>(v)].name, true));
     }
     if (l.weights > 0 || l.weight_owner >= 0) {
       auto h = b_.op(l.name + ".wgrad");

@@ -70,7 +70,8 @@ public:
   // Pointwise ops. `flops_per_element` counts one output element; `saved` says what backward reads.
   ValueId elementwise(const std::string& name, const std::vector<ValueId>& x, double elements,
                       double flops_per_element, Saved saved);
-  // Sum of same-shaped inputs (residual): its gradient passes straight through, no backward op.
+  // Sum of same-shaped inputs (residual): its gradient passes straight through to every input as one
+  // shared tensor; a "<name>.gradsum" op first adds the output's gradients when it has several.
   ValueId add(const std::string& name, const std::vector<ValueId>& x, double elements);
   ValueId softmax(const std::string& name, ValueId x, double rows, double width);
 
@@ -151,6 +152,9 @@ private:
   // Gives `layer` its weights or points it at the owner's; adds the weight bytes to what the op reads.
   void attach_weights(Layer& layer, double weights, const std::string& weights_from, bool read_all = true);
   void emit_backward();
+  // The one gradient tensor of pass-through layer `l`'s output from its `contributions`: the only one
+  // itself, or the value a new "<layer>.gradsum" op writes by adding them.
+  ValueId summed_gradient(const Layer& l, const std::vector<ValueId>& contributions);
 
   ModelOptions options_;
   double elem_;
