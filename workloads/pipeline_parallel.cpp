@@ -150,19 +150,24 @@ Graph pipeline_schedule(const Graph& g, const PipelineLayout& l, const PipelineO
     }
   }
   const auto pass_of = [&](OpId x) { return l.pass[static_cast<std::size_t>(x)]; };
+  // A weight's gradient is accumulated in place, as `param.grad += ...` does: micro-batch k's gradient is
+  // read by micro-batch k+1's op that adds to it, and only the last one by the optimizer, so a stage holds
+  // one gradient per weight, not one per micro-batch in flight.
+  std::vector<bool> weight_gradient(static_cast<std::size_t>(g.tensor_count()));
+  for (TensorId t = 0; t < g.tensor_count(); ++t) {
+    const Tensor& x = g.tensor(t);
+    weight_gradient[static_cast<std::size_t>(t)] =
+        pass_of(x.producer) == Pass::Backward && !x.consumers.empty() &&
+        std::all_of(x.consumers.begin(), x.consumers.end(),
+                    [&](OpId c) { return pass_of(c) == Pass::Optimizer; });
+  }
   for (int k = 0; k < m; ++k)
     for (TensorId t = 0; t < g.tensor_count(); ++t) {
       const Tensor& x = g.tensor(t);
       if (pass_of(x.producer) == Pass::Optimizer && k > 0) continue;
       const auto& mine = id[static_cast<std::size_t>(k)];
       std::vector<OpId> consumers;
-      // A weight's gradient is accumulated in place, as `param.grad += ...` does: micro-batch k's gradient
-      // is read by micro-batch k+1's op that adds to it, and only the last one by the optimizer, so a stage
-      // holds one gradient per weight, not one per micro-batch in flight.
-      const bool gradient = pass_of(x.producer) == Pass::Backward && !x.consumers.empty() &&
-                            std::all_of(x.consumers.begin(), x.consumers.end(),
-                                        [&](OpId c) { return pass_of(c) == Pass::Optimizer; });
-      if (gradient && k + 1 < m)
+      if (weight_gradient[static_cast<std::size_t>(t)] && k + 1 < m)
         consumers.push_back(id[static_cast<std::size_t>(k) + 1][static_cast<std::size_t>(x.producer)]);
       else
         for (OpId c : x.consumers)
