@@ -58,6 +58,11 @@ void set_key(ParallelSetup& s, const std::string& key, const std::string& v) {
     s.dp.group_size = positive_integer(key, v);
   } else if (key == "ring_steps") {
     s.dp.max_ring_steps = v == "all" ? 0 : positive_integer(key, v);
+  } else if (key == "channels") {
+    s.dp.channels = positive_integer(key, v);
+  } else if (key == "overlap") {
+    one_of({"on", "off"});
+    s.dp.overlap = v == "on";
   } else if (key == "microbatches") {
     s.pp.microbatches = positive_integer(key, v);
   } else if (key == "interleave") {
@@ -75,8 +80,8 @@ void set_key(ParallelSetup& s, const std::string& key, const std::string& v) {
   } else {
     throw InputError(
         "--parallel", key,
-        "unknown key (known: dp, tp, pp, bucket, algo, group, ring_steps, zero, microbatches, schedule, "
-        "interleave, batch, devices)");
+        "unknown key (known: dp, tp, pp, bucket, algo, group, ring_steps, channels, overlap, zero, "
+        "microbatches, schedule, interleave, batch, devices)");
   }
 }
 
@@ -137,9 +142,18 @@ ParallelSetup parse_parallel(const std::string& text, const Platform& platform, 
   if (values.count("zero") && s.data_parallel < 2)
     throw InputError("--parallel", "zero",
                      "ZeRO shards the optimizer state across data-parallel replicas: give dp=N too");
-  for (const char* key : {"microbatches", "schedule", "interleave"})
+  for (const char* key : {"schedule", "interleave"}) // micro-batches on one stage: gradient accumulation
     if (values.count(key) && s.pipeline_stages < 2)
       throw InputError("--parallel", key, "is a pipeline's option: give pp=N (N >= 2) too");
+  if (values.count("overlap") && s.data_parallel < 2)
+    throw InputError("--parallel", "overlap", "is the gradient all-reduce's option: give dp=N too");
+  if (s.dp.channels > 1 && s.dp.algorithm != collectives::Algorithm::Ring)
+    throw InputError("--parallel", "channels",
+                     "NCCL's channels split ring collectives: give algo=ring (group=G for one rail per "
+                     "channel across nodes)");
+  if (s.dp.channels > 1 && s.dp.group_size > 0 && s.data_parallel % s.dp.group_size != 0)
+    throw InputError("--parallel", "group",
+                     "channels over groups need group=G dividing dp=" + std::to_string(s.data_parallel));
   if (s.dp.zero_stage >= 2 && s.pipeline_stages > 1) // DeepSpeed refuses it too
     throw InputError("--parallel", "zero",
                      "ZeRO-2 and -3 shard the gradients that a pipeline accumulates over its micro-batches: "
@@ -179,6 +193,7 @@ Graph apply_parallel(const Graph& step, const ParallelSetup& s) {
     mesh.tensor_algorithm = s.dp.algorithm == collectives::Algorithm::Hierarchical
                                 ? collectives::Algorithm::Ring
                                 : s.dp.algorithm;
+    mesh.tensor_channels = s.dp.channels;
     mesh.data_options = s.dp;
     return mesh_parallel(step, mesh);
   } catch (const std::invalid_argument& e) {
@@ -202,6 +217,12 @@ std::string layout_line(const ParallelSetup& s, const Graph& transformed) {
                   units::format_bytes(s.dp.bucket_bytes).c_str());
     out += line;
   }
+  if (s.dp.channels > 1 || !s.dp.overlap)
+    out.append(s.dp.channels > 1 ? ", " + std::to_string(s.dp.channels) + " channels" : std::string())
+        .append(s.dp.overlap ? "" : ", after the backward pass");
+  if (s.pipeline_stages == 1 && s.pp.microbatches > 1)
+    out.append(s.data_parallel > 1 ? " of" : "")
+        .append(" " + std::to_string(s.pp.microbatches) + " micro-batches with gradient accumulation");
   if (s.pipeline_stages > 1) {
     std::snprintf(line, sizeof line, "%s pipeline of %d stages, %d micro-batches, %s schedule",
                   s.data_parallel > 1 ? " of a" : "", s.pipeline_stages, s.pp.microbatches,
@@ -229,7 +250,7 @@ std::string parallel_summary(const ParallelSetup& s, const Report& report) {
   std::string out = layout_line(s, report.cost->graph());
   std::snprintf(line, sizeof line, "\n          step %s, %.1f samples/s (%g per %s)",
                 units::format_time(step).c_str(), s.samples_per_step() / step, s.samples_per_replica,
-                s.pipeline_stages > 1 ? "micro-batch" : "replica");
+                s.pipeline_stages > 1 || s.pp.microbatches > 1 ? "micro-batch" : "replica");
   out += line;
   if (s.tokens_per_sample > 0) {
     std::snprintf(line, sizeof line, ", %.0f tokens/s", s.samples_per_step() * s.tokens_per_sample / step);
@@ -263,7 +284,7 @@ nlohmann::ordered_json parallel_json(const ParallelSetup& s, const Report& repor
                               {"data_parallel", s.data_parallel},
                               {"tensor_parallel", s.tensor_parallel},
                               {"pipeline_stages", s.pipeline_stages}};
-  if (s.pipeline_stages > 1) {
+  if (s.pipeline_stages > 1 || s.pp.microbatches > 1) {
     j["microbatches"] = s.pp.microbatches;
     j["schedule"] = s.pp.schedule == PipelineSchedule::GPipe ? "gpipe" : "1f1b";
     j["interleave"] = s.pp.interleave;
@@ -274,6 +295,8 @@ nlohmann::ordered_json parallel_json(const ParallelSetup& s, const Report& repor
     j["gradient_buckets"] = bucket_count(report.cost->graph());
     j["zero_stage"] = s.dp.zero_stage;
     j["bucket_bytes"] = s.dp.bucket_bytes;
+    if (s.dp.channels > 1) j["channels"] = s.dp.channels;
+    if (!s.dp.overlap) j["overlap"] = false;
   }
   const TrainingMetrics m = training_metrics(*report.plan, *report.cost, report.execution);
   j["samples_per_replica"] = s.samples_per_replica;

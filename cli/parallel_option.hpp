@@ -23,14 +23,12 @@ struct ParallelSetup {
   int pipeline_stages = 1;
   PipelineOptions pp;
   int tensor_parallel = 1;
-  double samples_per_replica = 1; // each replica's (or micro-batch's) batch
+  double samples_per_replica = 1; // each micro-batch's batch (a replica runs pp.microbatches of them)
   double tokens_per_sample = 0;   // the workload's seq=, when it has one
   const std::vector<std::string>& devices() const { return dp.devices; } // every device of the run
   int inner() const { return pipeline_stages * tensor_parallel; }        // devices of one replica
   int width() const { return data_parallel * inner(); }
-  double samples_per_step() const {
-    return samples_per_replica * (pipeline_stages > 1 ? pp.microbatches : 1) * data_parallel;
-  }
+  double samples_per_step() const { return samples_per_replica * pp.microbatches * data_parallel; }
 };
 
 // Parses `text` against `platform` (devices default to its first GPUs, in order); `workload` is the

@@ -155,8 +155,17 @@ TEST_CASE("each kind of bad input gets a clear error naming the file and the pla
        "dp=2,tp=2,pp=2,microbatches=0",
        "--parallel: microbatches: '0' is not a positive integer"},
       {"run --platform multi-gpu-node --workload bert-base:mode=training,heads=fused --parallel "
-       "tp=2,microbatches=4",
-       "--parallel: microbatches: is a pipeline's option"},
+       "tp=2,schedule=gpipe",
+       "--parallel: schedule: is a pipeline's option"},
+      {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel tp=2,overlap=off",
+       "--parallel: overlap: is the gradient all-reduce's option: give dp=N too"},
+      {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel dp=2,overlap=later",
+       "--parallel: overlap: 'later' is not one of: on, off"},
+      {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel "
+       "dp=2,algo=tree,channels=2",
+       "--parallel: channels: NCCL's channels split ring collectives"},
+      {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel dp=2,channels=0",
+       "--parallel: channels: '0' is not a positive integer"},
       {"run --platform multi-gpu-node --workload bert-base:mode=training,heads=fused --parallel "
        "tp=2,pp=2,microbatches=3,interleave=2",
        "interleaved 1F1B needs the micro-batches (3) to be a multiple of the stages (2)"},

@@ -65,11 +65,10 @@ TEST_CASE("with full recomputation a step does the paper's 96 B s l h^2 (1 + s/(
   CHECK(compute_flops(again) == doctest::Approx(paper).epsilon(0.005));
   CHECK(compute_flops(again) > paper);
   // Recomputation adds each transformer layer's forward once, and nothing else.
-  double forward_in_layers = 0; // the blocks' ops ("h<k>.") but the residual adds, which have no backward op
+  double forward_in_layers = 0; // the blocks' ops ("h<k>."), residual adds included
   for (const auto& op : plain.ops)
-    if (op.name[0] == 'h' && !ends_with(op.name, ".residual") && !ends_with(op.name, ".dgrad") &&
-        !ends_with(op.name, ".wgrad") && !ends_with(op.name, ".bwd") && !ends_with(op.name, ".gradsum") &&
-        !ends_with(op.name, ".adam"))
+    if (op.name[0] == 'h' && !ends_with(op.name, ".dgrad") && !ends_with(op.name, ".wgrad") &&
+        !ends_with(op.name, ".bwd") && !ends_with(op.name, ".gradsum") && !ends_with(op.name, ".adam"))
       forward_in_layers += op.flops;
   CHECK(forward_in_layers > 0.3 * compute_flops(plain));
   CHECK(compute_flops(again) - compute_flops(plain) == doctest::Approx(forward_in_layers).epsilon(1e-9));
@@ -100,7 +99,7 @@ TEST_CASE("a checkpointed block runs again when its gradient arrives, and its gr
       for (OpId c : g.tensor(t).consumers)
         CHECK(g.op(c).name.rfind(block + ".", 0) == 0);
   }
-  CHECK(recomputed > 12 * 5);       // every layer of the 12 blocks but the residual adds
+  CHECK(recomputed > 12 * 7);       // every layer of the 12 blocks, the two residual adds included
   CHECK(triggered == 12);           // one start per block
   for (const auto& t : g.tensors) { // a block's inner activations are read by no backward op
     const Op& producer = g.op(t.producer);

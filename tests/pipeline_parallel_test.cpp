@@ -124,7 +124,9 @@ TEST_CASE("stages are contiguous cuts balanced on forward and backward FLOPs, an
 
 TEST_CASE("a pipeline refuses what it cannot do, saying why") {
   const Graph step = load_workload("bert-base:mode=training,batch=1,seq=32");
-  CHECK_THROWS_WITH(pipeline_parallel(step, {gpus(1), 4}), doctest::Contains("at least 2 stages"));
+  CHECK_THROWS_WITH(pipeline_parallel(step, {gpus(0), 4}), doctest::Contains("at least 1 stage"));
+  CHECK_THROWS_WITH(pipeline_parallel(step, {gpus(1), 4, PipelineSchedule::OneForwardOneBackward, 2}),
+                    doctest::Contains("interleaved chunks need a pipeline of at least 2 stages"));
   CHECK_THROWS_WITH(pipeline_parallel(step, {gpus(2), 0}), doctest::Contains("at least 1 micro-batch"));
   CHECK_THROWS_WITH(pipeline_parallel(load_workload("bert-base:batch=1,seq=32"), {gpus(2), 2}),
                     doctest::Contains("no backward pass"));

@@ -88,10 +88,11 @@ std::vector<std::pair<int, std::vector<Update>>> gradient_buckets(const Graph& g
 // whose optimizer state it holds. ZeRO-1 keeps the whole gradient buffer until its optimizer step (only the
 // optimizer state is sharded); ZeRO-2 frees all but its shard. Both then all-gather the updated weights;
 // ZeRO-3 does not, since each rank keeps only its shard of the weights (see gather_weights).
+// `ready[r]`, where not -1, is an op of rank r that the bucket waits for as well (overlap off).
 template <class Mapped>
 void synchronise_bucket(GraphBuilder& b, const Graph& step, const DataParallelOptions& o, std::size_t q,
                         const std::vector<Update>& updates, const std::vector<std::string>& ranks,
-                        Mapped mapped) {
+                        const std::vector<OpId>& ready, Mapped mapped) {
   const std::size_t n = ranks.size();
   const std::string bucket = "grad_bucket" + std::to_string(q);
   collectives::CollectiveSpec spec;
@@ -99,6 +100,7 @@ void synchronise_bucket(GraphBuilder& b, const Graph& step, const DataParallelOp
   spec.algorithm = o.zero_stage >= 1 ? collectives::Algorithm::Ring : o.algorithm;
   spec.group_size = o.group_size;
   spec.max_ring_steps = o.max_ring_steps;
+  spec.channels = o.channels;
   spec.devices = ranks;
   spec.name = (o.zero_stage >= 1 ? "reducescatter" : "allreduce") + std::to_string(q);
   spec.precision = step.op(updates.front().optimizer).precision;
@@ -111,6 +113,7 @@ void synchronise_bucket(GraphBuilder& b, const Graph& step, const DataParallelOp
       for (TensorId t : u.grads)
         b.tensor(replica_name(r, step.tensor(t).name) + ".to_bucket", step.tensor(t).bytes,
                  mapped(r, step.tensor(t).producer), {pack.id()});
+    if (ready[r] >= 0) b.tensor(replica_name(r, bucket) + ".after_backward", 0.0, ready[r], {pack.id()});
     packed[r] = pack.id();
   }
   const auto reduced = collectives::append_collective(b, spec, packed);
@@ -198,6 +201,7 @@ void gather_weights(GraphBuilder& b, const Graph& step, const DataParallelOption
     collectives::CollectiveSpec spec;
     spec.op = collectives::Collective::AllGather;
     spec.max_ring_steps = o.max_ring_steps;
+    spec.channels = o.channels;
     spec.devices = ranks[use.bucket];
     spec.name = std::string(gathered_weights_prefix) + std::to_string(i);
     spec.precision = step.op(buckets[use.bucket].second.front().optimizer).precision;
@@ -218,6 +222,33 @@ void gather_weights(GraphBuilder& b, const Graph& step, const DataParallelOption
       return step.topological_position(a) < step.topological_position(c);
     });
   }
+}
+
+// Overlap off: per replica and step device, a barrier that every gradient of the device's buckets feeds,
+// so that no bucket of the device is reduced before its whole backward pass is done. done[j][r] is
+// replica r's barrier for step device j (-1 where the device has no bucket).
+template <class Device, class Mapped>
+std::vector<std::vector<OpId>> backward_done(GraphBuilder& b, const Graph& step,
+                                             const std::vector<std::pair<int, std::vector<Update>>>& buckets,
+                                             std::size_t replicas, Device device, Mapped mapped) {
+  std::map<int, std::set<OpId>> producers; // per step device
+  for (const auto& [j, updates] : buckets)
+    for (const auto& u : updates)
+      for (TensorId t : u.grads)
+        producers[j].insert(step.tensor(t).producer);
+  std::vector<std::vector<OpId>> done;
+  for (const auto& [j, ops] : producers) {
+    done.resize(static_cast<std::size_t>(j) + 1, std::vector<OpId>(replicas, -1));
+    for (std::size_t r = 0; r < replicas; ++r) {
+      const std::string name = replica_name(r, "backward_done.d" + std::to_string(j));
+      const OpId barrier =
+          b.op(name).kind("barrier").pinned_to({device(r, static_cast<std::size_t>(j))}).id();
+      for (OpId producer : ops)
+        b.tensor(name + ".from" + std::to_string(producer), 0.0, mapped(r, producer), {barrier});
+      done[static_cast<std::size_t>(j)][r] = barrier;
+    }
+  }
+  return done;
 }
 
 } // namespace
@@ -280,11 +311,15 @@ Graph data_parallel(const Graph& step, const DataParallelOptions& o) {
         b.tensor(replica_name(r, x.name), x.bytes, mapped(r, x.producer), consumers);
     }
 
+  const auto done =
+      o.overlap ? std::vector<std::vector<OpId>>{} : backward_done(b, step, buckets, n, device, mapped);
+  const std::vector<OpId> no_wait(n, -1);
   std::vector<std::vector<std::string>> ranks(buckets.size());
   for (std::size_t q = 0; q < buckets.size(); ++q) {
+    const auto j = static_cast<std::size_t>(buckets[q].first);
     for (std::size_t r = 0; r < n; ++r)
-      ranks[q].push_back(device(r, static_cast<std::size_t>(buckets[q].first)));
-    synchronise_bucket(b, step, o, q, buckets[q].second, ranks[q], mapped);
+      ranks[q].push_back(device(r, j));
+    synchronise_bucket(b, step, o, q, buckets[q].second, ranks[q], o.overlap ? no_wait : done[j], mapped);
   }
   if (o.zero_stage >= 3) gather_weights(b, step, o, buckets, ranks, mapped);
   return std::move(b).build();

@@ -27,6 +27,12 @@ struct DataParallelOptions {
   // before its forward use and again before its backward use, and frees them after; no all-gather after
   // the step (1.5x the bytes of an all-reduce, the paper's section 7).
   int zero_stage = 0;
+  // NCCL's channels for every ring collective of the gradients (collectives::CollectiveSpec::channels).
+  int channels = 1;
+  // Whether a bucket's all-reduce starts as soon as its gradients are complete (PyTorch DDP), or only once
+  // the whole backward pass has produced every gradient of the replica's device, as Megatron-LM's own DDP
+  // (DDP_impl=local, its default in 2021) all-reduces after forward_backward returns.
+  bool overlap = true;
 };
 
 // `step` is one replica's training step (forward, backward, an optimizer op per weight tensor; see

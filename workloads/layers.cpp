@@ -298,8 +298,10 @@ ValueId LayerGraph::loss(const std::string& name, ValueId logits, double rows, d
 void LayerGraph::recompute(int block, const std::vector<ValueId>& trigger,
                            std::map<ValueId, ValueId>& copies) {
   bool first = true;
+  // The residual adds run again too, as Megatron-LM's checkpointed forward does: the block keeps only its
+  // input, and a tensor-parallel split repeats its all-reduces ahead of them.
   for (const Layer& m : layers_) {
-    if (m.recompute_block != block || m.pass_through) continue;
+    if (m.recompute_block != block) continue;
     Op again = b_.mutable_op(m.op).without_edges();
     again.name = m.name + ".recompute";
     again.param_bytes = 0; // the weights stay the forward op's

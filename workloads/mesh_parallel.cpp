@@ -39,7 +39,8 @@ std::vector<std::string> data_parallel_order(const Graph& replica, const std::ve
 
 } // namespace
 
-Graph tensor_pipeline_parallel(const Graph& g, int t, const PipelineOptions& o, collectives::Algorithm a) {
+Graph tensor_pipeline_parallel(const Graph& g, int t, const PipelineOptions& o, collectives::Algorithm a,
+                               int channels) {
   const int n = static_cast<int>(o.devices.size());
   if (t < 2)
     throw std::invalid_argument("tensor parallelism needs at least 2 ranks (got " + std::to_string(t) + ")");
@@ -61,6 +62,7 @@ Graph tensor_pipeline_parallel(const Graph& g, int t, const PipelineOptions& o, 
     split_options.groups.emplace_back(o.devices.begin() + s * t, o.devices.begin() + (s + 1) * t);
   split_options.devices = split_options.groups.front();
   split_options.algorithm = a;
+  split_options.channels = channels;
   for (int c : chunk)
     split_options.group_of.push_back(c % p);
   std::vector<OpId> origin;
@@ -76,10 +78,7 @@ Graph tensor_pipeline_parallel(const Graph& g, int t, const PipelineOptions& o, 
     layout.chunk.push_back(chunk[x]);
     layout.device.push_back(index.at(split.op(y).allowed_devices.at(0)));
   }
-  std::string name =
-      g.name + "-tp" + std::to_string(t) + "-pp" + std::to_string(p) + "x" + std::to_string(o.microbatches);
-  if (o.interleave > 1) name.append("v").append(std::to_string(o.interleave));
-  return pipeline_schedule(split, layout, o, name);
+  return pipeline_schedule(split, layout, o, g.name + "-tp" + std::to_string(t) + schedule_suffix(p, o));
 }
 
 Graph mesh_parallel(const Graph& step, const MeshOptions& o) {
@@ -93,11 +92,16 @@ Graph mesh_parallel(const Graph& step, const MeshOptions& o) {
                                 std::to_string(o.devices.size()) + ")");
   PipelineOptions pp = o.pipeline_options;
   pp.devices.assign(o.devices.begin(), o.devices.begin() + k);
-  const Graph replica = o.pipeline > 1 && o.tensor > 1
-                            ? tensor_pipeline_parallel(step, o.tensor, pp, o.tensor_algorithm)
-                        : o.pipeline > 1 ? pipeline_parallel(step, pp)
-                        : o.tensor > 1   ? tensor_parallel(step, {pp.devices, o.tensor_algorithm})
-                                         : step;
+  // Micro-batches without a pipeline are a one-stage pipeline: gradient accumulation.
+  const bool scheduled = o.pipeline > 1 || pp.microbatches > 1;
+  TensorParallelOptions split{pp.devices, o.tensor_algorithm};
+  split.channels = o.tensor_channels;
+  const Graph replica =
+      scheduled && o.tensor > 1
+          ? tensor_pipeline_parallel(step, o.tensor, pp, o.tensor_algorithm, o.tensor_channels)
+      : scheduled    ? pipeline_parallel(step, pp)
+      : o.tensor > 1 ? tensor_parallel(step, split)
+                     : step;
   if (o.data < 2) return replica;
   DataParallelOptions dp = o.data_options;
   dp.devices = k > 1 ? data_parallel_order(replica, o.devices, static_cast<std::size_t>(k)) : o.devices;

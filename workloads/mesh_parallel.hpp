@@ -20,6 +20,7 @@ struct MeshOptions {
   int data = 1, tensor = 1, pipeline = 1;
   PipelineOptions pipeline_options;                                       // its devices are ignored
   collectives::Algorithm tensor_algorithm = collectives::Algorithm::Ring; // the tensor-parallel all-reduces
+  int tensor_channels = 1;                                                // and their NCCL channels
   DataParallelOptions data_options;                                       // its devices are ignored
 };
 
@@ -29,12 +30,14 @@ struct MeshOptions {
 // std::invalid_argument as tensor_parallel and pipeline_parallel do, and for a device count that is not a
 // multiple of tp.
 Graph tensor_pipeline_parallel(const Graph& microbatch, int tp, const PipelineOptions& options,
-                               collectives::Algorithm algorithm = collectives::Algorithm::Ring);
+                               collectives::Algorithm algorithm = collectives::Algorithm::Ring,
+                               int channels = 1);
 
-// The whole mesh: one replica by tensor and pipeline parallelism (whichever are above 1) on the first
-// pp x tp devices, then data parallelism across the replicas, each replica's device (s, r) all-reducing its
-// gradients with the same (s, r) of every other. Throws std::invalid_argument for a device count other than
-// dp x tp x pp, and as the transformations it composes do.
+// The whole mesh: one replica by tensor and pipeline parallelism (whichever are above 1; micro-batches on
+// one stage are gradient accumulation) on the first pp x tp devices, then data parallelism across the
+// replicas, each replica's device (s, r) all-reducing its gradients with the same (s, r) of every other.
+// Throws std::invalid_argument for a device count other than dp x tp x pp, and as the transformations it
+// composes do.
 Graph mesh_parallel(const Graph& step, const MeshOptions& options);
 
 } // namespace hs

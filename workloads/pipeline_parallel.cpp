@@ -102,10 +102,18 @@ void add_barriers(GraphBuilder& b, const Graph& g, const PipelineLayout& l, cons
 
 } // namespace
 
+std::string schedule_suffix(int p, const PipelineOptions& o) {
+  if (p == 1) return "-accum" + std::to_string(o.microbatches);
+  std::string out = "-pp" + std::to_string(p) + "x" + std::to_string(o.microbatches);
+  if (o.interleave > 1) out.append("v").append(std::to_string(o.interleave));
+  return out;
+}
+
 void check_pipeline(int p, const PipelineOptions& o) {
   const int m = o.microbatches;
-  if (p < 2)
-    throw std::invalid_argument("a pipeline needs at least 2 stages (got " + std::to_string(p) + ")");
+  if (p < 1) throw std::invalid_argument("a pipeline needs at least 1 stage (got " + std::to_string(p) + ")");
+  if (p == 1 && o.interleave > 1)
+    throw std::invalid_argument("interleaved chunks need a pipeline of at least 2 stages");
   if (m < 1)
     throw std::invalid_argument("a pipeline needs at least 1 micro-batch (got " + std::to_string(m) + ")");
   if (o.interleave < 1)
@@ -188,9 +196,7 @@ Graph pipeline_parallel(const Graph& g, const PipelineOptions& o) {
       roles.pass, stages_of(g, roles, p * o.interleave, pipeline_name(p, o)), {}, o.devices, 1};
   for (int c : layout.chunk)
     layout.device.push_back(c % p);
-  std::string name = g.name + "-pp" + std::to_string(p) + "x" + std::to_string(o.microbatches);
-  if (o.interleave > 1) name.append("v").append(std::to_string(o.interleave));
-  return pipeline_schedule(g, layout, o, name);
+  return pipeline_schedule(g, layout, o, g.name + schedule_suffix(p, o));
 }
 
 } // namespace hs

@@ -2,7 +2,9 @@
 // Pipeline parallelism as a graph transformation: the layers cut into contiguous stages, one per device
 // (or v chunks per device, interleaved); the batch cut into micro-batches that flow through them; the
 // stage's order of forward and backward passes fixed by the schedule (workloads/pipeline_schedule.hpp),
-// with the gradients of every micro-batch accumulated into one optimizer step per weight.
+// with the gradients of every micro-batch accumulated into one optimizer step per weight. One stage is
+// gradient accumulation without a pipeline: the micro-batches run one after the other on the same devices
+// (forward, backward, next), as Megatron-LM's forward_backward_no_pipelining does.
 #include "sim/graph.hpp"
 #include "workloads/layer_roles.hpp"
 #include "workloads/pipeline_schedule.hpp"
@@ -26,9 +28,10 @@ struct PipelineOptions {
 // "x" has forward op "x", backward ops "x.dgrad", "x.wgrad", "x.bwd" or "x.gradsum", and optimizer op kind
 // "optimizer". Stages are contiguous in topological order and balanced on each layer's forward and
 // backward FLOPs. Ops become "m<k>/<name>" pinned to their stage's device (optimizer ops once, reading
-// every micro-batch's gradient; weights resident once per stage). Throws std::invalid_argument for fewer
-// than 2 stages, no micro-batch, no backward op, more stages (times chunks) than forward layers, or an
-// interleaved pipeline whose micro-batches are not a multiple of its stages or whose schedule is GPipe.
+// every micro-batch's gradient; weights resident once per stage). Throws std::invalid_argument for no
+// stage, no micro-batch, interleaved chunks on one stage, no backward op, more stages (times chunks) than
+// forward layers, or an interleaved pipeline whose micro-batches are not a multiple of its stages or whose
+// schedule is GPipe.
 Graph pipeline_parallel(const Graph& microbatch, const PipelineOptions& options);
 
 // Each op's model chunk (its stage without interleaving), by the same rule as pipeline_parallel, for
@@ -52,8 +55,13 @@ struct PipelineLayout {
 Graph pipeline_schedule(const Graph& placed, const PipelineLayout& layout, const PipelineOptions& options,
                         const std::string& name);
 
-// Throws std::invalid_argument for what no pipeline can run: fewer than 2 stages, no micro-batch, an
-// interleave below 1, or an interleaved pipeline that is GPipe or has micro-batches not a multiple of p.
+// Throws std::invalid_argument for what no pipeline can run: no stage, no micro-batch, an interleave below
+// 1 or above 1 on one stage, or an interleaved pipeline that is GPipe or has micro-batches not a multiple
+// of p.
 void check_pipeline(int stages, const PipelineOptions& options);
+
+// The transformed graph's name suffix: "-pp4x8" (stages x micro-batches), "-pp4x8v2" (interleaved), or
+// "-accum8" for one stage.
+std::string schedule_suffix(int stages, const PipelineOptions& options);
 
 } // namespace hs

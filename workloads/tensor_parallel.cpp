@@ -23,9 +23,9 @@ std::string rank_name(std::size_t r, const std::string& name) {
 } // namespace
 
 bool tensor_parallel_layer(const std::string& name) {
-  for (const char* tail :
-       {".attn.q", ".attn.k", ".attn.v", ".attn.scores", ".attn.softmax", ".attn.context", ".attn.out",
-        ".ffn.fc1", ".ffn.gelu", ".ffn.fc2", ".mlp.fc1", ".mlp.gelu", ".mlp.fc2"})
+  for (const char* tail : {".attn.q", ".attn.k", ".attn.v", ".attn.scores", ".attn.scale", ".attn.mask",
+                           ".attn.softmax", ".attn.attn_dropout", ".attn.context", ".attn.out", ".ffn.fc1",
+                           ".ffn.gelu", ".ffn.fc2", ".mlp.fc1", ".mlp.gelu", ".mlp.fc2"})
     if (has_suffix(name, tail)) return true;
   return false;
 }
@@ -116,6 +116,7 @@ Graph tensor_parallel(const Graph& g, const TensorParallelOptions& o, std::vecto
     const OpId home = readers.front();
     collectives::CollectiveSpec spec;
     spec.algorithm = o.algorithm;
+    spec.channels = o.channels;
     spec.devices = ranks_of(home);
     spec.name = "allreduce." + name;
     spec.precision = g.op(readers.front()).precision;

@@ -17,6 +17,7 @@ namespace hs {
 struct TensorParallelOptions {
   std::vector<std::string> devices; // one rank per device
   collectives::Algorithm algorithm = collectives::Algorithm::Ring;
+  int channels = 1; // NCCL's channels for each all-reduce (ring only; collectives::CollectiveSpec)
   // For tensor x pipeline parallelism: when not empty, op x of the graph (and the all-reduce of the partial
   // sums it reads) runs on the ranks groups[group_of[x]], each group as many devices as `devices`.
   std::vector<int> group_of{};

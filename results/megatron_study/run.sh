@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Megatron-LM's weak-scaling throughput (Narayanan et al., SC 2021, Table 1) for the configurations that
 # need only data and tensor parallelism, simulated: one training step of each GPT model (fp16 on tensor
-# cores, full activation recomputation, Megatron's TP splits, hierarchical DDP all-reduce of the gradients
-# in 25 MiB buckets), as-pinned plan, SimGrid replay, on dgx-a100-cluster with the paper's GPU count.
+# cores, full activation recomputation, dropout as Megatron-LM's defaults apply it, Megatron's TP splits,
+# hierarchical all-reduce of the gradients in 25 MiB buckets after the backward pass, as Megatron-LM's own
+# DDP does), as-pinned plan, SimGrid replay, on dgx-a100-cluster with the paper's GPU count, memory checked
+# against the A100's 80 GiB.
 # Writes table.md and table.csv beside this script (deterministic: no timings of this machine in them)
 # and prints the CPU cost of each run on stderr.
 # Usage: results/megatron_study/run.sh [path/to/heterosim] [config...]  (configs: 1.7b 3.6b 7.5b 18.4b)
@@ -22,12 +24,12 @@ for c in "${configs[@]}"; do
   dp=$((n / t)) per_node=$((8 / t))
   # Hierarchical DDP: the data-parallel ranks of one node (8 / tp of them) reduce first, then one rail each.
   if ((per_node >= 2)); then algo="algo=hierarchical,group=$per_node"; else algo="algo=ring"; fi
-  parallel="dp=$dp,$algo"
+  parallel="dp=$dp,$algo,overlap=off"
   ((t > 1)) && parallel="$parallel,tp=$t"
-  workload="megatron-gpt-$c:mode=training,precision=fp16,heads=fused,recompute=full,batch=$((b / dp))"
+  workload="megatron-gpt-$c:mode=training,precision=fp16,heads=fused,recompute=full,dropout=on,batch=$((b / dp))"
   /usr/bin/time -f "$c: %U user %S sys %e wall s, %M KB" -o "$out/time-$c" \
     "$heterosim" run --platform "dgx-a100-cluster:nodes=$((n / 8))" --workload "$workload" \
-    --policy as-pinned --parallel "$parallel" --allow-over-capacity --report-only --force \
+    --policy as-pinned --parallel "$parallel" --report-only --force \
     --out "$out/$c" >"$out/log-$c" 2>&1 || { cat "$out/log-$c" >&2; exit 1; }
   cat "$out/time-$c" >&2
 done
