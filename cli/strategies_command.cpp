@@ -25,6 +25,7 @@ struct StrategiesOptions {
   int gpus = 8;
   std::vector<int> microbatches = {4, 8};
   std::vector<int> interleave = {1};
+  int global_batch = 0; // 0: each layout's micro-batches from `microbatches`
   int top = 3;
   std::string out;
   bool force = false;
@@ -38,10 +39,19 @@ struct Candidate {
 
 // The --parallel specs whose degrees multiply to `gpus`: every dp x tp x pp, pipelines at each micro-batch
 // count and each number of chunks per device (interleaved only where the micro-batches are a multiple of
-// the stages, as the schedule needs).
-std::vector<std::string> layouts(int gpus, const std::vector<int>& microbatches,
-                                 const std::vector<int>& chunks) {
-  std::vector<std::string> specs;
+// the stages, as the schedule needs). With a global batch G (samples per step, `batch` per micro-batch),
+// every layout instead runs G / (dp x batch) micro-batches, as Megatron-LM derives them, so that all
+// compare at the same G: a pipeline's, or gradient accumulation on one stage; a layout whose dp x batch
+// does not divide G is listed as refused.
+std::vector<Candidate> layouts(int gpus, const std::vector<int>& microbatches, const std::vector<int>& chunks,
+                               int global_batch, int batch) {
+  std::vector<Candidate> out;
+  const auto add = [&](const std::string& spec, int m, int v) {
+    std::string full = spec;
+    if (m > 1) full.append(",microbatches=").append(std::to_string(m));
+    if (v > 1) full.append(",interleave=").append(std::to_string(v));
+    out.push_back(Candidate{full, 0, 0, 0, 0, ""});
+  };
   for (int tp = 1; tp <= gpus; ++tp)
     for (int pp = 1; tp * pp <= gpus; ++pp) {
       if (gpus % (tp * pp) != 0) continue;
@@ -50,18 +60,27 @@ std::vector<std::string> layouts(int gpus, const std::vector<int>& microbatches,
       for (const auto& [key, degree] : {std::pair{"dp", dp}, {"tp", tp}, {"pp", pp}})
         if (degree > 1)
           spec.append(spec.empty() ? "" : ",").append(key).append("=").append(std::to_string(degree));
+      if (global_batch > 0) {
+        if (global_batch % (dp * batch) != 0) {
+          out.push_back(Candidate{spec, 0, 0, 0, 0, ""});
+          out.back().refused = "global batch " + std::to_string(global_batch) +
+                               " is not a multiple of dp x batch = " + std::to_string(dp * batch);
+          continue;
+        }
+        const int m = global_batch / (dp * batch);
+        for (int v : chunks)
+          if (v == 1 || (pp > 1 && m % pp == 0)) add(spec, m, v);
+        continue;
+      }
       if (pp == 1) {
-        specs.push_back(spec);
+        add(spec, 1, 1);
         continue;
       }
       for (int m : microbatches)
         for (int v : chunks)
-          if (v == 1)
-            specs.push_back(spec + ",microbatches=" + std::to_string(m));
-          else if (v > 1 && m % pp == 0)
-            specs.push_back(spec + ",microbatches=" + std::to_string(m) + ",interleave=" + std::to_string(v));
+          if (v == 1 || m % pp == 0) add(spec, m, v);
     }
-  return specs;
+  return out;
 }
 
 Candidate score(const std::string& spec, const StrategiesOptions& o, const Platform& p, const Graph& step) {
@@ -89,9 +108,12 @@ int strategies(const StrategiesOptions& o) {
   if (!o.out.empty() && std::filesystem::exists(o.out + "/strategies.csv") && !o.force)
     throw InputError(o.out + "/strategies.csv", "", "already exists; pass --force to overwrite");
   const Graph step = load_workload(o.workload);
+  // The workload's batch is the micro-batch's (parse_parallel reads it from the workload spec).
+  const int batch =
+      o.global_batch > 0 ? static_cast<int>(parse_parallel("dp=1", p, o.workload).samples_per_replica) : 1;
   std::vector<Candidate> all;
-  for (const auto& spec : layouts(o.gpus, o.microbatches, o.interleave))
-    all.push_back(score(spec, o, p, step));
+  for (auto& c : layouts(o.gpus, o.microbatches, o.interleave, o.global_batch, batch))
+    all.push_back(c.refused.empty() ? score(c.spec, o, p, step) : c);
   std::stable_sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) {
     return a.refused.empty() != b.refused.empty() ? a.refused.empty() : a.samples_per_s > b.samples_per_s;
   });
@@ -135,8 +157,14 @@ Action strategies_command(CLI::App& app) {
                   "A training workload, such as bert-large:mode=training,heads=fused")
       ->required();
   cmd->add_option("--gpus", o->gpus, "GPUs to use (the platform's first)")->capture_default_str();
-  cmd->add_option("--microbatches", o->microbatches, "Micro-batch counts to try for pipelines")
-      ->delimiter(',');
+  auto* microbatches =
+      cmd->add_option("--microbatches", o->microbatches, "Micro-batch counts to try for pipelines")
+          ->delimiter(',');
+  cmd->add_option("--global-batch", o->global_batch,
+                  "Samples per step for every layout: each runs global / (dp x batch) micro-batches "
+                  "(a pipeline's, or gradient accumulation)")
+      ->check(CLI::PositiveNumber)
+      ->excludes(microbatches);
   cmd->add_option("--interleave", o->interleave,
                   "Model chunks per device to try for pipelines (interleaved 1F1B above 1), such as 1,2")
       ->delimiter(',');

@@ -121,3 +121,39 @@ TEST_CASE("strategies tries interleaved pipelines where the micro-batches allow 
     }
   CHECK(interleaved == 5);
 }
+
+TEST_CASE("strategies at a global batch: every layout runs G / (dp x batch) micro-batches, or is refused") {
+  const auto dir = hs::test::scratch_dir("strategies", "global-batch");
+  const auto r =
+      hs::test::heterosim("strategies --workload gpt2-small:mode=training,heads=fused,batch=2,seq=32 "
+                          "--gpus 8 --global-batch 8 --top 1 --out " +
+                          dir.string());
+  REQUIRE(r.exit_code == 0);
+  const auto rows = csv_rows(dir / "strategies.csv");
+  REQUIRE(rows.size() == 10); // the 10 meshes of 8 GPUs, none interleaved
+  int refused = 0;
+  for (const auto& row : rows) {
+    const auto degree = [&](const std::string& key) {
+      const auto at = row[0].find(key + "=");
+      return at == std::string::npos ? 1 : std::stoi(row[0].substr(at + key.size() + 1));
+    };
+    CAPTURE(row[0]);
+    if (degree("dp") == 8) { // 8 replicas of 2 samples are 16 a step, not 8
+      CHECK(row[5] == "global batch 8 is not a multiple of dp x batch = 16");
+      ++refused;
+      continue;
+    }
+    if (degree("tp") == 8) { // GPT-2 small's 12 heads do not split 8 ways
+      CHECK(row[5].find("does not divide") != std::string::npos);
+      continue;
+    }
+    CHECK(row[5].empty());
+    CHECK(degree("microbatches") * degree("dp") * 2 == 8); // every layout steps over the same 8 samples
+    // samples/s is those 8 samples over the step the evaluator gives
+    CHECK(std::stod(row[2]) == doctest::Approx(8 / std::stod(row[1])).epsilon(1e-6));
+  }
+  CHECK(refused == 1);
+  CHECK(
+      hs::test::heterosim("strategies --workload gpt2-small:mode=training --global-batch 8 --microbatches 4")
+          .output.find("excludes") != std::string::npos);
+}
