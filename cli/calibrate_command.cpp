@@ -26,6 +26,7 @@ struct CalibrateOptions {
   std::string out = "calibrate-out";
   int hold_out_every = 3;
   std::size_t min_leaf = 1;
+  int intra_op_threads = 1;
   bool roofline_only = false;
   bool force = false;
   bool quiet = false;
@@ -95,6 +96,7 @@ int calibrate(const CalibrateOptions& o) {
   fo.hold_out_every = o.hold_out_every;
   fo.framework_model = !o.roofline_only;
   fo.min_leaf = o.min_leaf;
+  fo.intra_op_threads = o.intra_op_threads;
   WorkloadCalibration c =
       calibrate_workload(graph, platform, device, pick_pass(match.times, TracePass::FastestPass), fo);
   const std::string what = workload_measured_text(in);
@@ -138,6 +140,11 @@ Action calibrate_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--min-leaf", o->min_leaf, "The trees' fewest ops per leaf (validate's are 3)")
       ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->add_option("--intra-op-threads", o->intra_op_threads,
+                  "The intra-op threads the measured run used (torch.get_num_threads()); the trees are "
+                  "keyed by it and `run` uses them at that count")
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_flag("--roofline-only", o->roofline_only,
                 "Fit the roofline per kind alone (no framework model trees)");

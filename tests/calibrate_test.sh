@@ -65,6 +65,25 @@ for fit, tolerance in (("times", 0.03), ("roofline", 1e-6)):
     print(f"calibrate cross-check ({fit}): run {latency * 1e3:.4f} ms, measured {measured * 1e3:.4f} ms")
 PY
 
+# A run measured at 2 intra-op threads: the trees are keyed by 2, the entry says so, and `run` uses them
+# (the same fit keyed differently: the same latency as the 1-thread calibration's).
+calibrate --times "$fixture/times.csv" --out "$work/threads2" --intra-op-threads 2
+"$heterosim" run --platform "$fixture/tiny-cpu.json" --workload "$fixture/tiny-cnn.json" \
+  --calibration "$work/threads2/calibration.json" --policy heft --out "$work/run-threads2" --report-only > /dev/null
+python3 - "$work" <<'PY'
+import json, sys
+work = sys.argv[1]
+entry = json.load(open(f"{work}/threads2/calibration.json"))["entries"][0]
+assert entry["intra_op_threads"] == 2, entry
+kinds = json.load(open(f"{work}/threads2/framework-model.json"))["kinds"]
+assert all(list(k["trees_by_threads"]) == ["2"] for k in kinds.values()), kinds
+one, two = (json.load(open(f"{work}/{d}/report.json"))["makespan_s"] for d in ("run-times", "run-threads2"))
+assert one == two, (one, two)
+PY
+if calibrate --times "$fixture/times.csv" --out "$work/threads0" --intra-op-threads 0 2> "$work/threads0.log"; then
+  fail "--intra-op-threads 0 was accepted"
+fi
+
 # A times file that names an op the workload lacks is refused, naming it and its line.
 printf 'op,kind,seconds\nconv1,conv2d,0.001\nconv9,conv2d,0.001\n' > "$work/bad.csv"
 if calibrate --times "$work/bad.csv" --out "$work/bad" 2> "$work/bad.log"; then fail "a mismatched times file was accepted"; fi

@@ -40,9 +40,11 @@ bool compute_bound_kind(const std::string& kind) {
 
 FrameworkCostModel::FrameworkCostModel(const std::vector<KernelPoint>& points, FrameworkFitOptions options) {
   std::map<std::string, std::vector<const KernelPoint*>> by_kind;
+  int fewest_threads = 0; // the smallest thread count measured: 1 for a kernel grid, N for a run at N
   for (const auto& p : points) {
     by_kind[p.kind].push_back(&p);
     max_threads_ = std::max(max_threads_, point_threads(p));
+    fewest_threads = fewest_threads == 0 ? point_threads(p) : std::min(fewest_threads, point_threads(p));
   }
   for (const auto& [kind, pts] : by_kind) {
     FrameworkModel::Kind k;
@@ -59,7 +61,7 @@ FrameworkCostModel::FrameworkCostModel(const std::vector<KernelPoint>& points, F
     std::map<int, std::vector<TreeSample>> by_threads;
     for (const KernelPoint* p : pts)
       by_threads[point_threads(*p)].push_back({point_features(k.dims, *p), std::log(p->best_or_p50())});
-    if (!by_threads.count(1)) continue; // no single-thread point: the kind stays unknown
+    if (!by_threads.count(fewest_threads)) continue; // none at the fewest threads: the kind stays unknown
     for (const auto& [n, samples] : by_threads)
       k.by_threads.emplace(n, ModelTree(names, samples, tree_options(options, slope)));
     model_.add_kind(kind, std::move(k));

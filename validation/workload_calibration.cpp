@@ -48,7 +48,7 @@ Fitted fit(const Graph& g, const Device& d, const std::vector<OpPrediction>& ops
     if (k.kind != op.kind) aliases[op.kind] = k.kind;
     k.label = op.name;
     k.shape = op.dims;
-    k.shape["threads"] = 1.0;
+    k.shape["threads"] = static_cast<double>(options.intra_op_threads);
     k.flops = op.flops;
     k.bytes = op.bytes_moved();
     k.p50 = k.p95 = k.best = o.measured;
@@ -70,11 +70,14 @@ Fitted fit(const Graph& g, const Device& d, const std::vector<OpPrediction>& ops
   return f;
 }
 
-Calibration::Entry entry_of(const Fitted& f, const Device& d, bool with_framework) {
+Calibration::Entry entry_of(const Fitted& f, const Device& d, bool with_framework, int threads) {
   Calibration::Entry e = f.roofline.as_calibration_entry();
   e.name = d.name;
   e.applies_to.devices = {d.name};
-  if (with_framework) e.framework = f.framework;
+  if (with_framework && f.framework) {
+    e.framework = f.framework;
+    e.intra_op_threads = threads;
+  }
   return e;
 }
 
@@ -137,10 +140,13 @@ WorkloadCalibration calibrate_workload(const Graph& g, const Platform& p, Device
   const Device& d = p.devices.at(static_cast<std::size_t>(device));
   const Fitted all = fit(g, d, c.ops, true, o);
   const Fitted split = fit(g, d, c.ops, false, o);
-  const auto in_sample = predict(g, p, device, entry_of(all, d, true), c.ops);
-  const auto split_times = predict(g, p, device, entry_of(split, d, true), c.ops);
-  const auto roof_in = predict(g, p, device, entry_of(all, d, false), c.ops);
-  const auto roof_split = predict(g, p, device, entry_of(split, d, false), c.ops);
+  if (o.intra_op_threads < 1) throw std::invalid_argument("intra_op_threads must be at least 1");
+  c.intra_op_threads = o.intra_op_threads;
+  const int n = o.intra_op_threads;
+  const auto in_sample = predict(g, p, device, entry_of(all, d, true, n), c.ops);
+  const auto split_times = predict(g, p, device, entry_of(split, d, true, n), c.ops);
+  const auto roof_in = predict(g, p, device, entry_of(all, d, false, n), c.ops);
+  const auto roof_split = predict(g, p, device, entry_of(split, d, false, n), c.ops);
   for (std::size_t i = 0; i < c.ops.size(); ++i) {
     c.ops[i].in_sample = in_sample[i];
     c.ops[i].split = split_times[i];
@@ -170,6 +176,7 @@ CalibrationOut workload_calibration_entry(const WorkloadCalibration& c, const st
   out.held_out_mape_percent = std::round(c.held_out.per_op.mape * 10) / 10;
   out.fit = c.roofline;
   if (c.has_framework) out.framework_model = framework_file;
+  out.intra_op_threads = c.intra_op_threads;
   return out;
 }
 

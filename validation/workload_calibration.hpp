@@ -28,6 +28,9 @@ struct WorkloadFitOptions {
   // held-out fit 1.3-6.0 % end to end against 4.6-21.2 % at 3, and held-out ops 27.1 % MAPE against 22.1 %
   // (docs/calibration.md).
   std::size_t min_leaf = 1;
+  // The intra-op threads the measured run gave each op (torch.get_num_threads()): the trees are keyed by
+  // it, and `run` uses them on devices that run ops on as many threads.
+  int intra_op_threads = 1;
 };
 
 struct OpPrediction {
@@ -55,6 +58,7 @@ struct WorkloadCalibration {
   FrameworkModel framework; // fitted on every op that names its dimensions (empty: none does)
   bool has_framework = false;
   std::size_t framework_ops = 0; // how many ops the trees were fitted on
+  int intra_op_threads = 1;      // the trees' thread count (WorkloadFitOptions::intra_op_threads)
 };
 
 // `seconds[id]` is op id's measured time (0: not measured). Throws InputError naming the op when a
