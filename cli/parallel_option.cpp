@@ -60,6 +60,9 @@ void set_key(ParallelSetup& s, const std::string& key, const std::string& v) {
     s.dp.max_ring_steps = v == "all" ? 0 : positive_integer(key, v);
   } else if (key == "channels") {
     s.dp.channels = positive_integer(key, v);
+  } else if (key == "vocab") {
+    one_of({"replicated", "split"});
+    s.tp.split_vocabulary = v == "split";
   } else if (key == "overlap") {
     one_of({"on", "off"});
     s.dp.overlap = v == "on";
@@ -80,7 +83,7 @@ void set_key(ParallelSetup& s, const std::string& key, const std::string& v) {
   } else {
     throw InputError(
         "--parallel", key,
-        "unknown key (known: dp, tp, pp, bucket, algo, group, ring_steps, channels, overlap, zero, "
+        "unknown key (known: dp, tp, pp, bucket, algo, group, ring_steps, channels, overlap, vocab, zero, "
         "microbatches, schedule, interleave, batch, devices)");
   }
 }
@@ -145,6 +148,9 @@ ParallelSetup parse_parallel(const std::string& text, const Platform& platform, 
   for (const char* key : {"schedule", "interleave"}) // micro-batches on one stage: gradient accumulation
     if (values.count(key) && s.pipeline_stages < 2)
       throw InputError("--parallel", key, "is a pipeline's option: give pp=N (N >= 2) too");
+  if (values.count("vocab") && s.tensor_parallel < 2)
+    throw InputError("--parallel", "vocab",
+                     "splits the vocabulary over tensor-parallel ranks: give tp=N too");
   if (values.count("overlap") && s.data_parallel < 2)
     throw InputError("--parallel", "overlap", "is the gradient all-reduce's option: give dp=N too");
   if (s.dp.channels > 1 && s.dp.algorithm != collectives::Algorithm::Ring)
@@ -190,10 +196,11 @@ Graph apply_parallel(const Graph& step, const ParallelSetup& s) {
     mesh.pipeline_options = s.pp;
     // A tensor-parallel group sits in one node, so where the gradients' all-reduce is hierarchical (across
     // nodes) its own are rings.
-    mesh.tensor_algorithm = s.dp.algorithm == collectives::Algorithm::Hierarchical
-                                ? collectives::Algorithm::Ring
-                                : s.dp.algorithm;
-    mesh.tensor_channels = s.dp.channels;
+    mesh.tensor_options = s.tp;
+    mesh.tensor_options.algorithm = s.dp.algorithm == collectives::Algorithm::Hierarchical
+                                        ? collectives::Algorithm::Ring
+                                        : s.dp.algorithm;
+    mesh.tensor_options.channels = s.dp.channels;
     mesh.data_options = s.dp;
     return mesh_parallel(step, mesh);
   } catch (const std::invalid_argument& e) {
@@ -240,6 +247,7 @@ std::string layout_line(const ParallelSetup& s, const Graph& transformed) {
                   s.tensor_parallel,
                   s.dp.algorithm == collectives::Algorithm::Hierarchical ? "ring" : algorithm.c_str());
     out += line;
+    if (s.tp.split_vocabulary) out += ", vocabulary split";
   }
   return out + ", on " + s.devices().front() + ".." + s.devices().back();
 }
@@ -291,6 +299,7 @@ nlohmann::ordered_json parallel_json(const ParallelSetup& s, const Report& repor
   }
   if (s.data_parallel > 1 || s.tensor_parallel > 1)
     j["all_reduce"] = collectives::algorithm_name(s.dp.algorithm);
+  if (s.tp.split_vocabulary) j["vocabulary"] = "split";
   if (s.data_parallel > 1) {
     j["gradient_buckets"] = bucket_count(report.cost->graph());
     j["zero_stage"] = s.dp.zero_stage;

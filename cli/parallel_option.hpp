@@ -23,6 +23,7 @@ struct ParallelSetup {
   int pipeline_stages = 1;
   PipelineOptions pp;
   int tensor_parallel = 1;
+  TensorParallelOptions tp;       // split_vocabulary; the rest is set from dp's algorithm and channels
   double samples_per_replica = 1; // each micro-batch's batch (a replica runs pp.microbatches of them)
   double tokens_per_sample = 0;   // the workload's seq=, when it has one
   const std::vector<std::string>& devices() const { return dp.devices; } // every device of the run

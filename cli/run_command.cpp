@@ -171,10 +171,11 @@ Action run_command(CLI::App& app) {
                   "--plan-id) or a file from `heterosim select --out`");
   cmd->add_option_function<int>(
       "--plan-id", [o](const int& id) { o->plan_id = id; }, "Which plan of the front --plan names");
-  cmd->add_option("--parallel", o->parallel,
-                  "Spread a training step over devices: dp=N,tp=T,pp=P[,microbatches=M][,bucket=25MiB]"
-                  "[,algo=ring|tree|hierarchical][,group=G][,channels=C][,overlap=on|off][,zero=0-3]"
-                  "[,batch=B][,devices=...] (see docs/parallel.md)");
+  cmd->add_option(
+      "--parallel", o->parallel,
+      "Spread a training step over devices: dp=N,tp=T,pp=P[,microbatches=M][,bucket=25MiB]"
+      "[,algo=ring|tree|hierarchical][,group=G][,channels=C][,overlap=on|off][,vocab=split][,zero=0-3]"
+      "[,batch=B][,devices=...] (see docs/parallel.md)");
   cmd->add_option("--policy-config", o->policy_config,
                   "JSON file of policy parameters, keyed by policy name (see docs/policies.md)");
   cmd->add_flag("--force", o->force, "Overwrite existing output files");

@@ -157,6 +157,11 @@ TEST_CASE("each kind of bad input gets a clear error naming the file and the pla
       {"run --platform multi-gpu-node --workload bert-base:mode=training,heads=fused --parallel "
        "tp=2,schedule=gpipe",
        "--parallel: schedule: is a pipeline's option"},
+      {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel dp=2,vocab=split",
+       "--parallel: vocab: splits the vocabulary over tensor-parallel ranks: give tp=N too"},
+      {"run --platform multi-gpu-node --workload bert-base:mode=training,heads=fused --parallel "
+       "tp=2,vocab=half",
+       "--parallel: vocab: 'half' is not one of: replicated, split"},
       {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel tp=2,overlap=off",
        "--parallel: overlap: is the gradient all-reduce's option: give dp=N too"},
       {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel dp=2,overlap=later",

@@ -93,3 +93,45 @@ TEST_CASE("tensor parallelism refuses what it cannot split, saying why") {
   CHECK_THROWS_WITH(tensor_parallel(load_workload("resnet18"), {gpus(2)}),
                     doctest::Contains("no attention or MLP"));
 }
+
+TEST_CASE("the vocabulary split divides the embedding, the LM head and its loss, with two all-reduces more") {
+  const Graph g = load_workload("gpt2-small:mode=training,heads=fused,batch=2,seq=32");
+  const int t = 2;
+  TensorParallelOptions o{gpus(t)};
+  const Graph plain = tensor_parallel(g, o);
+  o.split_vocabulary = true;
+  const Graph split = tensor_parallel(g, o);
+  const OpRoles roles = roles_of(g);
+  double vocabulary_flops = 0, vocabulary_params = 0; // the step's, in the layers the split divides
+  for (OpId x = 0; x < g.op_count(); ++x) {
+    const OpId owner = roles.owner[static_cast<std::size_t>(x)];
+    if (owner < 0 || !vocabulary_layer(g.op(owner).name)) continue;
+    vocabulary_flops += g.op(x).flops;
+    vocabulary_params += g.op(x).param_bytes;
+  }
+  REQUIRE(vocabulary_flops > 0.05 * [&] {
+    double all = 0;
+    for (const auto& op : g.ops)
+      all += op.flops;
+    return all;
+  }());
+  const auto totals = [](const Graph& x) {
+    std::pair<double, double> flops_params{0, 0};
+    for (const auto& op : x.ops)
+      if (op.kind != "collective") {
+        flops_params.first += op.flops;
+        flops_params.second += op.param_bytes;
+      }
+    return flops_params;
+  };
+  // Replicated, the t ranks each did all of it; split, they do it once between them.
+  CHECK(totals(plain).first - totals(split).first ==
+        doctest::Approx((t - 1) * vocabulary_flops).epsilon(1e-9));
+  CHECK(totals(plain).second - totals(split).second ==
+        doctest::Approx((t - 1) * vocabulary_params).epsilon(1e-9));
+  std::set<std::string> added;
+  for (const auto& name : all_reduces(split))
+    if (!all_reduces(plain).count(name)) added.insert(name);
+  // the token embedding's partial sums, before the positions are added; the gradient reaching ln_f
+  CHECK(added == std::set<std::string>{"allreduce.embeddings.add", "allreduce.ln_f.dgrad"});
+}

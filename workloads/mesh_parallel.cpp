@@ -39,8 +39,8 @@ std::vector<std::string> data_parallel_order(const Graph& replica, const std::ve
 
 } // namespace
 
-Graph tensor_pipeline_parallel(const Graph& g, int t, const PipelineOptions& o, collectives::Algorithm a,
-                               int channels) {
+Graph tensor_pipeline_parallel(const Graph& g, int t, const PipelineOptions& o,
+                               TensorParallelOptions options) {
   const int n = static_cast<int>(o.devices.size());
   if (t < 2)
     throw std::invalid_argument("tensor parallelism needs at least 2 ranks (got " + std::to_string(t) + ")");
@@ -57,12 +57,12 @@ Graph tensor_pipeline_parallel(const Graph& g, int t, const PipelineOptions& o, 
                       "a pipeline of " + std::to_string(p) + " stages" +
                           (o.interleave > 1 ? " x " + std::to_string(o.interleave) + " chunks" : ""));
 
-  TensorParallelOptions split_options;
+  TensorParallelOptions split_options = std::move(options);
+  split_options.groups.clear();
+  split_options.group_of.clear();
   for (int s = 0; s < p; ++s)
     split_options.groups.emplace_back(o.devices.begin() + s * t, o.devices.begin() + (s + 1) * t);
   split_options.devices = split_options.groups.front();
-  split_options.algorithm = a;
-  split_options.channels = channels;
   for (int c : chunk)
     split_options.group_of.push_back(c % p);
   std::vector<OpId> origin;
@@ -94,14 +94,12 @@ Graph mesh_parallel(const Graph& step, const MeshOptions& o) {
   pp.devices.assign(o.devices.begin(), o.devices.begin() + k);
   // Micro-batches without a pipeline are a one-stage pipeline: gradient accumulation.
   const bool scheduled = o.pipeline > 1 || pp.microbatches > 1;
-  TensorParallelOptions split{pp.devices, o.tensor_algorithm};
-  split.channels = o.tensor_channels;
-  const Graph replica =
-      scheduled && o.tensor > 1
-          ? tensor_pipeline_parallel(step, o.tensor, pp, o.tensor_algorithm, o.tensor_channels)
-      : scheduled    ? pipeline_parallel(step, pp)
-      : o.tensor > 1 ? tensor_parallel(step, split)
-                     : step;
+  TensorParallelOptions split = o.tensor_options;
+  split.devices = pp.devices;
+  const Graph replica = scheduled && o.tensor > 1 ? tensor_pipeline_parallel(step, o.tensor, pp, split)
+                        : scheduled               ? pipeline_parallel(step, pp)
+                        : o.tensor > 1            ? tensor_parallel(step, split)
+                                                  : step;
   if (o.data < 2) return replica;
   DataParallelOptions dp = o.data_options;
   dp.devices = k > 1 ? data_parallel_order(replica, o.devices, static_cast<std::size_t>(k)) : o.devices;

@@ -9,6 +9,7 @@
 #include "workloads/collectives.hpp"
 #include "workloads/data_parallel.hpp"
 #include "workloads/pipeline_parallel.hpp"
+#include "workloads/tensor_parallel.hpp"
 
 #include <string>
 #include <vector>
@@ -18,10 +19,9 @@ namespace hs {
 struct MeshOptions {
   std::vector<std::string> devices; // dp x pp x tp of them, in the order above
   int data = 1, tensor = 1, pipeline = 1;
-  PipelineOptions pipeline_options;                                       // its devices are ignored
-  collectives::Algorithm tensor_algorithm = collectives::Algorithm::Ring; // the tensor-parallel all-reduces
-  int tensor_channels = 1;                                                // and their NCCL channels
-  DataParallelOptions data_options;                                       // its devices are ignored
+  PipelineOptions pipeline_options;     // its devices are ignored
+  TensorParallelOptions tensor_options; // algorithm, channels, vocabulary; its devices are ignored
+  DataParallelOptions data_options;     // its devices are ignored
 };
 
 // Megatron's splits of every stage's layers over that stage's tp devices (`options.devices`, stage-major:
@@ -29,9 +29,10 @@ struct MeshOptions {
 // and the schedule as pipeline_parallel runs them; each op becomes "m<k>/t<r>/<name>". Throws
 // std::invalid_argument as tensor_parallel and pipeline_parallel do, and for a device count that is not a
 // multiple of tp.
+// `split` gives the all-reduces' algorithm and channels and whether the vocabulary is split; its devices
+// and groups are the stages'.
 Graph tensor_pipeline_parallel(const Graph& microbatch, int tp, const PipelineOptions& options,
-                               collectives::Algorithm algorithm = collectives::Algorithm::Ring,
-                               int channels = 1);
+                               TensorParallelOptions split = {});
 
 // The whole mesh: one replica by tensor and pipeline parallelism (whichever are above 1; micro-batches on
 // one stage are gradient accumulation) on the first pp x tp devices, then data parallelism across the

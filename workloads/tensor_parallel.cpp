@@ -12,7 +12,8 @@ namespace hs {
 namespace {
 
 bool row_parallel(const std::string& name) {
-  return has_suffix(name, ".attn.out") || has_suffix(name, ".ffn.fc2") || has_suffix(name, ".mlp.fc2");
+  return has_suffix(name, ".attn.out") || has_suffix(name, ".ffn.fc2") || has_suffix(name, ".mlp.fc2") ||
+         name == "wte" || name == "embeddings.word"; // a vocabulary shard's lookup: zeros outside it
 }
 
 std::string rank_name(std::size_t r, const std::string& name) {
@@ -30,6 +31,10 @@ bool tensor_parallel_layer(const std::string& name) {
   return false;
 }
 
+bool vocabulary_layer(const std::string& name) {
+  return name == "wte" || name == "embeddings.word" || name == "lm_head" || name == "loss";
+}
+
 Graph tensor_parallel(const Graph& g, const TensorParallelOptions& o) {
   std::vector<OpId> origin;
   return tensor_parallel(g, o, origin);
@@ -45,10 +50,15 @@ Graph tensor_parallel(const Graph& g, const TensorParallelOptions& o, std::vecto
       throw std::invalid_argument("op '" + op.name +
                                   "' is one attention head of several: build the graph with heads=fused");
   const OpRoles roles = roles_of(g);
+  const bool lm_head = static_cast<bool>(g.find_op("lm_head")); // the loss is over the vocabulary
+  const auto splits = [&](const std::string& layer) {
+    return tensor_parallel_layer(layer) ||
+           (o.split_vocabulary && vocabulary_layer(layer) && (layer != "loss" || lm_head));
+  };
   std::vector<bool> split(static_cast<std::size_t>(g.op_count()));
   for (OpId x = 0; x < g.op_count(); ++x) {
     const OpId owner = roles.owner[static_cast<std::size_t>(x)];
-    split[static_cast<std::size_t>(x)] = owner >= 0 && tensor_parallel_layer(g.op(owner).name);
+    split[static_cast<std::size_t>(x)] = owner >= 0 && splits(g.op(owner).name);
   }
   if (std::none_of(split.begin(), split.end(), [](bool s) { return s; }))
     throw std::invalid_argument("graph '" + g.name + "' has no attention or MLP layer to split");

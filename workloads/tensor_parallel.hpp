@@ -18,6 +18,11 @@ struct TensorParallelOptions {
   std::vector<std::string> devices; // one rank per device
   collectives::Algorithm algorithm = collectives::Algorithm::Ring;
   int channels = 1; // NCCL's channels for each all-reduce (ring only; collectives::CollectiveSpec)
+  // Megatron's vocabulary split (VocabParallelEmbedding, a column-parallel LM head and the cross-entropy
+  // over each rank's share of the vocabulary): the token embedding becomes a partial sum all-reduced
+  // before the position embedding is added, and the gradient reaching the final layer norm is all-reduced.
+  // Not modelled: the cross-entropy's three all-reduces of one figure per token (max, target logit, sum).
+  bool split_vocabulary = false;
   // For tensor x pipeline parallelism: when not empty, op x of the graph (and the all-reduce of the partial
   // sums it reads) runs on the ranks groups[group_of[x]], each group as many devices as `devices`.
   std::vector<int> group_of{};
@@ -26,6 +31,9 @@ struct TensorParallelOptions {
 
 // Whether `forward_name` is a layer Megatron splits ("<block>.attn.q", ".attn.scores", ".mlp.fc2", ...).
 bool tensor_parallel_layer(const std::string& forward_name);
+// Whether it is one the vocabulary split divides: the token embedding ("wte", "embeddings.word"), the LM
+// head ("lm_head") and the loss over its logits ("loss", where the graph has an LM head).
+bool vocabulary_layer(const std::string& forward_name);
 
 // `g` is a transformer graph from the bert-* or gpt2-* builders with heads=fused (one attention op over
 // batch x heads; a graph with one op per head is refused). Ops become "t<r>/<name>" pinned to devices[r];

@@ -25,7 +25,7 @@ for c in "${configs[@]}"; do
   # Hierarchical DDP: the data-parallel ranks of one node (8 / tp of them) reduce first, then one rail each.
   if ((per_node >= 2)); then algo="algo=hierarchical,group=$per_node"; else algo="algo=ring"; fi
   parallel="dp=$dp,$algo,overlap=off"
-  ((t > 1)) && parallel="$parallel,tp=$t"
+  ((t > 1)) && parallel="$parallel,tp=$t,vocab=split"
   workload="megatron-gpt-$c:mode=training,precision=fp16,heads=fused,recompute=full,dropout=on,batch=$((b / dp))"
   /usr/bin/time -f "$c: %U user %S sys %e wall s, %M KB" -o "$out/time-$c" \
     "$heterosim" run --platform "dgx-a100-cluster:nodes=$((n / 8))" --workload "$workload" \
