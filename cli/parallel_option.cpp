@@ -219,15 +219,16 @@ std::string layout_line(const ParallelSetup& s, const Graph& transformed) {
                             : s.dp.zero_stage == 3
                                 ? zero + "weights all-gathered per use, ring reduce-scatter"
                                 : zero + "ring reduce-scatter, then all-gather of the weights,";
-    std::snprintf(line, sizeof line, " data parallel x%d (%s of the gradients in %d buckets of >= %s)",
+    std::string extra;
+    if (s.dp.channels > 1) extra.append(", ").append(std::to_string(s.dp.channels)).append(" channels");
+    if (!s.dp.overlap) extra.append(", after the backward pass");
+    std::snprintf(line, sizeof line, " data parallel x%d (%s of the gradients in %d buckets of >= %s%s)",
                   s.data_parallel, how.c_str(), bucket_count(transformed),
-                  units::format_bytes(s.dp.bucket_bytes).c_str());
+                  units::format_bytes(s.dp.bucket_bytes).c_str(), extra.c_str());
     out += line;
   }
-  if (s.dp.channels > 1 || !s.dp.overlap)
-    out.append(s.dp.channels > 1 ? ", " + std::to_string(s.dp.channels) + " channels" : std::string())
-        .append(s.dp.overlap ? "" : ", after the backward pass");
-  if (s.pipeline_stages == 1 && s.pp.microbatches > 1)
+  const bool accumulating = s.pipeline_stages == 1 && s.pp.microbatches > 1;
+  if (accumulating)
     out.append(s.data_parallel > 1 ? " of" : "")
         .append(" " + std::to_string(s.pp.microbatches) + " micro-batches with gradient accumulation");
   if (s.pipeline_stages > 1) {
@@ -242,6 +243,7 @@ std::string layout_line(const ParallelSetup& s, const Graph& transformed) {
   if (s.tensor_parallel > 1) {
     std::snprintf(line, sizeof line, "%s tensor parallel x%d (Megatron-LM splits, %s all-reduces)",
                   s.pipeline_stages > 1 ? ", each stage"
+                  : accumulating        ? ", each"
                   : s.data_parallel > 1 ? " of"
                                         : "",
                   s.tensor_parallel,
