@@ -25,6 +25,7 @@ struct StrategiesOptions {
   int gpus = 8;
   std::vector<int> microbatches = {4, 8};
   std::vector<int> interleave = {1};
+  std::vector<int> zero = {0};
   int global_batch = 0; // 0: each layout's micro-batches from `microbatches`
   int top = 3;
   std::string out;
@@ -42,20 +43,26 @@ struct Candidate {
 // the stages, as the schedule needs). With a global batch G (samples per step, `batch` per micro-batch),
 // every layout instead runs G / (dp x batch) micro-batches, as Megatron-LM derives them, so that all
 // compare at the same G: a pipeline's, or gradient accumulation on one stage; a layout whose dp x batch
-// does not divide G is listed as refused.
+// does not divide G is listed as refused. Each layout with data parallelism is tried at every ZeRO stage of
+// `zero` (stages 2 and 3 not with a pipeline, which `run` refuses).
 std::vector<Candidate> layouts(int gpus, const std::vector<int>& microbatches, const std::vector<int>& chunks,
-                               int global_batch, int batch) {
+                               const std::vector<int>& zero, int global_batch, int batch) {
   std::vector<Candidate> out;
+  int dp = 1, pp = 1;
   const auto add = [&](const std::string& spec, int m, int v) {
-    std::string full = spec;
-    if (m > 1) full.append(",microbatches=").append(std::to_string(m));
-    if (v > 1) full.append(",interleave=").append(std::to_string(v));
-    out.push_back(Candidate{full, 0, 0, 0, 0, ""});
+    for (int z : zero) {
+      if (z > 0 && (dp < 2 || (z >= 2 && pp > 1))) continue;
+      std::string full = spec;
+      if (m > 1) full.append(",microbatches=").append(std::to_string(m));
+      if (v > 1) full.append(",interleave=").append(std::to_string(v));
+      if (z > 0) full.append(",zero=").append(std::to_string(z));
+      out.push_back(Candidate{full, 0, 0, 0, 0, ""});
+    }
   };
   for (int tp = 1; tp <= gpus; ++tp)
-    for (int pp = 1; tp * pp <= gpus; ++pp) {
+    for (pp = 1; tp * pp <= gpus; ++pp) {
       if (gpus % (tp * pp) != 0) continue;
-      const int dp = gpus / (tp * pp);
+      dp = gpus / (tp * pp);
       std::string spec;
       for (const auto& [key, degree] : {std::pair{"dp", dp}, {"tp", tp}, {"pp", pp}})
         if (degree > 1)
@@ -112,7 +119,7 @@ int strategies(const StrategiesOptions& o) {
   const int batch =
       o.global_batch > 0 ? static_cast<int>(parse_parallel("dp=1", p, o.workload).samples_per_replica) : 1;
   std::vector<Candidate> all;
-  for (auto& c : layouts(o.gpus, o.microbatches, o.interleave, o.global_batch, batch))
+  for (auto& c : layouts(o.gpus, o.microbatches, o.interleave, o.zero, o.global_batch, batch))
     all.push_back(c.refused.empty() ? score(c.spec, o, p, step) : c);
   std::stable_sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) {
     return a.refused.empty() != b.refused.empty() ? a.refused.empty() : a.samples_per_s > b.samples_per_s;
@@ -168,6 +175,11 @@ Action strategies_command(CLI::App& app) {
   cmd->add_option("--interleave", o->interleave,
                   "Model chunks per device to try for pipelines (interleaved 1F1B above 1), such as 1,2")
       ->delimiter(',');
+  cmd->add_option("--zero", o->zero,
+                  "ZeRO stages to try for layouts with data parallelism, such as 0,1,3 (2 and 3 not with "
+                  "pipelines)")
+      ->delimiter(',')
+      ->check(CLI::Range(0, 3));
   cmd->add_option("--top", o->top, "How many of the best to replay with SimGrid")->capture_default_str();
   cmd->add_option("--out", o->out, "Folder for strategies.csv (none: print only)");
   cmd->add_flag("--force", o->force, "Overwrite strategies.csv");

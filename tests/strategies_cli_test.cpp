@@ -157,3 +157,27 @@ TEST_CASE("strategies at a global batch: every layout runs G / (dp x batch) micr
       hs::test::heterosim("strategies --workload gpt2-small:mode=training --global-batch 8 --microbatches 4")
           .output.find("excludes") != std::string::npos);
 }
+
+TEST_CASE("strategies tries each ZeRO stage asked for where data parallelism allows it") {
+  const auto dir = hs::test::scratch_dir("strategies", "zero");
+  const auto r =
+      hs::test::heterosim("strategies --workload gpt2-small:mode=training,heads=fused,batch=1,seq=32 "
+                          "--gpus 4 --microbatches 4 --zero 0,1,3 --top 1 --out " +
+                          dir.string());
+  REQUIRE(r.exit_code == 0);
+  std::map<std::string, std::string> refused;
+  for (const auto& row : csv_rows(dir / "strategies.csv"))
+    refused[row[0]] = row[5];
+  // dp=4 and dp=2,tp=2 at stages 0, 1 and 3; dp=2,pp=2 at 0 and 1 only (run refuses ZeRO-3 with a
+  // pipeline); the layouts without data parallelism once.
+  for (const char* spec :
+       {"dp=4", "dp=4,zero=1", "dp=4,zero=3", "dp=2,tp=2", "dp=2,tp=2,zero=1", "dp=2,tp=2,zero=3",
+        "dp=2,pp=2,microbatches=4", "dp=2,pp=2,microbatches=4,zero=1"}) {
+    CAPTURE(spec);
+    CHECK(refused.count(spec) == 1);
+  }
+  CHECK(refused.count("dp=2,pp=2,microbatches=4,zero=3") == 0);
+  for (const auto& [spec, why] : refused)
+    CHECK((spec.find("zero=") == std::string::npos || spec.find("dp=") != std::string::npos));
+  CHECK(refused.size() == 8 + 3); // and tp=4, tp=2,pp=2, pp=4 (4 micro-batches), and nothing else
+}
