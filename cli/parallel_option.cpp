@@ -164,6 +164,12 @@ ParallelSetup parse_parallel(const std::string& text, const Platform& platform, 
     throw InputError("--parallel", "zero",
                      "ZeRO-2 and -3 shard the gradients that a pipeline accumulates over its micro-batches: "
                      "use zero=1 with pp");
+  // The graph accumulates whole gradients over the micro-batches before reducing them, so ZeRO-2's
+  // sharded gradients would be reported at a size they do not have during the accumulation.
+  if (s.dp.zero_stage >= 2 && s.pp.microbatches > 1)
+    throw InputError("--parallel", "zero",
+                     "ZeRO-2 and -3 with gradient accumulation are not modelled (whole gradients are "
+                     "accumulated before the reduce-scatter): use zero=1 with microbatches");
   s.dp.devices = devices_for(s, values.count("devices") > 0, platform);
   s.pp.devices.assign(s.dp.devices.begin(), s.dp.devices.begin() + s.inner());
   if (s.dp.algorithm == collectives::Algorithm::Hierarchical &&

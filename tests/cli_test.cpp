@@ -157,6 +157,9 @@ TEST_CASE("each kind of bad input gets a clear error naming the file and the pla
       {"run --platform multi-gpu-node --workload bert-base:mode=training,heads=fused --parallel "
        "tp=2,schedule=gpipe",
        "--parallel: schedule: is a pipeline's option"},
+      {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel "
+       "dp=2,zero=2,microbatches=2",
+       "--parallel: zero: ZeRO-2 and -3 with gradient accumulation are not modelled"},
       {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel dp=2,vocab=split",
        "--parallel: vocab: splits the vocabulary over tensor-parallel ranks: give tp=N too"},
       {"run --platform multi-gpu-node --workload bert-base:mode=training,heads=fused --parallel "
