@@ -27,13 +27,17 @@ Proposal propose(const CostModel& cost, const std::string& path) {
   const NetOutput out = net->forward(to_tensors(graph_features(cost)));
   const auto best = out.logits.argmax(1).contiguous();
   const auto prio = out.priority.to(torch::kFloat64).contiguous();
+  const auto soft = torch::softmax(out.logits.to(torch::kFloat64), 1).contiguous();
   Proposal p;
   const auto* b = best.data_ptr<int64_t>();
   const auto* q = prio.data_ptr<double>();
-  const auto n = static_cast<std::size_t>(cost.graph().op_count());
+  const auto* v = soft.data_ptr<double>();
+  const auto n = static_cast<std::size_t>(cost.graph().op_count()),
+             d = static_cast<std::size_t>(soft.size(1));
   for (std::size_t i = 0; i < n; ++i) {
     p.device.push_back(static_cast<DeviceId>(b[i]));
     p.priority.push_back(q[i]);
+    p.probability.emplace_back(v + i * d, v + (i + 1) * d);
   }
   return p;
 }

@@ -3,6 +3,7 @@
 #include "policies/heft.hpp"
 #include "sim/data_directory.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -35,6 +36,33 @@ Plan plan_for_proposal(const CostModel& cost, const Proposal& p, std::string pol
     return d == want || !cost.feasible(op, want) ? eft : never + eft;
   });
   Plan plan = plan_from_assignment(cost.graph(), cost.platform(), s.device, s.start, std::move(policy));
+  return refine ? refine_list_plan(std::move(plan), cost, nullptr) : plan;
+}
+
+Plan plan_for_shortlist(const CostModel& cost, const Proposal& p, int k, std::string policy, bool refine) {
+  const Graph& g = cost.graph();
+  const auto devices = static_cast<std::size_t>(cost.platform().device_count());
+  std::vector<std::vector<bool>> listed(static_cast<std::size_t>(g.op_count()), std::vector<bool>(devices));
+  for (OpId op = 0; op < g.op_count(); ++op) {
+    const auto& prob = p.probability.at(static_cast<std::size_t>(op));
+    std::vector<DeviceId> by_probability;
+    for (std::size_t d = 0; d < devices; ++d)
+      if (cost.feasible(op, static_cast<DeviceId>(d)) && prob.at(d) > 0)
+        by_probability.push_back(static_cast<DeviceId>(d));
+    std::stable_sort(by_probability.begin(), by_probability.end(), [&](DeviceId a, DeviceId b) {
+      return prob[static_cast<std::size_t>(a)] > prob[static_cast<std::size_t>(b)];
+    });
+    for (std::size_t i = 0; i < by_probability.size() && i < static_cast<std::size_t>(k); ++i)
+      listed[static_cast<std::size_t>(op)][static_cast<std::size_t>(by_probability[i])] = true;
+  }
+  const auto order = order_by_decreasing(g, adjusted_upward_ranks(cost, p.priority));
+  const double never = std::numeric_limits<double>::max() / 4;
+  const auto s = schedule_in_order(order, cost, true, [&](OpId op, DeviceId d, double eft) {
+    const auto& mine = listed[static_cast<std::size_t>(op)];
+    const bool any = std::find(mine.begin(), mine.end(), true) != mine.end();
+    return !any || mine[static_cast<std::size_t>(d)] ? eft : never + eft;
+  });
+  Plan plan = plan_from_assignment(g, cost.platform(), s.device, s.start, std::move(policy));
   return refine ? refine_list_plan(std::move(plan), cost, nullptr) : plan;
 }
 

@@ -12,6 +12,8 @@ namespace hs::gnn {
 struct Proposal {
   std::vector<DeviceId> device; // per op
   std::vector<double> priority; // per op, in (-1, 1): the op's weight in the upward rank is scaled by exp()
+  // per op, the network's softmax over the devices (filled by propose(), from the same forward pass)
+  std::vector<std::vector<double>> probability{};
 };
 
 // Upward ranks (HEFT's rank_u) with each op's mean time scaled by exp(priority[op]): positive weights keep
@@ -22,6 +24,11 @@ std::vector<double> adjusted_upward_ranks(const CostModel& cost, const std::vect
 // where the proposed one is infeasible), contention-aware. `refine` adds HEFT's refinement (streams dealt,
 // never worse than the best single device in the evaluator).
 Plan plan_for_proposal(const CostModel& cost, const Proposal& p, std::string policy, bool refine);
+
+// The same order, but each op's device is the earliest-finishing of its `k` most probable under
+// `p.probability` (feasible ones only, ties to the lower id): the network narrows the choice and the list
+// scheduler makes it. k = 1 is plan_for_proposal with the most probable devices.
+Plan plan_for_shortlist(const CostModel& cost, const Proposal& p, int k, std::string policy, bool refine);
 
 // The network's proposal for `cost`'s graph and platform from the checkpoint at `path` (loaded once per path
 // and kept). Throws hs::InputError for a bad checkpoint, std::runtime_error when built without libtorch.
