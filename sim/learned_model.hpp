@@ -8,8 +8,8 @@
 // recognise the GPUs they were trained on: absolute ones (peak, bandwidth, SMs, clock, watts) made
 // leave-one-GPU-out worse (DeepBench GEMM 28.5 % against 26.8 %), and so did the ratios peak / bandwidth
 // and watts per peak TFLOP/s (GEMM 25.7 % with them, 16.5 % without, 2026-12-03), so neither is a feature.
-// The software stack is what sets the host and driver's cost per call (the smallest GEMMs take 6-11 us
-// under driver 375 and CUDA 8.0.88, 46-93 us under drivers 352-367 with cuDNN 5). Learning the
+// The software stack is what sets the host and driver's cost per call (DeepBench's m=512 n=32 k=512 GEMM
+// takes 6-11 us under driver 375 and CUDA 8.0.88, 50-93 us under drivers 352-367 with cuDNN 5). Learning the
 // residual of an analytic model rather than the time itself keeps a GPU the trees never saw anchored to its
 // datasheet figures. Without XGBoost the build still reads the files' headers and refuses to use them, saying
 // why.
