@@ -34,4 +34,19 @@ ArchitectureTraits architecture_traits(const std::string& architecture) {
   return {};
 }
 
+std::string nvidia_architecture(const std::string& compute_capability) {
+  const std::string& c = compute_capability;
+  const auto starts = [&](const char* prefix) { return c.rfind(prefix, 0) == 0; };
+  if (starts("3.")) return "Kepler";
+  if (starts("5.")) return "Maxwell";
+  if (starts("6.")) return "Pascal";
+  if (c == "7.0" || c == "7.2") return "Volta";
+  if (c == "7.5") return "Turing";
+  if (c == "8.9") return "Ada";
+  if (starts("8.")) return "Ampere";
+  if (starts("9.")) return "Hopper";
+  if (starts("10.") || starts("12.")) return "Blackwell";
+  return "";
+}
+
 } // namespace hs

@@ -16,4 +16,7 @@ struct ArchitectureTraits {
 
 ArchitectureTraits architecture_traits(const std::string& architecture);
 
+// The NVIDIA architecture of a CUDA compute capability ("8.6" -> "Ampere"); empty when not known.
+std::string nvidia_architecture(const std::string& compute_capability);
+
 } // namespace hs

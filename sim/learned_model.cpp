@@ -1,8 +1,7 @@
 #include "sim/learned_model.hpp"
 
-#include "sim/json_input.hpp"
-
 #include "sim/gpu_architecture.hpp"
+#include "sim/json_input.hpp"
 
 #include <cmath>
 
@@ -16,7 +15,7 @@ namespace {
 
 constexpr const char* kFormat = "heterosim-learned-model";
 // 2 (2026-12-03): device features from the architecture, memory type and software stack, the layout of
-// B; no ridge point or watts per TFLOP/s.
+// B, a convolution's filter window and stride; no ridge point or watts per TFLOP/s.
 constexpr int kVersion = 2;
 
 float log2f_of(double v) {
@@ -59,13 +58,27 @@ bool learned_models_built() {
 }
 
 const std::vector<std::string>& learned_feature_names() {
-  static const std::vector<std::string> names = {"log2_m",         "log2_n",           "log2_k",
-                                                 "log2_flops",     "log2_bytes",       "log2_intensity",
-                                                 "element_bytes",  "convolution",      "transposed_a",
+  static const std::vector<std::string> names = {"log2_m",
+                                                 "log2_n",
+                                                 "log2_k",
+                                                 "log2_flops",
+                                                 "log2_bytes",
+                                                 "log2_intensity",
+                                                 "element_bytes",
+                                                 "convolution",
+                                                 "transposed_a",
                                                  "log2_tiles_per_unit",
-                                                 "last_wave_fill", "log2_wave_seconds", "transposed_b",
-                                                 "vendor_amd",     "architecture_generation", "hbm",
-                                                 "driver_version", "runtime_version", "dnn_version"};
+                                                 "last_wave_fill",
+                                                 "log2_wave_seconds",
+                                                 "transposed_b",
+                                                 "vendor_amd",
+                                                 "architecture_generation",
+                                                 "hbm",
+                                                 "driver_version",
+                                                 "runtime_version",
+                                                 "dnn_version",
+                                                 "conv_window",
+                                                 "conv_stride"};
   return names;
 }
 
@@ -96,7 +109,9 @@ std::vector<float> learned_features(const GemmShape& s, const WaveDevice& d, boo
           d.memory_type.empty() ? nan : (d.memory_type.rfind("HBM", 0) == 0 ? 1.0f : 0.0f),
           d.driver_version > 0 ? static_cast<float>(d.driver_version) : nan,
           d.runtime_version > 0 ? static_cast<float>(d.runtime_version) : nan,
-          d.dnn_version > 0 ? static_cast<float>(d.dnn_version) : nan};
+          d.dnn_version > 0 ? static_cast<float>(d.dnn_version) : nan,
+          s.window > 0 ? static_cast<float>(s.window) : nan,
+          s.stride > 0 ? static_cast<float>(s.stride) : nan};
 }
 
 LearnedModel::LearnedModel(const std::string& booster_json, const WaveParams& wave, std::string source)

@@ -1,12 +1,12 @@
 #pragma once
 // A learned GEMM cost model: gradient-boosted trees (XGBoost, Debian's libxgboost-dev) that predict how far
 // a kernel's time is from the wave model's (sim/wave_model.hpp), from features of the op (shape, FLOPs,
-// bytes, intensity, precision, layout of A and B) and of the device (its tiles per SM, the wave model's own
-// prediction, which carries peak, bandwidth, SMs and clock, and what several GPUs share: vendor,
-// architecture generation, HBM or not, and the software stack: driver, CUDA/ROCm runtime and cuDNN/MIOpen
-// versions), as in TVM's learned cost model. Device figures that differ on every GPU make the trees
-// recognise the GPUs they were trained on: absolute ones (peak, bandwidth, SMs, clock, watts) made
-// leave-one-GPU-out worse (DeepBench GEMM 28.5 % against 26.8 %), and so did the ratios peak / bandwidth
+// bytes, intensity, precision, layout of A and B, a convolution's filter window and stride) and of the device
+// (its tiles per SM, the wave model's own prediction, which carries peak, bandwidth, SMs and clock, and what
+// several GPUs share: vendor, architecture generation, HBM or not, and the software stack: driver, CUDA/ROCm
+// runtime and cuDNN/MIOpen versions), as in TVM's learned cost model. Device figures that differ on every GPU
+// make the trees recognise the GPUs they were trained on: absolute ones (peak, bandwidth, SMs, clock, watts)
+// made leave-one-GPU-out worse (DeepBench GEMM 28.5 % against 26.8 %), and so did the ratios peak / bandwidth
 // and watts per peak TFLOP/s (GEMM 25.7 % with them, 16.5 % without, 2026-12-03), so neither is a feature.
 // The software stack is what sets the host and driver's cost per call (DeepBench's m=512 n=32 k=512 GEMM
 // takes 6-11 us under driver 375 and CUDA 8.0.88, 50-93 us under drivers 352-367 with cuDNN 5). Learning the

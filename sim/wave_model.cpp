@@ -92,8 +92,9 @@ std::optional<GemmShape> conv_shape_of(const Op& op) {
                kw = dim("kw", 0), oh = dim("oh", 0), ow = dim("ow", 0), groups = dim("groups", 1);
   for (double v : {batch, cin, cout, kh, kw, oh, ow, groups})
     if (!(v >= 1)) return std::nullopt;
-  return GemmShape{batch * oh * ow, cout / groups, cin / groups * kh * kw, groups, wave_element_bytes(op.precision),
-                   false, false};
+  return GemmShape{
+      batch * oh * ow, cout / groups, cin / groups * kh * kw, groups, wave_element_bytes(op.precision), false,
+      false,           kh * kw,       dim("stride", 0)};
 }
 
 std::optional<GemmShape> gemm_shape_of(const Op& op) {

@@ -21,6 +21,9 @@ struct GemmShape {
   // libraries DeepBench measured handle less well on some GPUs.
   bool transposed_a = false;
   bool transposed_b = false; // B stored transposed (BLAS "T" for the second operand)
+  // A convolution's filter window (kh x kw) and stride, 0 for a GEMM or where not known: the DNN
+  // library's choice of algorithm (Winograd for 3x3, implicit GEMM, FFT) follows them.
+  double window = 0, stride = 0;
 };
 
 // The device as the model sees it.

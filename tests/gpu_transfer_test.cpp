@@ -9,10 +9,9 @@
 #include "sim/platform.hpp"
 #include "validation/deepbench.hpp"
 
-#include <doctest/doctest.h>
-
 #include <algorithm>
 #include <cmath>
+#include <doctest/doctest.h>
 
 using namespace hs;
 using namespace hs::validation;
@@ -71,6 +70,14 @@ TEST_CASE("architecture traits: vendor and generation of known architectures, no
   CHECK(architecture_traits("Vega").generation == 5.0);
   CHECK_FALSE(architecture_traits("Maxwell").amd);
   CHECK_FALSE(architecture_traits("GCN7-unknown").known);
+  // From a CUDA compute capability, as hs_measure_cuda records it.
+  CHECK(nvidia_architecture("7.0") == "Volta");
+  CHECK(nvidia_architecture("7.5") == "Turing");
+  CHECK(nvidia_architecture("8.6") == "Ampere");
+  CHECK(nvidia_architecture("8.9") == "Ada");
+  CHECK(nvidia_architecture("9.0") == "Hopper");
+  CHECK(nvidia_architecture("") == "");
+  CHECK(architecture_traits(nvidia_architecture("9.0")).generation == 9.0);
 }
 
 TEST_CASE("the learned features of the committed V100: architecture, HBM and software stack") {
@@ -101,6 +108,15 @@ TEST_CASE("the learned features of the committed V100: architecture, HBM and sof
                                [](const DeepBenchPoint& p) { return p.shape.transposed_b; });
   REQUIRE(nt != points.end());
   CHECK(feature(learned_features(nt->shape, nt->device, false, WaveParams{}), "transposed_b") == 1.0f);
+  CHECK(std::isnan(feature(f, "conv_window"))); // a GEMM has no filter window
+  // DeepBench's first V100 convolution: a 20x5 filter at stride 2.
+  const auto convs = load_deepbench(kDir + "/measurements/deepbench", "conv", sheets);
+  REQUIRE_FALSE(convs.empty());
+  REQUIRE(convs.front().gpu == "V100");
+  const auto c = learned_features(convs.front().shape, convs.front().device, true, WaveParams{});
+  CHECK(feature(c, "conv_window") == 100.0f);
+  CHECK(feature(c, "conv_stride") == 2.0f);
+  CHECK(feature(c, "convolution") == 1.0f);
 }
 
 TEST_CASE("a platform's compute units carry architecture, memory type and software to the wave device") {
@@ -119,7 +135,8 @@ TEST_CASE("a platform's compute units carry architecture, memory type and softwa
   CHECK(d.driver_version == 418.67);
   CHECK(d.runtime_version == 10.1);
   CHECK(d.dnn_version == 7.6);
-  CHECK_THROWS_WITH_AS(platform(R"("runtime_version": -1,)"), doctest::Contains("runtime_version"), InputError);
+  CHECK_THROWS_WITH_AS(platform(R"("runtime_version": -1,)"), doctest::Contains("runtime_version"),
+                       InputError);
 }
 
 TEST_CASE("the wave model's architecture refit uses the left-out GPU's kin, never the GPU itself") {
@@ -143,7 +160,8 @@ TEST_CASE("the wave model's architecture refit uses the left-out GPU's kin, neve
 
 TEST_CASE("a version 1 learned model file is refused, saying why") {
   const auto dir = hs::test::scratch_dir("learned", "version1");
-  const auto file = hs::test::write_file(dir / "old.json", R"({"format": "heterosim-learned-model", "version": 1,
+  const auto file =
+      hs::test::write_file(dir / "old.json", R"({"format": "heterosim-learned-model", "version": 1,
       "features": [], "wave_model": {}, "source": "old", "booster": {}})");
   CHECK_THROWS_WITH_AS(LearnedModel::load(file.string()), doctest::Contains("version 1 models"), InputError);
 }

@@ -4,6 +4,7 @@
 #include "sim/json_input.hpp"
 #include "validation/csv_table.hpp"
 
+#include <algorithm>
 #include <array>
 #include <set>
 
@@ -121,7 +122,10 @@ std::vector<DeepBenchPoint> load_deepbench(const std::string& dir, const std::st
       p.point.flops = 2 * n * k * c * rr * s * pw * ph; // direct convolution, as DeepBench counts it
       p.point.bytes = element * (n * c * h * w + k * c * rr * s + n * k * pw * ph);
       p.point.seconds = t.number(r, "fwd_ms") * 1e-3;
-      p.shape = {n * pw * ph, k, c * rr * s, 1, element, false, false}; // implicit GEMM: pixels x filters x window
+      // Implicit GEMM: output pixels x filters x window.
+      p.shape = {n * pw * ph, k,       c * rr * s,
+                 1,           element, false,
+                 false,       rr * s,  std::max(t.number(r, "wstride"), t.number(r, "hstride"))};
       p.label = "w=" + t.text(r, "w") + " h=" + t.text(r, "h") + " c=" + t.text(r, "c") +
                 " n=" + t.text(r, "n") + " k=" + t.text(r, "k") + " " + t.text(r, "s") + "x" + t.text(r, "r");
     }

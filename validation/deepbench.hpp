@@ -67,7 +67,7 @@ struct DeepBenchResult {
   std::map<std::string, ErrorStats> wave_leave_one_gpu_out_shared;
   ErrorStats wave_leave_one_gpu_out_shared_all;
   std::map<std::string, WaveParams> wave_fit_shared_without; // those shared parameters
-  std::map<std::string, WaveParams> wave_fit_own; // fitted on the GPU's own training split
+  std::map<std::string, WaveParams> wave_fit_own;            // fitted on the GPU's own training split
   ErrorStats wave_leave_one_gpu_out_all;
   // The same fits, with only the launch overhead taken from the left-out GPU's fastest problem (see
   // deepbench_wave.cpp): how much of the error is the host and driver's fixed cost per kernel.
