@@ -1,5 +1,6 @@
 #include "sim/learned_model.hpp"
 
+#include "sim/gpu_architecture.hpp"
 #include "sim/json_input.hpp"
 
 #include <cmath>
@@ -13,6 +14,9 @@ namespace hs {
 namespace {
 
 constexpr const char* kFormat = "heterosim-learned-model";
+// 2 (2026-12-03): device features from the architecture, memory type and software stack, the layout of
+// B, a convolution's filter window and stride; no ridge point or watts per TFLOP/s.
+constexpr int kVersion = 2;
 
 float log2f_of(double v) {
   return static_cast<float>(std::log2(std::max(v, 1e-30)));
@@ -54,11 +58,27 @@ bool learned_models_built() {
 }
 
 const std::vector<std::string>& learned_feature_names() {
-  static const std::vector<std::string> names = {"log2_m",         "log2_n",           "log2_k",
-                                                 "log2_flops",     "log2_bytes",       "log2_intensity",
-                                                 "element_bytes",  "convolution",      "transposed_a",
-                                                 "log2_ridge",     "watts_per_tflops", "log2_tiles_per_unit",
-                                                 "last_wave_fill", "log2_wave_seconds"};
+  static const std::vector<std::string> names = {"log2_m",
+                                                 "log2_n",
+                                                 "log2_k",
+                                                 "log2_flops",
+                                                 "log2_bytes",
+                                                 "log2_intensity",
+                                                 "element_bytes",
+                                                 "convolution",
+                                                 "transposed_a",
+                                                 "log2_tiles_per_unit",
+                                                 "last_wave_fill",
+                                                 "log2_wave_seconds",
+                                                 "transposed_b",
+                                                 "vendor_amd",
+                                                 "architecture_generation",
+                                                 "hbm",
+                                                 "driver_version",
+                                                 "runtime_version",
+                                                 "dnn_version",
+                                                 "conv_window",
+                                                 "conv_stride"};
   return names;
 }
 
@@ -69,6 +89,8 @@ std::vector<float> learned_features(const GemmShape& s, const WaveDevice& d, boo
   const double tiles = std::ceil(s.m / 128) * std::ceil(s.n / 128) * s.batch;
   const double units = std::max(1, d.units);
   const double fill = std::fmod(tiles, units) / units;
+  const ArchitectureTraits arch = architecture_traits(d.architecture);
+  const float nan = std::nanf("");
   return {log2f_of(s.m),
           log2f_of(s.n),
           log2f_of(s.k),
@@ -78,11 +100,18 @@ std::vector<float> learned_features(const GemmShape& s, const WaveDevice& d, boo
           static_cast<float>(s.element_bytes),
           convolution ? 1.0f : 0.0f,
           s.transposed_a ? 1.0f : 0.0f,
-          log2f_of(d.peak_flops / d.bandwidth),
-          static_cast<float>(d.power_limit_watts / (d.peak_flops / 1e12)),
           log2f_of(tiles / units),
           static_cast<float>(fill),
-          log2f_of(gemm_wave_time(s, d, wave).seconds)};
+          log2f_of(gemm_wave_time(s, d, wave).seconds),
+          s.transposed_b ? 1.0f : 0.0f,
+          arch.known ? (arch.amd ? 1.0f : 0.0f) : nan,
+          arch.known ? static_cast<float>(arch.generation) : nan,
+          d.memory_type.empty() ? nan : (d.memory_type.rfind("HBM", 0) == 0 ? 1.0f : 0.0f),
+          d.driver_version > 0 ? static_cast<float>(d.driver_version) : nan,
+          d.runtime_version > 0 ? static_cast<float>(d.runtime_version) : nan,
+          d.dnn_version > 0 ? static_cast<float>(d.dnn_version) : nan,
+          s.window > 0 ? static_cast<float>(s.window) : nan,
+          s.stride > 0 ? static_cast<float>(s.stride) : nan};
 }
 
 LearnedModel::LearnedModel(const std::string& booster_json, const WaveParams& wave, std::string source)
@@ -106,8 +135,12 @@ LearnedModel LearnedModel::load(const std::string& path) {
   root.expect_only({"format", "version", "features", "wave_model", "source", "booster"});
   if (root.at("format").as_string() != kFormat)
     root.at("format").fail(std::string("expected format \"") + kFormat + "\"");
-  if (root.at("version").as_integer(1, 1000) != 1)
-    root.at("version").fail("unsupported version (this build reads 1)");
+  const auto version = root.at("version").as_integer(1, 1000);
+  if (version == 1)
+    root.at("version").fail("version 1 models were trained on features this build no longer computes (it "
+                            "reads version 2); retrain with `heterosim validate`");
+  if (version != kVersion)
+    root.at("version").fail("unsupported version (this build reads " + std::to_string(kVersion) + ")");
   if (root.at("features").as_string_list() != learned_feature_names())
     root.at("features").fail("the model was trained on other features than this build computes");
   return LearnedModel(root.at("booster").raw().dump(), wave_of(root.at("wave_model")),
@@ -117,7 +150,7 @@ LearnedModel LearnedModel::load(const std::string& path) {
 std::string LearnedModel::file_text() const {
   Json j;
   j["format"] = kFormat;
-  j["version"] = 1;
+  j["version"] = kVersion;
   j["source"] = source_;
   j["features"] = learned_feature_names();
   j["wave_model"] = wave_json(wave_);

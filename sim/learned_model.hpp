@@ -1,17 +1,21 @@
 #pragma once
 // A learned GEMM cost model: gradient-boosted trees (XGBoost, Debian's libxgboost-dev) that predict how far
 // a kernel's time is from the wave model's (sim/wave_model.hpp), from features of the op (shape, FLOPs,
-// bytes, intensity, precision, layout) and of the device (its ridge point peak / bandwidth, its power
-// limit per peak TFLOP/s, its tiles per SM, and the wave model's own prediction, which carries peak,
-// bandwidth, SMs and clock), as in TVM's learned cost model. Absolute device figures (peak, bandwidth,
-// SM count, clock, board watts) were tried as features too: the trees used them to recognise the GPUs
-// they were trained on, and leave-one-GPU-out got worse (DeepBench GEMM 28.5 % against 26.8 %,
-// convolution 20.9 % against 19.6 %), so only ratios that mean the same on any GPU are kept. Learning the
+// bytes, intensity, precision, layout of A and B, a convolution's filter window and stride) and of the device
+// (its tiles per SM, the wave model's own prediction, which carries peak, bandwidth, SMs and clock, and what
+// several GPUs share: vendor, architecture generation, HBM or not, and the software stack: driver, CUDA/ROCm
+// runtime and cuDNN/MIOpen versions), as in TVM's learned cost model. Device figures that differ on every GPU
+// make the trees recognise the GPUs they were trained on: absolute ones (peak, bandwidth, SMs, clock, watts)
+// made leave-one-GPU-out worse (DeepBench GEMM 28.5 % against 26.8 %), and so did the ratios peak / bandwidth
+// and watts per peak TFLOP/s (GEMM 25.7 % with them, 16.5 % without, 2026-12-03), so neither is a feature.
+// The software stack is what sets the host and driver's cost per call (DeepBench's m=512 n=32 k=512 GEMM
+// takes 6-11 us under driver 375 and CUDA 8.0.88, 50-93 us under drivers 352-367 with cuDNN 5). Learning the
 // residual of an analytic model rather than the time itself keeps a GPU the trees never saw anchored to its
 // datasheet figures. Without XGBoost the build still reads the files' headers and refuses to use them, saying
 // why.
 //
-// File: format "heterosim-learned-model", version 1: the feature names (checked on load, so a model
+// File: format "heterosim-learned-model", version 2 (version 1 files are refused: other features): the
+// feature names (checked on load, so a model
 // trained on other features is refused), the wave parameters it corrects, its provenance, and the booster
 // as XGBoost's own JSON.
 #include "sim/wave_model.hpp"

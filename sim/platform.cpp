@@ -149,7 +149,8 @@ PState parse_pstate(const JsonNode& n, double speed_default) {
 }
 
 ComputeUnits parse_compute_units(const JsonNode& n) {
-  n.expect_only({"count", "boost_clock_mhz", "sustained_clock_mhz", "power_limit", "source"});
+  n.expect_only({"count", "boost_clock_mhz", "sustained_clock_mhz", "power_limit", "architecture",
+                 "memory_type", "driver_version", "runtime_version", "dnn_version", "source"});
   ComputeUnits u;
   u.count = static_cast<int>(n.at("count").as_integer(1, 1 << 20));
   if (auto c = n.find("boost_clock_mhz")) u.boost_clock_mhz = c->as_number();
@@ -161,6 +162,15 @@ ComputeUnits parse_compute_units(const JsonNode& n) {
   if (u.sustained_clock_mhz > u.boost_clock_mhz)
     n.at("sustained_clock_mhz").fail("must not exceed boost_clock_mhz");
   u.power_limit_watts = n.quantity_or("power_limit", Quantity::Power, 0.0);
+  u.architecture = n.string_or("architecture", "");
+  u.memory_type = n.string_or("memory_type", "");
+  for (auto [key, field] :
+       {std::pair{"driver_version", &u.driver_version}, std::pair{"runtime_version", &u.runtime_version},
+        std::pair{"dnn_version", &u.dnn_version}})
+    if (auto v = n.find(key)) {
+      *field = v->as_number();
+      if (!(*field > 0)) v->fail("must be a positive version number (e.g. 10.1)");
+    }
   u.source = n.at("source").as_string();
   return u;
 }

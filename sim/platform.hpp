@@ -31,6 +31,13 @@ struct ComputeUnits {
   // measurement gives one; 0: the boost clock.
   double sustained_clock_mhz = 0.0;
   double power_limit_watts = 0.0; // board power limit (TDP / TBP)
+  // The datasheet's architecture ("Pascal", "Volta", "Vega", ...; see sim/gpu_architecture.hpp) and
+  // memory type ("HBM2", "GDDR6", ...): features a cost model learned on other GPUs can transfer; may be
+  // empty.
+  std::string architecture, memory_type;
+  // The software the device runs kernels under, 0 where not given: driver version (NVIDIA's, 418.67),
+  // runtime (CUDA or ROCm, 10.1) and DNN library (cuDNN or MIOpen, 7.6).
+  double driver_version = 0.0, runtime_version = 0.0, dnn_version = 0.0;
   std::string source;
   // Share of the quoted peak the board sustains (1 without a sustained clock).
   double sustained_share() const;

@@ -92,12 +92,9 @@ std::optional<GemmShape> conv_shape_of(const Op& op) {
                kw = dim("kw", 0), oh = dim("oh", 0), ow = dim("ow", 0), groups = dim("groups", 1);
   for (double v : {batch, cin, cout, kh, kw, oh, ow, groups})
     if (!(v >= 1)) return std::nullopt;
-  return GemmShape{batch * oh * ow,
-                   cout / groups,
-                   cin / groups * kh * kw,
-                   groups,
-                   wave_element_bytes(op.precision),
-                   false};
+  return GemmShape{
+      batch * oh * ow, cout / groups, cin / groups * kh * kw, groups, wave_element_bytes(op.precision), false,
+      false,           kh * kw,       dim("stride", 0)};
 }
 
 std::optional<GemmShape> gemm_shape_of(const Op& op) {
@@ -111,7 +108,7 @@ std::optional<GemmShape> gemm_shape_of(const Op& op) {
   if (!(k >= 1) || !(disc >= 0)) return std::nullopt;
   const double m = (sum + std::sqrt(disc)) / 2, n = mn / m;
   if (!(n >= 1)) return std::nullopt;
-  return GemmShape{m, n, k, 1, e, false};
+  return GemmShape{m, n, k, 1, e, false, false};
 }
 
 WaveDevice wave_device(const Device& d, const std::string& precision) {
@@ -122,6 +119,11 @@ WaveDevice wave_device(const Device& d, const std::string& precision) {
   w.boost_clock_mhz = d.units.boost_clock_mhz;
   w.sustained_clock_mhz = d.units.sustained_clock_mhz;
   w.power_limit_watts = d.units.power_limit_watts;
+  w.architecture = d.units.architecture;
+  w.memory_type = d.units.memory_type;
+  w.driver_version = d.units.driver_version;
+  w.runtime_version = d.units.runtime_version;
+  w.dnn_version = d.units.dnn_version;
   return w;
 }
 

@@ -20,6 +20,10 @@ struct GemmShape {
   // A stored transposed (BLAS "T" for the first operand): its tiles load with a stride, which the
   // libraries DeepBench measured handle less well on some GPUs.
   bool transposed_a = false;
+  bool transposed_b = false; // B stored transposed (BLAS "T" for the second operand)
+  // A convolution's filter window (kh x kw) and stride, 0 for a GEMM or where not known: the DNN
+  // library's choice of algorithm (Winograd for 3x3, implicit GEMM, FFT) follows them.
+  double window = 0, stride = 0;
 };
 
 // The device as the model sees it.
@@ -30,6 +34,12 @@ struct WaveDevice {
   double boost_clock_mhz = 0;
   double sustained_clock_mhz = 0; // from a datasheet or measurement; 0: derive from the power limit
   double power_limit_watts = 0;   // 0: not limited
+  std::string architecture;       // from the datasheet (ComputeUnits::architecture); may be empty
+  std::string memory_type;
+  // The software the kernels ran under (as in ComputeUnits), 0 where not known: the driver's version
+  // (NVIDIA's, e.g. 418.67), the runtime's (CUDA or ROCm, e.g. 10.1) and the DNN library's (cuDNN or
+  // MIOpen, e.g. 7.6). The host and driver's cost per call, and the library's kernels, come with them.
+  double driver_version = 0, runtime_version = 0, dnn_version = 0;
 };
 
 // Parameters shared by every GPU (fitted on some, applied to others), so they must describe the

@@ -112,7 +112,8 @@ TEST_CASE("validate on a GPU measurement set writes that GPU's calibration and p
   }
   write_file(dir / "gpu.json",
              R"({"format": "heterosim-measurements", "version": 1, "device": "gpu0", "device_kind": "gpu",
-      "environment": {"gpu_model": "NVIDIA L4", "multiprocessors": "58", "clock_khz": "2040000", "date": "today"},
+      "environment": {"gpu_model": "NVIDIA L4", "multiprocessors": "58", "clock_khz": "2040000", "date": "today",
+                      "compute_capability": "8.9", "cuda_runtime": "12040"},
       "peaks": {"fp32_flops": 30.3e12, "memory_bandwidth": 300e9}, "points": [)" +
                  points + "]}");
   const auto out = dir / "out";
@@ -125,6 +126,10 @@ TEST_CASE("validate on a GPU measurement set writes that GPU's calibration and p
   CHECK(cal.find("\"NVIDIA L4\"") != std::string::npos);
   CHECK(cal.find("GPU kernels on NVIDIA L4") != std::string::npos);
   CHECK(cal.find("CPU") == std::string::npos);
+  // The platform carries what the learned model reads: the architecture and the CUDA runtime.
+  const std::string platform = hs::test::slurp(out / "this-gpu.json");
+  CHECK(platform.find(R"("architecture": "Ada")") != std::string::npos);
+  CHECK(platform.find(R"("runtime_version": 12.4)") != std::string::npos);
   const auto r = heterosim("run --platform " + (out / "this-gpu.json").string() + " --calibration " +
                            (out / "calibration-gpu.json").string() + " --workload random:ops=10 --out " +
                            (dir / "run").string() + " --report-only");

@@ -27,7 +27,11 @@ std::vector<DeepBenchPoint> synthetic(const std::string& kind) {
       p.index = i;
       p.point.kind = kind;
       p.shape = {128.0 * (1 + i), 32.0 * (1 + i % 5), 512.0 * (1 + i % 3)};
-      p.device = {gpu[0] == 'c' ? 8e12 : 15e12, 900e9, gpu[0] == 'a' ? 80 : 40, 1500, 0, 250};
+      p.device.peak_flops = gpu[0] == 'c' ? 8e12 : 15e12;
+      p.device.bandwidth = 900e9;
+      p.device.units = gpu[0] == 'a' ? 80 : 40;
+      p.device.boost_clock_mhz = 1500;
+      p.device.power_limit_watts = 250;
       p.point.seconds = gemm_wave_time(p.shape, p.device, WaveParams{}).seconds * (1.0 + 0.3 * (i % 2));
       points.push_back(p);
     }

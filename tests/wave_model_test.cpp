@@ -160,8 +160,8 @@ TEST_CASE("a calibration with a wave model costs a graph's convolutions as their
                   .flops(flops)
                   .reads(4 * batch * cin * 224 * 224)
                   .writes(4 * batch * cout * out * out);
-  b.mutable_op(conv.id()).dims = {{"batch", batch}, {"cin", cin}, {"cout", cout}, {"kh", k},
-                                  {"kw", k},        {"oh", out},  {"ow", out},    {"groups", 1}};
+  b.mutable_op(conv.id()).dims = {{"batch", batch}, {"cin", cin}, {"cout", cout}, {"kh", k},    {"kw", k},
+                                  {"oh", out},      {"ow", out},  {"groups", 1},  {"stride", 2}};
   b.op("bare").kind("conv2d").flops(flops).reads(1e6).writes(1e6); // no dims: not a shape the model knows
   const Graph g = std::move(b).build();
   const auto shape = conv_shape_of(g.op(0));
@@ -170,6 +170,8 @@ TEST_CASE("a calibration with a wave model costs a graph's convolutions as their
   CHECK(shape->n == doctest::Approx(cout));
   CHECK(shape->k == doctest::Approx(cin * k * k));
   CHECK(2 * shape->m * shape->n * shape->k == doctest::Approx(flops)); // the same work as the op
+  CHECK(shape->window == 49); // the filter window and stride the learned model reads
+  CHECK(shape->stride == 2);
   CHECK_FALSE(conv_shape_of(g.op(1)));
   CHECK_FALSE(gemm_shape_of(g.op(0)));
 

@@ -1,8 +1,11 @@
 #include "validation/deepbench.hpp"
 
 #include "sim/error.hpp"
+#include "sim/json_input.hpp"
 #include "validation/csv_table.hpp"
 
+#include <algorithm>
+#include <array>
 #include <set>
 
 namespace hs::validation {
@@ -21,6 +24,8 @@ std::map<std::string, GpuDatasheet> load_gpu_datasheets(const std::string& csv_p
     d.units.count = static_cast<int>(t.number(r, "compute_units"));
     d.units.boost_clock_mhz = t.number(r, "boost_clock_mhz");
     d.units.power_limit_watts = t.number(r, "power_limit_w");
+    d.units.architecture = t.text(r, "architecture");
+    d.units.memory_type = t.text(r, "memory_type");
     d.units.source = t.text(r, "units_source");
     if (!(d.units.count > 0 && d.units.boost_clock_mhz > 0))
       throw InputError(csv_path, "gpu " + d.gpu, "compute_units and boost_clock_mhz must be positive");
@@ -51,6 +56,22 @@ bool precision_figures(const GpuDatasheet& d, const std::string& precision, doub
   return true;
 }
 
+// stacks.csv, where the folder has one: the software each GPU's sheet was measured with.
+std::map<std::string, std::array<double, 3>> load_stacks(const std::string& dir) {
+  std::map<std::string, std::array<double, 3>> out;
+  const std::string path = dir + "/stacks.csv";
+  if (!path_exists(path)) return out;
+  const CsvTable t = CsvTable::read(path);
+  for (std::size_t r = 0; r < t.rows(); ++r) {
+    std::array<double, 3> v{};
+    const char* columns[] = {"driver_version", "runtime_version", "dnn_version"};
+    for (std::size_t i = 0; i < 3; ++i)
+      v[i] = t.empty(r, columns[i]) ? 0.0 : t.number(r, columns[i]);
+    out[t.text(r, "gpu")] = v;
+  }
+  return out;
+}
+
 } // namespace
 
 std::vector<DeepBenchPoint> load_deepbench(const std::string& dir, const std::string& table,
@@ -59,6 +80,7 @@ std::vector<DeepBenchPoint> load_deepbench(const std::string& dir, const std::st
   const CsvTable t = CsvTable::read(path);
   std::vector<DeepBenchPoint> out;
   std::map<std::string, int> block_size;
+  const auto stacks = load_stacks(dir);
   for (std::size_t r = 0; r < t.rows(); ++r) {
     DeepBenchPoint p;
     p.gpu = t.text(r, "gpu");
@@ -74,7 +96,14 @@ std::vector<DeepBenchPoint> load_deepbench(const std::string& dir, const std::st
                 sheet->second.units.count,
                 sheet->second.units.boost_clock_mhz,
                 0.0,
-                sheet->second.units.power_limit_watts};
+                sheet->second.units.power_limit_watts,
+                sheet->second.units.architecture,
+                sheet->second.units.memory_type};
+    if (auto st = stacks.find(p.gpu); st != stacks.end()) {
+      p.device.driver_version = st->second[0];
+      p.device.runtime_version = st->second[1];
+      p.device.dnn_version = st->second[2];
+    }
     if (table == "gemm") {
       const double m = t.number(r, "m"), n = t.number(r, "n"), k = t.number(r, "k");
       p.point.kind = "gemm";
@@ -82,7 +111,7 @@ std::vector<DeepBenchPoint> load_deepbench(const std::string& dir, const std::st
       // C = A B + C (beta = 1): A and B read, C read and written.
       p.point.bytes = element * (m * k + k * n + 2 * m * n);
       p.point.seconds = t.number(r, "time_ms") * 1e-3;
-      p.shape = {m, n, k, 1, element, t.text(r, "a_t") == "T"};
+      p.shape = {m, n, k, 1, element, t.text(r, "a_t") == "T", t.text(r, "b_t") == "T"};
       p.label = "m=" + t.text(r, "m") + " n=" + t.text(r, "n") + " k=" + t.text(r, "k") + " " +
                 t.text(r, "a_t") + t.text(r, "b_t");
     } else {
@@ -93,8 +122,10 @@ std::vector<DeepBenchPoint> load_deepbench(const std::string& dir, const std::st
       p.point.flops = 2 * n * k * c * rr * s * pw * ph; // direct convolution, as DeepBench counts it
       p.point.bytes = element * (n * c * h * w + k * c * rr * s + n * k * pw * ph);
       p.point.seconds = t.number(r, "fwd_ms") * 1e-3;
+      // Implicit GEMM: output pixels x filters x window.
       p.shape = {n * pw * ph, k,       c * rr * s,
-                 1,           element, false}; // implicit GEMM: output pixels x filters x window
+                 1,           element, false,
+                 false,       rr * s,  std::max(t.number(r, "wstride"), t.number(r, "hstride"))};
       p.label = "w=" + t.text(r, "w") + " h=" + t.text(r, "h") + " c=" + t.text(r, "c") +
                 " n=" + t.text(r, "n") + " k=" + t.text(r, "k") + " " + t.text(r, "s") + "x" + t.text(r, "r");
     }

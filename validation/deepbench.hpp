@@ -62,7 +62,12 @@ struct DeepBenchResult {
   // parameters fitted on the other GPUs' fp32 points only.
   std::map<std::string, ErrorStats> wave_leave_one_gpu_out;
   std::map<std::string, WaveParams> wave_fit_without;
-  std::map<std::string, WaveParams> wave_fit_own; // fitted on the GPU's own training split
+  // The parameters shared by the other nine GPUs alone, before the refit on the left-out GPU's
+  // architecture (the other GPUs of that architecture; none for an architecture only it has).
+  std::map<std::string, ErrorStats> wave_leave_one_gpu_out_shared;
+  ErrorStats wave_leave_one_gpu_out_shared_all;
+  std::map<std::string, WaveParams> wave_fit_shared_without; // those shared parameters
+  std::map<std::string, WaveParams> wave_fit_own;            // fitted on the GPU's own training split
   ErrorStats wave_leave_one_gpu_out_all;
   // The same fits, with only the launch overhead taken from the left-out GPU's fastest problem (see
   // deepbench_wave.cpp): how much of the error is the host and driver's fixed cost per kernel.

@@ -34,30 +34,44 @@ WaveParams with_launch_of(const std::vector<WavePoint>& own, WaveParams p) {
   return p;
 }
 
+std::string architecture_of(const std::vector<DeepBenchPoint>& points, const std::string& gpu) {
+  for (const auto& p : points)
+    if (p.gpu == gpu) return p.device.architecture;
+  return "";
+}
+
 } // namespace
 
 void evaluate_deepbench_wave(const std::vector<DeepBenchPoint>& points, DeepBenchResult& res) {
   std::set<std::string> gpus;
   for (const auto& p : points)
     if (p.precision == "fp32") gpus.insert(p.gpu);
-  std::vector<double> all_logo, all_launch, all_calibrated;
+  std::vector<double> all_logo, all_shared, all_launch, all_calibrated;
   for (const auto& gpu : gpus) {
-    std::vector<WavePoint> others, own, own_train, own_test;
+    std::vector<WavePoint> others, kin, own, own_train, own_test;
+    const std::string arch = architecture_of(points, gpu);
     for (const auto& p : points) {
       if (p.precision != "fp32") continue;
       if (p.gpu != gpu) {
         others.push_back(wave_point(p));
+        if (!arch.empty() && p.device.architecture == arch) kin.push_back(wave_point(p));
         continue;
       }
       own.push_back(wave_point(p));
       (held_out(p.index) ? own_test : own_train).push_back(wave_point(p));
     }
     const WaveParams shared = fit_wave(others);
-    res.wave_fit_without[gpu] = shared;
-    const std::vector<double> logo = errors_of(own, shared);
+    res.wave_fit_shared_without[gpu] = shared;
+    const std::vector<double> shared_only = errors_of(own, shared);
+    res.wave_leave_one_gpu_out_shared[gpu] = summarize(shared_only);
+    all_shared.insert(all_shared.end(), shared_only.begin(), shared_only.end());
+    // Refitted on the other GPUs of the left-out GPU's architecture, where there are any.
+    const WaveParams fitted = kin.empty() ? shared : refit_wave(kin, shared);
+    res.wave_fit_without[gpu] = fitted;
+    const std::vector<double> logo = errors_of(own, fitted);
     res.wave_leave_one_gpu_out[gpu] = summarize(logo);
     all_logo.insert(all_logo.end(), logo.begin(), logo.end());
-    const std::vector<double> launch = errors_of(own, with_launch_of(own, shared));
+    const std::vector<double> launch = errors_of(own, with_launch_of(own, fitted));
     res.wave_leave_one_gpu_out_own_launch[gpu] = summarize(launch);
     all_launch.insert(all_launch.end(), launch.begin(), launch.end());
     res.wave_fit_own[gpu] = fit_wave(own_train);
@@ -66,6 +80,7 @@ void evaluate_deepbench_wave(const std::vector<DeepBenchPoint>& points, DeepBenc
     all_calibrated.insert(all_calibrated.end(), calibrated.begin(), calibrated.end());
   }
   res.wave_leave_one_gpu_out_all = summarize(all_logo);
+  res.wave_leave_one_gpu_out_shared_all = summarize(all_shared);
   res.wave_leave_one_gpu_out_own_launch_all = summarize(all_launch);
   res.wave_calibrated = summarize(all_calibrated);
 }

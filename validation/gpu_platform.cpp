@@ -1,8 +1,10 @@
 #include "validation/gpu_platform.hpp"
 
 #include "sim/error.hpp"
+#include "sim/gpu_architecture.hpp"
 #include "sim/json_input.hpp"
 
+#include <cmath>
 #include <cstdlib>
 
 namespace hs::validation {
@@ -48,6 +50,14 @@ std::string gpu_platform_json(const MeasurementSet& m) {
     Json u = {{"count", static_cast<int>(env_number(m, "multiprocessors"))},
               {"source", "cudaDeviceProp.multiProcessorCount and cudaDevAttrClockRate of the measured GPU"}};
     if (m.environment.count("clock_khz")) u["boost_clock_mhz"] = env_number(m, "clock_khz") / 1e3;
+    // What the learned model reads (sim/learned_model.hpp): the architecture and the CUDA runtime
+    // (cudaRuntimeGetVersion: 1000 x major + 10 x minor).
+    const std::string arch = nvidia_architecture(env_or(m, "compute_capability", ""));
+    if (!arch.empty()) u["architecture"] = arch;
+    if (m.environment.count("cuda_runtime")) {
+      const double v = env_number(m, "cuda_runtime");
+      u["runtime_version"] = std::floor(v / 1000) + std::fmod(v, 1000) / 100;
+    }
     d["compute_units"] = std::move(u);
   }
   d["source"] = "measurement set of " + env_or(m, "date", "an unrecorded date") +

@@ -50,11 +50,14 @@ Json deepbench_json(const DeepBenchResult& d) {
       "sim/wave_model.hpp: tiles in waves over SMs, K split, memory roofline, power-limited "
       "clock; one parameter set shared by all GPUs";
   j["wave_model"]["leave_one_gpu_out_fp32"] = stats_json(d.wave_leave_one_gpu_out_all);
+  j["wave_model"]["leave_one_gpu_out_shared_only_fp32"] = stats_json(d.wave_leave_one_gpu_out_shared_all);
   j["wave_model"]["calibrated_per_gpu_fp32"] = stats_json(d.wave_calibrated);
   j["wave_model"]["leave_one_gpu_out_own_launch_fp32"] = stats_json(d.wave_leave_one_gpu_out_own_launch_all);
   for (const auto& [gpu, s] : d.wave_leave_one_gpu_out) {
     const WaveParams& w = d.wave_fit_without.at(gpu);
     j["wave_model"]["leave_one_gpu_out_by_gpu"][gpu] = stats_json(s);
+    j["wave_model"]["leave_one_gpu_out_shared_only_by_gpu"][gpu] =
+        stats_json(d.wave_leave_one_gpu_out_shared.at(gpu));
     j["wave_model"]["leave_one_gpu_out_own_launch_by_gpu"][gpu] =
         stats_json(d.wave_leave_one_gpu_out_own_launch.at(gpu));
     j["wave_model"]["fit_without"][gpu] = {
@@ -87,10 +90,12 @@ std::string deepbench_text(const DeepBenchResult& d) {
   s << "  leave one GPU out (fp32), roofline (one efficiency) vs wave model (tiles, waves, K split, "
        "power):\n";
   s << stats_line("wave, calibrated/GPU", d.wave_calibrated);
+  s << stats_line("wave, LOGO shared only", d.wave_leave_one_gpu_out_shared_all);
   s << stats_line("wave, leave one out", d.wave_leave_one_gpu_out_all);
   s << stats_line("wave, LOGO+own launch", d.wave_leave_one_gpu_out_own_launch_all);
   for (const auto& [gpu, wave] : d.wave_leave_one_gpu_out) {
     s << stats_line(gpu + " roofline", d.leave_one_gpu_out.at(gpu));
+    s << stats_line(gpu + " wave shared", d.wave_leave_one_gpu_out_shared.at(gpu));
     s << stats_line(gpu + " wave", wave);
     s << stats_line(gpu + " wave+launch", d.wave_leave_one_gpu_out_own_launch.at(gpu));
   }

@@ -28,6 +28,13 @@ WaveParams params_of(const Vec& x) {
   return p;
 }
 
+Vec vec_of(const WaveParams& p) {
+  const double t = std::clamp(p.transposed_a_efficiency, 1e-6, 1 - 1e-6);
+  const auto ln = [](double v) { return std::log(std::max(v, 1e-12)); };
+  return {ln(p.peak_efficiency),  ln(p.tile_intensity_knee), ln(p.memory_efficiency), ln(p.launch_seconds),
+          ln(p.watts_per_tflops), std::log(t / (1 - t)),     ln(p.tile_k_overhead)};
+}
+
 Vec start() {
   const WaveParams p;
   const auto logit = [](double v) { return std::log(v / (1 - v)); };
@@ -114,6 +121,11 @@ WaveParams fit_wave(const std::vector<WavePoint>& points) {
   Vec x = nelder_mead(points, start(), 400);
   x = nelder_mead(points, x, 300);
   return params_of(x);
+}
+
+WaveParams refit_wave(const std::vector<WavePoint>& points, const WaveParams& from) {
+  if (points.empty()) return from;
+  return params_of(nelder_mead(points, vec_of(from), 300));
 }
 
 } // namespace hs::validation

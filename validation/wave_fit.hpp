@@ -15,6 +15,9 @@ struct WavePoint {
 };
 
 WaveParams fit_wave(const std::vector<WavePoint>& points);
+// A fit of `points` that starts from `from` (a fit on more GPUs) and takes fewer steps: how the GPUs of
+// one architecture depart from the parameters every GPU shares.
+WaveParams refit_wave(const std::vector<WavePoint>& points, const WaveParams& from);
 
 // Mean absolute percentage error of `p` on `points`.
 double wave_mape(const std::vector<WavePoint>& points, const WaveParams& p);
