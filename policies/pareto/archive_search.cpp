@@ -154,13 +154,47 @@ std::vector<std::size_t> top_k(const std::vector<double>& score, std::size_t k) 
   return idx;
 }
 
-// Submits `g`; a child that entered the front reinforces the guide (the online CEM update).
-void submit_guided(SearchState& state, const Genome& g, const std::string& origin, PriorGuide* guide) {
+// Submits `g`; a child that entered the front reinforces the guide (the online CEM update). Answers the
+// child's archive entry when it entered the front, else null.
+const Entry* submit_guided(SearchState& state, const Genome& g, const std::string& origin,
+                           PriorGuide* guide) {
   const int before = state.evaluations();
   const auto v = state.submit(g, origin);
-  if (!guide || !v || state.evaluations() == before) return;
+  if (!v || state.evaluations() == before) return nullptr;
   for (const Entry& e : state.archive().entries())
-    if (e.evaluation == state.evaluations() && e.genome == g && !e.fixed_plan) guide->reinforce(g);
+    if (e.evaluation == state.evaluations() && e.genome == g && !e.fixed_plan) {
+      if (guide) guide->reinforce(g);
+      return &e;
+    }
+  return nullptr;
+}
+
+// The member with the smallest value on objective `k` (the first of equals).
+std::size_t best_on(const std::vector<std::vector<double>>& pts, std::size_t k) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < pts.size(); ++i)
+    if (pts[i][k] < pts[best][k]) best = i;
+  return best;
+}
+
+// One child of the guide: around the front's best plan on an objective drawn uniformly, from that
+// objective's distribution (a new best on it sharpens that distribution), or around a beam member.
+void guided_child(SearchState& state, PriorGuide& guide, const std::vector<double>& contribution, Rng& rng) {
+  const auto& entries = state.archive().entries();
+  if (rng.uniform() < guide.options().corner_share) {
+    const auto pts = state.archive().points();
+    const std::size_t k = pick(rng, pts.front().size());
+    const std::size_t best = best_on(pts, k);
+    const double best_value = pts[best][k];
+    const Genome child = guide.propose_corner(entries[best].genome, k, rng);
+    if (state.seen(child)) return;
+    const Entry* e = submit_guided(state, child, "prior-corner", &guide);
+    if (e && e->value.point[k] < best_value) guide.reinforce_corner(child, k);
+    return;
+  }
+  const auto beam = top_k(contribution, static_cast<std::size_t>(guide.options().beam));
+  const Genome child = guide.propose(entries[beam[pick(rng, beam.size())]].genome, rng);
+  if (!state.seen(child)) submit_guided(state, child, "prior", &guide);
 }
 
 } // namespace
@@ -207,9 +241,7 @@ void run_archive_search(SearchState& state, const std::vector<Baseline>& baselin
     const auto& entries = state.archive().entries();
     const auto contribution = hv_contributions(state.archive().points(), state.problem().reference_point());
     if (guide && rng.uniform() < guide->options().share) {
-      const auto beam = top_k(contribution, static_cast<std::size_t>(guide->options().beam));
-      const Genome child = guide->propose(entries[beam[pick(rng, beam.size())]].genome, rng);
-      if (!state.seen(child)) submit_guided(state, child, "prior", guide);
+      guided_child(state, *guide, contribution, rng);
       continue;
     }
     Genome child = entries[tournament(contribution, rng)].genome;
