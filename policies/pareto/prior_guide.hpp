@@ -28,6 +28,13 @@ struct PriorGuideOptions {
   int samples = 4;            // seeds drawn from the distribution, besides its mode
   double corner_share = 0.5;  // of the guide's children, proposed around the best plan on one objective
   double corner_learning_rate = 0.2; // the CEM step of an objective's distribution toward a new best on it
+  // The archive search's allocation of children between its plain moves, the beam and the corners: the
+  // shares above until `warm_up` evaluations, then in proportion to each one's recent hypervolume gain per
+  // evaluation (exponential average of step `gain_step`), none under `arm_floor`. Off: the fixed shares.
+  bool adaptive = true;
+  int warm_up = 100;
+  double gain_step = 0.1;
+  double arm_floor = 0.1;
 };
 
 class PriorGuide {
