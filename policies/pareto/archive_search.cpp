@@ -220,7 +220,8 @@ void mover_child(SearchState& state, const Mover& mover, const std::vector<doubl
 // Which kind of child comes next, with a guide: arm 0 the plain moves, 1 the guide's beam, 2 + k objective
 // k's corner. Each arm starts at its share of PriorGuideOptions; once `warm_up` evaluations are made, arms
 // are drawn in proportion to their recent hypervolume gain per evaluation (an exponential average, step
-// `gain_step`), each kept at `arm_floor` at least, so the budget goes where the front still moves.
+// `gain_step`), each kept at `arm_floor` at least (a corner: `corner_floor`), so the budget goes where the
+// front still moves.
 class Allocation {
 public:
   Allocation(const SearchState& state, const PriorGuideOptions& o, std::size_t objectives)
@@ -234,12 +235,14 @@ public:
 
   std::size_t draw(const SearchState& state, Rng& rng) const {
     std::vector<double> w = share_;
-    double total = 0;
-    for (double g : gain_)
-      total += g;
+    double total = 0, floors = 0;
+    for (std::size_t a = 0; a < w.size(); ++a) {
+      total += gain_[a];
+      floors += floor(a);
+    }
     if (state.evaluations() - start_ >= o_.warm_up && total > 0)
       for (std::size_t a = 0; a < w.size(); ++a)
-        w[a] = o_.arm_floor + (1 - o_.arm_floor * static_cast<double>(w.size())) * gain_[a] / total;
+        w[a] = floor(a) + (1 - floors) * gain_[a] / total;
     double u = rng.uniform();
     for (std::size_t a = 0; a + 1 < w.size(); ++a) {
       if (u < w[a]) return a;
@@ -257,6 +260,7 @@ public:
   }
 
 private:
+  double floor(std::size_t a) const { return a < 2 ? o_.arm_floor : o_.corner_floor; }
   PriorGuideOptions o_;
   std::vector<double> share_, gain_;
   int start_;

@@ -30,11 +30,13 @@ struct PriorGuideOptions {
   double corner_learning_rate = 0.2; // the CEM step of an objective's distribution toward a new best on it
   // The archive search's allocation of children between its plain moves, the beam and the corners: the
   // shares above until `warm_up` evaluations, then in proportion to each one's recent hypervolume gain per
-  // evaluation (exponential average of step `gain_step`), none under `arm_floor`. Off: the fixed shares.
+  // evaluation (exponential average of step `gain_step`), none under `arm_floor` (a corner: `corner_floor`,
+  // so that extremes found early stop costing budget). Off: the fixed shares.
   bool adaptive = true;
   int warm_up = 100;
   double gain_step = 0.1;
   double arm_floor = 0.1;
+  double corner_floor = 0.03;
 };
 
 class PriorGuide {
