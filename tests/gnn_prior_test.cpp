@@ -33,7 +33,7 @@ TEST_CASE(
     "gnn prior: the guided search finds a front at least as good as the unguided one at the same budget") {
   // A small graph, fixed seeds, the same budget of 300 evaluations: the guided archive's hypervolume is at
   // least the unguided one's for each search seed. This does not hold on every small graph at this budget
-  // (docs/gnn.md: 10 of 15 runs on five graphs); this one is where the prior helps, so that a guide that
+  // (docs/gnn.md: 12 of 15 runs on five graphs); this one is where the prior helps, so that a guide that
   // stops helping fails here.
   const hs::Graph g = hs::load_workload("random:ops=100,precision=fp16", 3);
   const hs::Platform p = hs::load_platform("hetero-server");

@@ -1,8 +1,10 @@
 #include "policies/pareto/archive_search.hpp"
 
+#include "policies/pareto/hypervolume.hpp"
 #include "sim/random.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <pagmo/utils/hypervolume.hpp>
 #include <set>
 
@@ -154,14 +156,116 @@ std::vector<std::size_t> top_k(const std::vector<double>& score, std::size_t k) 
   return idx;
 }
 
-// Submits `g`; a child that entered the front reinforces the guide (the online CEM update).
-void submit_guided(SearchState& state, const Genome& g, const std::string& origin, PriorGuide* guide) {
+// Submits `g`; a child that entered the front reinforces the guide (the online CEM update). Answers the
+// child's archive entry when it entered the front, else null.
+const Entry* submit_guided(SearchState& state, const Genome& g, const std::string& origin,
+                           PriorGuide* guide) {
   const int before = state.evaluations();
   const auto v = state.submit(g, origin);
-  if (!guide || !v || state.evaluations() == before) return;
+  if (!v || state.evaluations() == before) return nullptr;
   for (const Entry& e : state.archive().entries())
-    if (e.evaluation == state.evaluations() && e.genome == g && !e.fixed_plan) guide->reinforce(g);
+    if (e.evaluation == state.evaluations() && e.genome == g && !e.fixed_plan) {
+      if (guide) guide->reinforce(g);
+      return &e;
+    }
+  return nullptr;
 }
+
+// The member with the smallest value on objective `k` (the first of equals).
+std::size_t best_on(const std::vector<std::vector<double>>& pts, std::size_t k) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < pts.size(); ++i)
+    if (pts[i][k] < pts[best][k]) best = i;
+  return best;
+}
+
+// One child of the guide: around the front's best plan on an objective drawn uniformly, from that
+// objective's distribution (a new best on it sharpens that distribution), or around a beam member.
+// A child around the front's best plan on objective `k`, from that objective's distribution (a new best on it
+// sharpens that distribution).
+void corner_child(SearchState& state, PriorGuide& guide, std::size_t k, Rng& rng) {
+  const auto pts = state.archive().points();
+  const std::size_t best = best_on(pts, k);
+  const double best_value = pts[best][k];
+  const Genome child = guide.propose_corner(state.archive().entries()[best].genome, k, rng);
+  if (state.seen(child)) return;
+  const Entry* e = submit_guided(state, child, "prior-corner", &guide);
+  if (e && e->value.point[k] < best_value) guide.reinforce_corner(child, k);
+}
+
+void beam_child(SearchState& state, PriorGuide& guide, const std::vector<double>& contribution, Rng& rng) {
+  const auto beam = top_k(contribution, static_cast<std::size_t>(guide.options().beam));
+  const Genome child = guide.propose(state.archive().entries()[beam[pick(rng, beam.size())]].genome, rng);
+  if (!state.seen(child)) submit_guided(state, child, "prior", &guide);
+}
+
+void mover_child(SearchState& state, const Mover& mover, const std::vector<double>& contribution, Rng& rng,
+                 PriorGuide* guide) {
+  const auto& entries = state.archive().entries();
+  Genome child = entries[tournament(contribution, rng)].genome;
+  int moves = 1 + (rng.uniform() < 0.5 ? 1 + (rng.uniform() < 0.5 ? 1 : 0) : 0);
+  if (entries.size() > 1 && rng.uniform() < 0.25) {
+    // Uniform crossover with a second member: combines what two front plans got right.
+    const Genome& other = entries[tournament(contribution, rng)].genome;
+    for (std::size_t i = 0; i < child.size(); ++i)
+      if (rng.uniform() < 0.5) child[i] = other[i];
+    moves = rng.uniform() < 0.5 ? 0 : 1;
+  }
+  for (int m = 0; m < moves; ++m)
+    mover.apply(child, rng);
+  if (state.seen(child)) return;
+  submit_guided(state, child, "search", guide);
+}
+
+// Which kind of child comes next, with a guide: arm 0 the plain moves, 1 the guide's beam, 2 + k objective
+// k's corner. Each arm starts at its share of PriorGuideOptions; once `warm_up` evaluations are made, arms
+// are drawn in proportion to their recent hypervolume gain per evaluation (an exponential average, step
+// `gain_step`), each kept at `arm_floor` at least (a corner: `corner_floor`), so the budget goes where the
+// front still moves.
+class Allocation {
+public:
+  Allocation(const SearchState& state, const PriorGuideOptions& o, std::size_t objectives)
+      : o_(o), share_(2 + objectives), gain_(2 + objectives, 0.0), start_(state.evaluations()),
+        hv_(hypervolume(state.archive().points(), state.problem().reference_point())) {
+    share_[0] = 1 - o.share;
+    share_[1] = o.share * (1 - o.corner_share);
+    for (std::size_t k = 0; k < objectives; ++k)
+      share_[2 + k] = o.share * o.corner_share / static_cast<double>(objectives);
+  }
+
+  std::size_t draw(const SearchState& state, Rng& rng) const {
+    std::vector<double> w = share_;
+    double total = 0, floors = 0;
+    for (std::size_t a = 0; a < w.size(); ++a) {
+      total += gain_[a];
+      floors += floor(a);
+    }
+    if (state.evaluations() - start_ >= o_.warm_up && total > 0)
+      for (std::size_t a = 0; a < w.size(); ++a)
+        w[a] = floor(a) + (1 - floors) * gain_[a] / total;
+    double u = rng.uniform();
+    for (std::size_t a = 0; a + 1 < w.size(); ++a) {
+      if (u < w[a]) return a;
+      u -= w[a];
+    }
+    return w.size() - 1;
+  }
+
+  // After arm `a`'s child: its gain, where it made an evaluation.
+  void record(const SearchState& state, std::size_t a, int evaluations_before) {
+    if (state.evaluations() == evaluations_before) return;
+    const double hv = hypervolume(state.archive().points(), state.problem().reference_point());
+    gain_[a] = (1 - o_.gain_step) * gain_[a] + o_.gain_step * (hv - hv_);
+    hv_ = hv;
+  }
+
+private:
+  double floor(std::size_t a) const { return a < 2 ? o_.arm_floor : o_.corner_floor; }
+  PriorGuideOptions o_;
+  std::vector<double> share_, gain_;
+  int start_;
+  double hv_;
+};
 
 } // namespace
 
@@ -201,30 +305,33 @@ void run_archive_search(SearchState& state, const std::vector<Baseline>& baselin
     for (const Genome& g : guide->seeds())
       submit_guided(state, g, "prior-seed", guide);
   const Mover mover(enc);
+  const std::size_t objectives = state.problem().reference_point().size();
+  std::optional<Allocation> allocation;
+  if (guide && guide->options().adaptive) allocation.emplace(state, guide->options(), objectives);
   // A bound on tries, so a space smaller than the budget ends the search instead of looping.
   long long tries_left = 64LL * state.budget() + 1000;
   while (!state.exhausted() && tries_left-- > 0 && !state.archive().empty()) {
-    const auto& entries = state.archive().entries();
     const auto contribution = hv_contributions(state.archive().points(), state.problem().reference_point());
-    if (guide && rng.uniform() < guide->options().share) {
-      const auto beam = top_k(contribution, static_cast<std::size_t>(guide->options().beam));
-      const Genome child = guide->propose(entries[beam[pick(rng, beam.size())]].genome, rng);
-      if (!state.seen(child)) submit_guided(state, child, "prior", guide);
+    if (allocation) {
+      const std::size_t arm = allocation->draw(state, rng);
+      const int before = state.evaluations();
+      if (arm == 0)
+        mover_child(state, mover, contribution, rng, guide);
+      else if (arm == 1)
+        beam_child(state, *guide, contribution, rng);
+      else
+        corner_child(state, *guide, arm - 2, rng);
+      allocation->record(state, arm, before);
       continue;
     }
-    Genome child = entries[tournament(contribution, rng)].genome;
-    int moves = 1 + (rng.uniform() < 0.5 ? 1 + (rng.uniform() < 0.5 ? 1 : 0) : 0);
-    if (entries.size() > 1 && rng.uniform() < 0.25) {
-      // Uniform crossover with a second member: combines what two front plans got right.
-      const Genome& other = entries[tournament(contribution, rng)].genome;
-      for (std::size_t i = 0; i < child.size(); ++i)
-        if (rng.uniform() < 0.5) child[i] = other[i];
-      moves = rng.uniform() < 0.5 ? 0 : 1;
+    if (guide && rng.uniform() < guide->options().share) {
+      if (rng.uniform() < guide->options().corner_share)
+        corner_child(state, *guide, pick(rng, objectives), rng);
+      else
+        beam_child(state, *guide, contribution, rng);
+      continue;
     }
-    for (int m = 0; m < moves; ++m)
-      mover.apply(child, rng);
-    if (state.seen(child)) continue;
-    submit_guided(state, child, "search", guide);
+    mover_child(state, mover, contribution, rng, guide);
   }
   state.finish();
 }

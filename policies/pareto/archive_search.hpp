@@ -19,7 +19,9 @@ std::vector<std::pair<Genome, std::string>> seed_genomes(const Encoding& enc,
 // Submits the baselines' exact plans and seed_genomes().
 void seed_search(SearchState& state, const std::vector<Baseline>& baselines, const std::string& origin);
 // With a guide (prior_guide.hpp), its seeds are added, a share of the children are its proposals around the
-// beam, and every child that enters the front reinforces it; the budget is the same.
+// beam or around the front's best plan on one objective (a corner), each kind drawn by its recent
+// hypervolume gain per evaluation (PriorGuideOptions::adaptive), and every child that enters the front
+// reinforces it; the budget is the same.
 void run_archive_search(SearchState& state, const std::vector<Baseline>& baselines, std::uint64_t seed,
                         PriorGuide* guide = nullptr);
 

@@ -38,6 +38,7 @@ PriorGuide::PriorGuide(const Encoding& enc, const OpDeviceProbabilities& p, std:
     q_.push_back(std::move(q));
     if (enc.upper()[s] > 0) movable_.push_back(s);
   }
+  prior_ = q_;
   std::vector<char> seen(nodes.size(), 0);
   for (OpId op : enc.base().graph().topological_order()) {
     const auto s = static_cast<std::size_t>(enc.coarse().node_of[static_cast<std::size_t>(op)]);
@@ -46,8 +47,8 @@ PriorGuide::PriorGuide(const Encoding& enc, const OpDeviceProbabilities& p, std:
   }
 }
 
-int PriorGuide::draw(std::size_t node, int except, Rng& rng) const {
-  const auto& q = q_[node];
+int PriorGuide::draw(const Distribution& dist, std::size_t node, int except, Rng& rng) const {
+  const auto& q = dist[node];
   std::vector<double> w(q.size());
   for (std::size_t k = 0; k < q.size(); ++k)
     w[k] = static_cast<int>(k) == except
@@ -70,19 +71,19 @@ std::vector<Genome> PriorGuide::seeds() {
   for (int i = 0; i < options_.samples; ++i) {
     Genome g = out.back();
     for (std::size_t s : movable_)
-      g[s] = draw(s, -1, seed_rng_);
+      g[s] = draw(q_, s, -1, seed_rng_);
     out.push_back(std::move(g));
   }
   return out;
 }
 
-Genome PriorGuide::propose(const Genome& parent, Rng& rng) const {
+Genome PriorGuide::propose_from(const Distribution& q, const Genome& parent, Rng& rng) const {
   Genome child = parent;
   if (movable_.empty()) return child;
   const double kind = rng.uniform();
   if (kind < 0.15) { // a fresh proposal from the distribution
     for (std::size_t s : movable_)
-      child[s] = draw(s, -1, rng);
+      child[s] = draw(q, s, -1, rng);
     return child;
   }
   if (kind < 0.5) { // a run of log-uniform length up to half the graph, redrawn
@@ -91,26 +92,35 @@ Genome PriorGuide::propose(const Genome& parent, Rng& rng) const {
         std::max(1.0, std::floor(rng.log_uniform(1.0, std::max(1.0, static_cast<double>(n) / 2) + 1))));
     const auto start = static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(n) - 1));
     for (std::size_t k = start; k < std::min(n, start + len); ++k)
-      child[topo_movable_[k]] = draw(topo_movable_[k], -1, rng);
+      child[topo_movable_[k]] = draw(q, topo_movable_[k], -1, rng);
     return child;
   }
   // One to three super-nodes, picked in proportion to how much the distribution would move them.
   std::vector<double> disagreement(movable_.size());
   for (std::size_t i = 0; i < movable_.size(); ++i)
-    disagreement[i] = 1.0 - q_[movable_[i]][static_cast<std::size_t>(parent[movable_[i]])] + options_.floor;
+    disagreement[i] = 1.0 - q[movable_[i]][static_cast<std::size_t>(parent[movable_[i]])] + options_.floor;
   const int moves = 1 + (rng.uniform() < 0.5 ? 1 + (rng.uniform() < 0.5 ? 1 : 0) : 0);
   for (int m = 0; m < moves; ++m) {
     const std::size_t s = movable_[draw_weighted(disagreement, rng)];
-    child[s] = draw(s, child[s], rng);
+    child[s] = draw(q, s, child[s], rng);
   }
   return child;
 }
 
-void PriorGuide::reinforce(const Genome& child) {
-  const double a = options_.learning_rate;
-  for (std::size_t s = 0; s < q_.size(); ++s)
-    for (std::size_t k = 0; k < q_[s].size(); ++k)
-      q_[s][k] = (1 - a) * q_[s][k] + (static_cast<int>(k) == child[s] ? a : 0.0);
+Genome PriorGuide::propose_corner(const Genome& parent, std::size_t k, Rng& rng) {
+  return propose_from(corner(k), parent, rng);
+}
+
+PriorGuide::Distribution& PriorGuide::corner(std::size_t k) {
+  while (corners_.size() <= k)
+    corners_.push_back(prior_);
+  return corners_[k];
+}
+
+void PriorGuide::pull(Distribution& q, const Genome& child, double a) {
+  for (std::size_t s = 0; s < q.size(); ++s)
+    for (std::size_t k = 0; k < q[s].size(); ++k)
+      q[s][k] = (1 - a) * q[s][k] + (static_cast<int>(k) == child[s] ? a : 0.0);
 }
 
 } // namespace hs::pareto
