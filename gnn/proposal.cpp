@@ -27,22 +27,38 @@ std::vector<double> adjusted_upward_ranks(const CostModel& cost, const std::vect
   return rank;
 }
 
-Plan plan_for_proposal(const CostModel& cost, const Proposal& p, std::string policy, bool refine) {
+namespace {
+
+// The list schedule in the proposal's adjusted rank order, where `allowed(op, device)` says which devices
+// compete by earliest finish (the rest only where none of them is feasible), then HEFT's refinement.
+template <class Allowed>
+Plan list_plan(const CostModel& cost, const Proposal& p, Allowed allowed, std::string policy, bool refine) {
   const auto order = order_by_decreasing(cost.graph(), adjusted_upward_ranks(cost, p.priority));
-  // The proposed device wins outright; the others only compete where it is infeasible.
   const double never = std::numeric_limits<double>::max() / 4;
-  const auto s = schedule_in_order(order, cost, true, [&](OpId op, DeviceId d, double eft) {
-    const DeviceId want = p.device[static_cast<std::size_t>(op)];
-    return d == want || !cost.feasible(op, want) ? eft : never + eft;
-  });
+  const auto s = schedule_in_order(
+      order, cost, true, [&](OpId op, DeviceId d, double eft) { return allowed(op, d) ? eft : never + eft; });
   Plan plan = plan_from_assignment(cost.graph(), cost.platform(), s.device, s.start, std::move(policy));
   return refine ? refine_list_plan(std::move(plan), cost, nullptr) : plan;
+}
+
+} // namespace
+
+Plan plan_for_proposal(const CostModel& cost, const Proposal& p, std::string policy, bool refine) {
+  // The proposed device wins outright; the others only compete where it is infeasible.
+  return list_plan(
+      cost, p,
+      [&](OpId op, DeviceId d) {
+        const DeviceId want = p.device[static_cast<std::size_t>(op)];
+        return d == want || !cost.feasible(op, want);
+      },
+      std::move(policy), refine);
 }
 
 Plan plan_for_shortlist(const CostModel& cost, const Proposal& p, int k, std::string policy, bool refine) {
   const Graph& g = cost.graph();
   const auto devices = static_cast<std::size_t>(cost.platform().device_count());
   std::vector<std::vector<bool>> listed(static_cast<std::size_t>(g.op_count()), std::vector<bool>(devices));
+  std::vector<bool> any(static_cast<std::size_t>(g.op_count()));
   for (OpId op = 0; op < g.op_count(); ++op) {
     const auto& prob = p.probability.at(static_cast<std::size_t>(op));
     std::vector<DeviceId> by_probability;
@@ -54,16 +70,15 @@ Plan plan_for_shortlist(const CostModel& cost, const Proposal& p, int k, std::st
     });
     for (std::size_t i = 0; i < by_probability.size() && i < static_cast<std::size_t>(k); ++i)
       listed[static_cast<std::size_t>(op)][static_cast<std::size_t>(by_probability[i])] = true;
+    any[static_cast<std::size_t>(op)] = !by_probability.empty();
   }
-  const auto order = order_by_decreasing(g, adjusted_upward_ranks(cost, p.priority));
-  const double never = std::numeric_limits<double>::max() / 4;
-  const auto s = schedule_in_order(order, cost, true, [&](OpId op, DeviceId d, double eft) {
-    const auto& mine = listed[static_cast<std::size_t>(op)];
-    const bool any = std::find(mine.begin(), mine.end(), true) != mine.end();
-    return !any || mine[static_cast<std::size_t>(d)] ? eft : never + eft;
-  });
-  Plan plan = plan_from_assignment(g, cost.platform(), s.device, s.start, std::move(policy));
-  return refine ? refine_list_plan(std::move(plan), cost, nullptr) : plan;
+  return list_plan(
+      cost, p,
+      [&](OpId op, DeviceId d) {
+        const auto o = static_cast<std::size_t>(op);
+        return !any[o] || listed[o][static_cast<std::size_t>(d)];
+      },
+      std::move(policy), refine);
 }
 
 std::string shipped_checkpoint_path() {

@@ -4,6 +4,7 @@
 #include "parallel_support.hpp"
 #include "sim/graph_builder.hpp"
 #include "workloads/data_parallel.hpp"
+#include "workloads/layer_roles.hpp"
 #include "workloads/mesh_parallel.hpp"
 #include "workloads/pipeline_parallel.hpp"
 #include "workloads/tensor_parallel.hpp"
@@ -17,10 +18,6 @@ using hs::test::gpus;
 using hs::test::pinned_plan;
 
 namespace {
-
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
 
 // The FLOPs of the optimizer ops, or of the others but the collectives' reductions.
 double flops(const Graph& g, bool optimizer) {
@@ -169,7 +166,7 @@ TEST_CASE("channels split each gradient ring into parallel rings of bytes / chan
         std::set<std::string>{"allreduce0.ch0", "allreduce0.ch1", "allreduce0.ch2", "allreduce0.ch3"});
   double bucket = 0; // ring all-reduce: every rank sends 2 (n-1)/n of the buffer, channels or not
   for (const auto& t : g.tensors)
-    if (ends_with(t.name, ".to_bucket") && g.op(t.consumers.at(0)).name == "r0/grad_bucket0")
+    if (has_suffix(t.name, ".to_bucket") && g.op(t.consumers.at(0)).name == "r0/grad_bucket0")
       bucket += t.bytes;
   CHECK(sent == doctest::Approx(4 * 2 * 3.0 / 4 * bucket).epsilon(1e-9));
   o.algorithm = collectives::Algorithm::Tree;
@@ -182,8 +179,8 @@ TEST_CASE("a recomputed tensor-parallel block repeats its two all-reduces, as Me
     int n = 0; // one ".partial_sums" op per all-reduce on rank 0, read by a residual add
     for (const auto& op : g.ops)
       if (op.name.rfind("t0/", 0) == 0)
-        n += recomputed ? ends_with(op.name, ".residual.recompute.partial_sums")
-                        : ends_with(op.name, ".residual.partial_sums");
+        n += recomputed ? has_suffix(op.name, ".residual.recompute.partial_sums")
+                        : has_suffix(op.name, ".residual.partial_sums");
     return n;
   };
   const Graph plain = tensor_parallel(load_workload(spec), {gpus(2)});
@@ -198,7 +195,7 @@ TEST_CASE("the per-head passes of eager attention and its dropout are split with
   const auto collectives = [](const std::string& spec) {
     int n = 0;
     for (const auto& op : tensor_parallel(load_workload(spec), {gpus(2)}).ops)
-      n += ends_with(op.name, ".partial_sums");
+      n += has_suffix(op.name, ".partial_sums");
     return n;
   };
   const std::string spec = "gpt2-small:mode=training,heads=fused,seq=32";
