@@ -26,6 +26,7 @@ using namespace hs::validation;
 struct ValidateOptions {
   bool measure = false;
   bool quick = false;
+  int rounds = 3;
   // Empty: the committed sets in the data directory (sim/data_directory.hpp), found when validate runs.
   std::string cpu, executions, deepbench, datasheets, torch_kernels, torch_runs;
   std::string out = "validation-out";
@@ -230,6 +231,7 @@ int validate(ValidateOptions o) {
     CpuMeasureOptions mo;
     mo.quick = o.quick;
     mo.note = o.note;
+    mo.rounds = o.rounds;
     mo.co_running = *std::max_element(o.threads.begin(), o.threads.end());
     mo.progress = [&](const std::string& s) { say("  " + s); };
     kernels = measure_cpu(mo);
@@ -253,6 +255,7 @@ int validate(ValidateOptions o) {
       eo.graphs = 2;
       eo.ops = 16;
       eo.repeats = 5;
+      eo.rounds = 1;
     }
     eo.progress = [&](const std::string& s) { say("  " + s); };
     const ExecutionSet set = measure_executions(kernels, fits, eo);
@@ -282,6 +285,9 @@ Action validate_command(CLI::App& app) {
       "--measure", o->measure,
       "Measure this CPU now (kernels, then whole graphs on threads) instead of reading the committed sets");
   cmd->add_flag("--quick", o->quick, "With --measure: a reduced grid and fewer graphs (well under a minute)");
+  cmd->add_option("--rounds", o->rounds,
+                  "With --measure: time the kernel grid this many times over, interleaved (1 with --quick)")
+      ->check(CLI::Range(1, 50));
   cmd->add_option("--cpu", o->cpu,
                   "CPU kernel measurement set (heterosim-measurements); default: the committed "
                   "validation/measurements/cpu-kernels.json");

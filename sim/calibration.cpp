@@ -33,6 +33,18 @@ void load_parameters(const JsonNode& node, Calibration::Entry& e) {
         t.at("up_to").fail("tiers must be listed by increasing size");
       e.memory_tiers.push_back(tier);
     }
+  if (auto structure = node.find("gemm_structure")) {
+    structure->expect_only({"method", "pack_bandwidth", "im2col_bandwidth", "source"});
+    if (structure->at("method").as_string() != "packed")
+      structure->at("method").fail("unknown GEMM loop structure (known: packed)");
+    Calibration::Entry::GemmStructure g;
+    for (auto [key, value] : {std::pair{"pack_bandwidth", &g.pack_bandwidth},
+                              std::pair{"im2col_bandwidth", &g.im2col_bandwidth}}) {
+      *value = structure->at(key).as_quantity(units::Quantity::Bandwidth);
+      if (!(*value > 0)) structure->at(key).fail("must be positive");
+    }
+    e.gemm_structure = g;
+  }
 }
 
 WaveParams load_wave(const JsonNode& n) {
@@ -78,7 +90,7 @@ void load_framework_model(const JsonNode& node, Calibration::Entry& e) {
 void load_version_1(const JsonNode& root, Calibration& c) {
   root.expect_only({"format", "version", "source", "devices", "notes", "fit"});
   for (const auto& [key, node] : root.at("devices").members()) {
-    node.expect_only({"efficiency", "memory_efficiency", "launch_overhead", "memory_tiers"});
+    node.expect_only({"efficiency", "memory_efficiency", "launch_overhead", "memory_tiers", "gemm_structure"});
     Calibration::Entry e;
     e.name = key;
     e.applies_to.devices = {key}; // version 1 keys were a device name or a device kind
@@ -92,7 +104,7 @@ void load_version_2(const JsonNode& root, Calibration& c) {
   root.expect_only({"format", "version", "source", "entries", "notes", "fit"});
   for (const auto& node : root.at("entries").items()) {
     node.expect_only({"name", "applies_to", "measured", "held_out_mape_percent", "efficiency",
-                      "memory_efficiency", "launch_overhead", "memory_tiers", "wave_model", "learned_model",
+                      "memory_efficiency", "launch_overhead", "memory_tiers", "gemm_structure", "wave_model", "learned_model",
                       "framework_model", "intra_op_threads", "notes"});
     Calibration::Entry e;
     e.name = node.at("name").as_string();

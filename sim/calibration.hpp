@@ -39,6 +39,14 @@ struct Calibration {
     std::optional<double> memory_efficiency;
     std::optional<double> launch_overhead;
     std::vector<MemoryTier> memory_tiers; // ascending up_to; ops larger than the last use memory_efficiency
+    // When set, GEMMs and convolutions that name their dimensions are costed by the loop structure of a CPU
+    // BLAS (sim/cost_model.cpp): the operands are packed into blocks, a convolution's im2col first writes
+    // its column matrix, then the packed GEMM runs at the "gemm" efficiency; the steps follow one another.
+    struct GemmStructure {
+      double pack_bandwidth = 0.0;   // bytes/s of packing A and B (each element read and written once)
+      double im2col_bandwidth = 0.0; // bytes/s of writing a convolution's column matrix
+    };
+    std::optional<GemmStructure> gemm_structure;
     // When set, GEMMs and convolutions (with their dims, as implicit GEMMs) on a device with compute units are
     // costed by the wave model (sim/wave_model.hpp) with these parameters instead of the roofline.
     std::optional<WaveParams> wave;

@@ -168,15 +168,32 @@ double CostModel::roofline(const Op& o, const Device& d) const {
     }
   }
   if (is_synchronisation_kind(o.kind)) launch = 0.0;
+  const auto bandwidth_for = [&](double bytes) {
+    if (cal)
+      for (const auto& tier : cal->memory_tiers)
+        if (bytes <= tier.up_to) return tier.bandwidth;
+    return d.memory_bandwidth * memory_efficiency;
+  };
+  if (cal && cal->gemm_structure) {
+    const auto gemm = gemm_shape_of(o);
+    const auto conv = gemm ? std::nullopt : conv_shape_of(o);
+    if (const auto& shape = gemm ? gemm : conv) {
+      // A CPU BLAS's loop structure: pack A (for a convolution, the im2col columns, written first; a 1x1,
+      // stride-1 convolution reads its input as they are) and B into blocks, then run the packed GEMM.
+      // The steps follow one another, so their times add instead of hiding behind the arithmetic.
+      const double a = shape->m * shape->k * shape->batch * shape->element_bytes;
+      const double b = shape->k * shape->n * shape->batch * shape->element_bytes;
+      const bool columns = conv && !(shape->window == 1 && shape->stride <= 1);
+      const auto& structure = *cal->gemm_structure;
+      const auto it = cal->compute_efficiency.find("gemm");
+      const double gemm_efficiency = it != cal->compute_efficiency.end() ? it->second : d.efficiency_for("gemm");
+      const double bytes = o.bytes_moved() + (columns ? a : 0.0);
+      return launch + (columns ? a / structure.im2col_bandwidth : 0.0) + (a + b) / structure.pack_bandwidth +
+             std::max(o.flops / (d.peak_flops.at(o.precision) * gemm_efficiency), bytes / bandwidth_for(bytes));
+    }
+  }
   const double compute = o.flops / (d.peak_flops.at(o.precision) * efficiency);
-  double bandwidth = d.memory_bandwidth * memory_efficiency;
-  if (cal)
-    for (const auto& tier : cal->memory_tiers)
-      if (o.bytes_moved() <= tier.up_to) {
-        bandwidth = tier.bandwidth;
-        break;
-      }
-  const double memory = o.bytes_moved() / bandwidth;
+  const double memory = o.bytes_moved() / bandwidth_for(o.bytes_moved());
   return launch + std::max(compute, memory);
 }
 

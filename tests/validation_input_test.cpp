@@ -93,3 +93,27 @@ TEST_CASE("a CSV row with a missing field or a non-number names its line and col
   std::filesystem::remove(short_row);
   std::filesystem::remove(text_cell);
 }
+
+TEST_CASE("execution sets: version 1 holds each op's last run, version 2 their P50; later versions are refused") {
+  const auto set = [](int version, const char* field) {
+    return std::string(R"({"format": "heterosim-executions", "version": )") + std::to_string(version) +
+           R"(, "executions": [{"graph": {"ops": 2, "seed": 1}, "threads": 1, "policy": "heft",
+       "queues": [[0, 1]], "repeats": 5, "p50_s": 0.1, "p95_s": 0.2, ")" +
+           field + R"(": [0.03, 0.05]}]})";
+  };
+  for (const auto& [version, field] : {std::pair{1, "op_seconds_last_run"}, std::pair{2, "op_seconds_p50"}}) {
+    const std::string path = write_temp("hs-ex-version-", set(version, field));
+    const ExecutionSet s = load_execution_set(path);
+    std::filesystem::remove(path);
+    REQUIRE(s.records.size() == 1);
+    CHECK(s.records[0].op_seconds == std::vector<double>{0.03, 0.05});
+  }
+  // A version-2 file with version 1's field name is a mistake, not a silent empty list.
+  const std::string mixed = write_temp("hs-ex-mixed-", set(2, "op_seconds_last_run"));
+  CHECK(error_of([&] { load_execution_set(mixed); }).find("unknown field 'op_seconds_last_run'") !=
+        std::string::npos);
+  std::filesystem::remove(mixed);
+  const std::string later = write_temp("hs-ex-later-", set(3, "op_seconds_p50"));
+  CHECK(error_of([&] { load_execution_set(later); }).find("version") != std::string::npos);
+  std::filesystem::remove(later);
+}

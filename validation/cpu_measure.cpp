@@ -259,18 +259,22 @@ MeasurementSet measure_cpu(const CpuMeasureOptions& o) {
   m.device_kind = "cpu";
   m.environment = cpu_environment();
   if (!o.note.empty()) m.environment["note"] = o.note;
+  const int rounds = o.quick ? 1 : std::max(1, o.rounds);
   m.environment["timing"] = "p50_s and p95_s: thread CPU time (CLOCK_THREAD_CPUTIME_ID) per run, so that "
                             "time slices taken by other "
                             "processes do not count (their cache and memory traffic still does); wall_p50_s: "
                             "steady_clock. One warm-up run, then at least " +
-                            std::to_string(o.min_repeats) + " runs (up to 15 within a time budget)";
+                            std::to_string(o.min_repeats) +
+                            " runs (up to 15 within a time budget), spread over " +
+                            std::to_string(rounds) + " round(s) of the whole grid";
   // Co-running threads need cores of their own.
   const int neighbours =
       std::min(o.co_running, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  const auto per_round = [&](int runs) { return (runs + rounds - 1) / rounds; };
   TimingPlan timing;
-  timing.min_repeats = o.min_repeats;
-  timing.budget = o.quick ? 0.01 : 0.1;
-  timing.max_repeats = o.quick ? o.min_repeats : 15; // each cold run costs an eviction pass too
+  timing.min_repeats = per_round(o.min_repeats);
+  timing.budget = (o.quick ? 0.01 : 0.1) / rounds;
+  timing.max_repeats = o.quick ? o.min_repeats : per_round(15); // each cold run costs an eviction pass too
   const double l3 = cache_bytes(3);
   timing.evict_bytes = static_cast<std::size_t>(std::max(64.0 * 1024 * 1024, 2 * l3));
   m.environment["cache_state"] = "cold: before every timed run each thread touches " +
@@ -308,17 +312,26 @@ MeasurementSet measure_cpu(const CpuMeasureOptions& o) {
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
   };
+  std::vector<RunTimes> alone(grid.size()), together(grid.size());
+  const auto append = [](RunTimes& all, const RunTimes& more) {
+    all.cpu.insert(all.cpu.end(), more.cpu.begin(), more.cpu.end());
+    all.wall.insert(all.wall.end(), more.wall.begin(), more.wall.end());
+  };
+  for (int round = 0; round < rounds; ++round)
+    for (std::size_t i = 0; i < grid.size(); ++i) {
+      const KernelShape& s = grid[i];
+      auto kernel = make_cpu_kernel(s);
+      const double cpu0 = thread_cpu_seconds();
+      const auto wall0 = std::chrono::steady_clock::now();
+      append(alone[i], time_repeatedly([&] { kernel->run(); }, timing));
+      solo_wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+      solo_cpu += thread_cpu_seconds() - cpu0;
+      kernel.reset();
+      if (neighbours > 1) append(together[i], time_co_running(s, neighbours, timing));
+    }
   for (std::size_t i = 0; i < grid.size(); ++i) {
-    const KernelShape& s = grid[i];
-    auto kernel = make_cpu_kernel(s);
-    const double cpu0 = thread_cpu_seconds();
-    const auto wall0 = std::chrono::steady_clock::now();
-    RunTimes times = time_repeatedly([&] { kernel->run(); }, timing);
-    solo_wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-    solo_cpu += thread_cpu_seconds() - cpu0;
-    kernel.reset();
-    record(s, 1, times);
-    if (neighbours > 1) record(s, neighbours, time_co_running(s, neighbours, timing));
+    record(grid[i], 1, alone[i]);
+    if (neighbours > 1) record(grid[i], neighbours, together[i]);
   }
   m.environment["loadavg_at_end"] = read_first_line("/proc/loadavg");
   {

@@ -14,6 +14,10 @@ struct CpuMeasureOptions {
   int min_repeats = 5; // timed runs after warm-up, at least
   std::string note;    // free text stored in the environment snapshot
   int co_running = 2;  // also time every kernel with this many threads running it at once (1: skip)
+  // The grid is timed this many times over, each kernel a share of its runs per round: on a shared
+  // machine whose neighbours' load drifts over minutes, every kernel then sees the same drift instead of
+  // one stretch of it each (the P50 is over all rounds' runs).
+  int rounds = 3;
   std::function<void(const std::string&)> progress; // optional
 };
 

@@ -8,6 +8,7 @@
 #include "sim/simgrid_engine.hpp"
 #include "validation/cpu_measure.hpp"
 #include "validation/executable_graphs.hpp"
+#include "validation/kernel_shapes.hpp"
 #include "validation/thread_executor.hpp"
 #include "validation/thread_platform.hpp"
 
@@ -53,6 +54,11 @@ FitPoint fit_point(const KernelPoint& p, const MeasurementSet& m) {
   f.seconds = p.p50;
   f.peak_flops = m.peaks.at("fp32_flops");
   f.bandwidth = m.peaks.at("memory_bandwidth");
+  // A CPU runs GEMMs and convolutions as its BLAS does (packing, im2col); a GPU's kernels do not.
+  if (const KernelShape shape{p.kind, p.shape}; m.device_kind == "cpu" && shape.complete()) {
+    f.pack_bytes = shape.pack_bytes();
+    f.im2col_bytes = shape.im2col_bytes();
+  }
   return f;
 }
 
@@ -92,8 +98,14 @@ CpuKernelValidation validate_cpu_kernels(const MeasurementSet& m, int co_running
   // Predict through the cost model itself (one independent op per held-out point), so what is validated
   // is what `heterosim run --calibration` computes.
   GraphBuilder b("held-out-kernels");
-  for (std::size_t i = 0; i < test.size(); ++i)
-    b.op("k" + std::to_string(i)).kind(test[i]->kind).flops(test[i]->flops).reads(test[i]->bytes);
+  for (std::size_t i = 0; i < test.size(); ++i) {
+    auto op = b.op("k" + std::to_string(i));
+    // With its dimensions, as the workload builders describe the op (a convolution names its window).
+    if (const KernelShape shape{test[i]->kind, test[i]->shape}; m.device_kind == "cpu" && shape.complete())
+      describe_op(b.mutable_op(op.id()), shape);
+    else
+      op.kind(test[i]->kind).flops(test[i]->flops).reads(test[i]->bytes);
+  }
   const Graph g = std::move(b).build();
   const Platform platform = thread_platform(m, 1);
   const CostModel nominal(g, platform), calibrated(g, platform, cpu_calibration(v.fit));
@@ -121,7 +133,7 @@ CpuKernelValidation validate_cpu_kernels(const MeasurementSet& m, int co_running
 std::string execution_set_json(const ExecutionSet& s) {
   Json j;
   j["format"] = "heterosim-executions";
-  j["version"] = 1;
+  j["version"] = 2;
   j["environment"] = s.environment;
   j["executions"] = Json::array();
   for (const auto& r : s.records) {
@@ -133,8 +145,8 @@ std::string execution_set_json(const ExecutionSet& s) {
          {"repeats", r.repeats},
          {"p50_s", r.p50},
          {"p95_s", r.p95},
-         {"op_seconds_last_run", r.op_seconds},
-         {"op_cpu_seconds_last_run", r.op_cpu_seconds}});
+         {"op_seconds_p50", r.op_seconds},
+         {"op_cpu_seconds_p50", r.op_cpu_seconds}});
   }
   return j.dump(1) + "\n";
 }
@@ -143,14 +155,19 @@ ExecutionSet load_execution_set(const std::string& path) {
   const Json j = read_json_file(path);
   const JsonNode root(j, path, "");
   root.expect_only({"format", "version", "environment", "executions", "notes"});
-  root.expect_format("heterosim-executions", true);
+  if (root.at("format").as_string() != "heterosim-executions")
+    root.at("format").fail("expected format \"heterosim-executions\"");
+  // Version 1 stored each op's times in the last timed run, version 2 their P50 over the runs.
+  const auto version = root.at("version").as_integer(1, 1000);
+  if (version > 2) root.at("version").fail("unsupported version (this build reads 1 and 2)");
+  const char* op_wall = version == 1 ? "op_seconds_last_run" : "op_seconds_p50";
+  const char* op_cpu = version == 1 ? "op_cpu_seconds_last_run" : "op_cpu_seconds_p50";
   ExecutionSet s;
   if (auto env = root.find("environment"))
     for (const auto& [k, v] : env->members())
       s.environment[k] = v.as_string();
   for (const auto& n : root.at("executions").items()) {
-    n.expect_only({"graph", "threads", "policy", "queues", "repeats", "p50_s", "p95_s", "op_seconds_last_run",
-                   "op_cpu_seconds_last_run"});
+    n.expect_only({"graph", "threads", "policy", "queues", "repeats", "p50_s", "p95_s", op_wall, op_cpu});
     ExecutionRecord r;
     const auto graph = n.at("graph");
     graph.expect_only({"generator", "ops", "seed"});
@@ -169,10 +186,10 @@ ExecutionSet load_execution_set(const std::string& path) {
     r.p50 = n.at("p50_s").as_number();
     r.p95 = n.at("p95_s").as_number();
     if (!(r.p50 > 0)) n.at("p50_s").fail("a measured time must be positive");
-    if (auto ops = n.find("op_seconds_last_run"))
+    if (auto ops = n.find(op_wall))
       for (const auto& t : ops->items())
         r.op_seconds.push_back(t.as_number());
-    if (auto ops = n.find("op_cpu_seconds_last_run"))
+    if (auto ops = n.find(op_cpu))
       for (const auto& t : ops->items())
         r.op_cpu_seconds.push_back(t.as_number());
     for (const auto* list : {&r.op_seconds, &r.op_cpu_seconds})
@@ -187,36 +204,65 @@ ExecutionSet measure_executions(const MeasurementSet& m, const FitsByThreads& fi
                                 const ExecutionPlanOptions& o) {
   ExecutionSet s;
   s.environment = cpu_environment();
-  s.environment["executor"] =
-      "validation thread executor: one pinned thread per device, kernels as in the measurement set, " +
-      std::to_string(o.repeats) + " timed runs after one warm-up run; P50 is compared";
+  const int rounds = std::max(1, o.rounds);
+  s.environment["executor"] = "validation thread executor: one pinned thread per device, kernels as in the "
+                              "measurement set; " +
+                              std::to_string(rounds) + " round(s) over all graphs, each running every graph " +
+                              std::to_string(o.repeats) +
+                              " timed times after one warm-up run; P50 over all runs is compared";
   s.environment["kernel_measurements_date"] =
       m.environment.count("date") ? m.environment.at("date") : "not recorded";
+  struct Planned {
+    Graph graph;
+    Plan plan;
+    int threads;
+    std::uint64_t seed;
+  };
+  std::vector<Planned> planned;
   for (int threads : o.threads) {
     const Platform platform = thread_platform(m, threads);
     for (int seed = 1; seed <= o.graphs; ++seed) {
-      const Graph g = executable_graph({o.ops, static_cast<std::uint64_t>(seed)});
+      Graph g = executable_graph({o.ops, static_cast<std::uint64_t>(seed)});
       const CostModel cost(g, platform, cpu_calibration(fit_for_threads(fits, threads)));
-      const Plan plan = policy_by_name(o.policy).plan(PolicyContext{cost, static_cast<std::uint64_t>(seed)});
+      Plan plan = policy_by_name(o.policy).plan(PolicyContext{cost, static_cast<std::uint64_t>(seed)});
       validate_plan(plan, cost);
-      const RealExecution real = execute_on_threads(g, plan, o.repeats);
-      ExecutionRecord r;
-      r.ops = o.ops;
-      r.seed = static_cast<std::uint64_t>(seed);
-      r.threads = threads;
-      r.policy = plan.policy;
-      for (const auto& dev : plan.queues)
-        r.queues.push_back(dev.empty() ? std::vector<int>{} : dev[0]);
-      r.repeats = o.repeats;
-      r.p50 = real.p50;
-      r.p95 = real.p95;
-      r.op_seconds = real.op_seconds;
-      r.op_cpu_seconds = real.op_cpu_seconds;
-      if (o.progress)
-        o.progress(g.name + " on " + std::to_string(threads) + " thread(s): P50 makespan " +
-                   std::to_string(r.p50 * 1e3) + " ms");
-      s.records.push_back(std::move(r));
+      planned.push_back({std::move(g), std::move(plan), threads, static_cast<std::uint64_t>(seed)});
     }
+  }
+  // Per graph: every run's makespan, and each op's P50 in every round.
+  std::vector<std::vector<double>> makespans(planned.size());
+  std::vector<std::vector<std::vector<double>>> op_wall(planned.size()), op_cpu(planned.size());
+  for (int round = 0; round < rounds; ++round)
+    for (std::size_t i = 0; i < planned.size(); ++i) {
+      const RealExecution real = execute_on_threads(planned[i].graph, planned[i].plan, o.repeats);
+      makespans[i].insert(makespans[i].end(), real.makespans.begin(), real.makespans.end());
+      op_wall[i].resize(real.op_seconds.size());
+      op_cpu[i].resize(real.op_cpu_seconds.size());
+      for (std::size_t op = 0; op < real.op_seconds.size(); ++op) {
+        op_wall[i][op].push_back(real.op_seconds[op]);
+        op_cpu[i][op].push_back(real.op_cpu_seconds[op]);
+      }
+    }
+  for (std::size_t i = 0; i < planned.size(); ++i) {
+    const Planned& p = planned[i];
+    ExecutionRecord r;
+    r.ops = o.ops;
+    r.seed = p.seed;
+    r.threads = p.threads;
+    r.policy = p.plan.policy;
+    for (const auto& dev : p.plan.queues)
+      r.queues.push_back(dev.empty() ? std::vector<int>{} : dev[0]);
+    r.repeats = static_cast<int>(makespans[i].size());
+    r.p50 = percentile(makespans[i], 0.5);
+    r.p95 = percentile(makespans[i], 0.95);
+    for (auto& times : op_wall[i])
+      r.op_seconds.push_back(percentile(times, 0.5));
+    for (auto& times : op_cpu[i])
+      r.op_cpu_seconds.push_back(percentile(times, 0.5));
+    if (o.progress)
+      o.progress(p.graph.name + " on " + std::to_string(p.threads) + " thread(s): P50 makespan " +
+                 std::to_string(r.p50 * 1e3) + " ms");
+    s.records.push_back(std::move(r));
   }
   s.environment["loadavg_at_end"] = cpu_environment().at("loadavg_at_start");
   return s;
@@ -253,8 +299,13 @@ EndToEndValidation predict_executions(const ExecutionSet& s, const MeasurementSe
       row.share_adjusted_error = percent_error(row.simgrid, row.share_adjusted);
       adjusted_errors.push_back(row.share_adjusted_error);
     }
-    for (OpId op = 0; op < g.op_count(); ++op)
-      row.predicted_op_sum += cost.op_time(op, plan.device[static_cast<std::size_t>(op)]);
+    for (OpId op = 0; op < g.op_count(); ++op) {
+      const double predicted = cost.op_time(op, plan.device[static_cast<std::size_t>(op)]);
+      row.predicted_op_sum += predicted;
+      const auto i = static_cast<std::size_t>(op);
+      row.ops.push_back({shape_of_op(g.op(op), g.name).label(), i < r.op_seconds.size() ? r.op_seconds[i] : 0.0,
+                         predicted});
+    }
     errors.push_back(row.error);
     v.rows.push_back(std::move(row));
   }

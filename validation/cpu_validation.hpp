@@ -54,8 +54,10 @@ struct ExecutionRecord {
   std::vector<std::vector<int>> queues; // per thread: op ids in execution order
   int repeats = 0;
   double p50 = 0.0, p95 = 0.0;
-  std::vector<double> op_seconds; // per op, from the last timed run (diagnostics: kernel vs schedule error)
-  std::vector<double> op_cpu_seconds; // per op, thread CPU time in the last run (share of a core it got)
+  // Per op, P50 over the timed runs (files of format version 1 hold the last run's instead): wall time
+  // (diagnostics: kernel vs schedule error) and thread CPU time (the share of a core it got).
+  std::vector<double> op_seconds;
+  std::vector<double> op_cpu_seconds;
 };
 
 struct ExecutionSet {
@@ -70,7 +72,10 @@ struct ExecutionPlanOptions {
   std::vector<int> threads = {1, 2};
   int graphs = 4; // seeds 1..graphs per thread count
   int ops = 24;
-  int repeats = 7;
+  int repeats = 5; // timed runs per round
+  // Rounds over all graphs, each running every graph `repeats` times: the P50s are over every round's
+  // runs, so a stretch of a neighbour's load on a shared machine lands on all graphs alike.
+  int rounds = 5;
   std::string policy = "heft";
   std::function<void(const std::string&)> progress;
 };
@@ -94,6 +99,13 @@ struct EndToEndRow {
   // cores of their own; 0 when the core share was not recorded.
   double share_adjusted = 0.0;
   double share_adjusted_error = 0.0; // percent, SimGrid against share_adjusted
+  // Per op: its kernel shape, its wall time in the last measured run, and what the cost model predicts
+  // for it on the device the plan gave it; what tells a kernel-time error from a scheduling one.
+  struct OpRow {
+    std::string kernel;
+    double measured = 0.0, predicted = 0.0;
+  };
+  std::vector<OpRow> ops;
 };
 
 struct EndToEndValidation {

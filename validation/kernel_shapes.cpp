@@ -2,6 +2,7 @@
 
 #include "sim/error.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -33,6 +34,28 @@ double KernelShape::bytes_written() const {
   if (kind == "softmax" || kind == "layernorm") return e * dim("rows") * dim("cols");
   if (kind == "copy") return dim("bytes");
   throw std::logic_error("unknown kernel kind '" + kind + "'");
+}
+
+bool KernelShape::complete() const {
+  const auto has = [&](std::initializer_list<const char*> names) {
+    return std::all_of(names.begin(), names.end(), [&](const char* n) { return dims.count(n) > 0; });
+  };
+  if (kind == "gemm") return has({"m", "n", "k"});
+  if (kind == "conv2d") return has({"hw", "c", "k"});
+  if (kind == "elementwise" || kind == "reduction") return has({"n"});
+  if (kind == "softmax" || kind == "layernorm") return has({"rows", "cols"});
+  if (kind == "copy") return has({"bytes"});
+  return false;
+}
+
+double KernelShape::im2col_bytes() const {
+  return kind == "conv2d" ? kFp32Bytes * 9 * dim("c") * dim("hw") * dim("hw") : 0.0;
+}
+
+double KernelShape::pack_bytes() const {
+  if (kind == "gemm") return kFp32Bytes * (dim("m") * dim("k") + dim("k") * dim("n"));
+  if (kind == "conv2d") return im2col_bytes() + kFp32Bytes * 9 * dim("c") * dim("k");
+  return 0.0;
 }
 
 double KernelShape::bytes() const {
@@ -146,6 +169,9 @@ void describe_op(Op& op, const KernelShape& s) {
   op.flops = s.flops();
   op.bytes_read = s.bytes_read();
   op.bytes_written = s.bytes_written();
+  if (s.kind == "conv2d") // the dimensions workload convolutions carry: 3x3, stride 1, padded, batch 1
+    op.dims = {{"batch", 1},         {"cin", s.dim("c")},   {"cout", s.dim("k")}, {"kh", 3}, {"kw", 3},
+               {"oh", s.dim("hw")}, {"ow", s.dim("hw")}, {"stride", 1}};
 }
 
 } // namespace hs::validation

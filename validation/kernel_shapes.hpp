@@ -21,6 +21,12 @@ struct KernelShape {
   double bytes() const; // read + written
   double bytes_read() const;
   double bytes_written() const;
+  // Bytes a CPU BLAS packs (A and B; 0 for kernels that are not GEMMs) and, for a convolution, the column
+  // matrix its im2col writes before the GEMM (0 otherwise).
+  double pack_bytes() const;
+  double im2col_bytes() const;
+  // Whether every dimension its kind needs is named (a measurement set may record a kernel without them).
+  bool complete() const;
   std::string label() const;
 };
 

@@ -205,7 +205,10 @@ std::string validation_report_json(const ValidationReport& r) {
     e["simgrid"] = stats_json(r.end_to_end->simgrid);
     e["share_adjusted_diagnostic"] = stats_json(r.end_to_end->share_adjusted);
     e["graphs"] = Json::array();
-    for (const auto& row : r.end_to_end->rows)
+    for (const auto& row : r.end_to_end->rows) {
+      Json ops = Json::array();
+      for (const auto& op : row.ops)
+        ops.push_back({{"kernel", op.kernel}, {"measured_s", op.measured}, {"predicted_s", op.predicted}});
       e["graphs"].push_back({{"graph", row.graph},
                              {"threads", row.threads},
                              {"measured_p50_s", row.measured},
@@ -216,7 +219,9 @@ std::string validation_report_json(const ValidationReport& r) {
                              {"predicted_op_sum_s", row.predicted_op_sum},
                              {"core_share", row.core_share},
                              {"share_adjusted_makespan_s", row.share_adjusted},
-                             {"share_adjusted_error_percent", row.share_adjusted_error}});
+                             {"share_adjusted_error_percent", row.share_adjusted_error},
+                             {"ops", std::move(ops)}});
+    }
     j["end_to_end"] = std::move(e);
   }
   if (r.deepbench_gemm || r.deepbench_conv) {
@@ -274,7 +279,7 @@ std::string validation_report_text(const ValidationReport& r) {
       s << buf;
     }
     s << stats_line("SimGrid makespan", r.end_to_end->simgrid);
-    s << "  (op busy: summed over ops in the last run; core share: their thread CPU time / wall time, 1 = "
+    s << "  (op busy: summed over ops, each op's P50 over the runs; core share: their thread CPU time / wall time, 1 = "
          "cores of their own)\n";
     if (r.end_to_end->share_adjusted.count > 0) {
       s << "  diagnostic, not a measurement: SimGrid against measured makespan x core share (the time other "

@@ -10,16 +10,21 @@
 namespace hs::validation {
 
 double RooflineFit::predict(const FitPoint& p) const {
-  auto it = efficiency.find(p.kind);
+  const bool structured = p.pack_bytes > 0 && gemm_structure;
+  auto it = efficiency.find(structured ? "gemm" : p.kind);
   const double e = it == efficiency.end() ? 1.0 : it->second;
   const double compute = p.flops / (p.peak_flops * e);
+  const double bytes = p.bytes + (structured ? p.im2col_bytes : 0.0);
   double bandwidth = p.bandwidth * memory_efficiency;
   for (const auto& tier : memory_tiers)
-    if (p.bytes <= tier.up_to) {
+    if (bytes <= tier.up_to) {
       bandwidth = tier.bandwidth;
       break;
     }
-  return launch_overhead + std::max(compute, p.bytes / bandwidth);
+  const double copies = structured ? p.im2col_bytes / gemm_structure->im2col_bandwidth +
+                                         p.pack_bytes / gemm_structure->pack_bandwidth
+                                   : 0.0;
+  return launch_overhead + copies + std::max(compute, bytes / bandwidth);
 }
 
 double datasheet_prediction(const FitPoint& p) {
@@ -33,6 +38,7 @@ Calibration::Entry RooflineFit::as_calibration_entry() const {
   e.memory_efficiency = memory_efficiency;
   e.launch_overhead = launch_overhead;
   e.memory_tiers = memory_tiers;
+  e.gemm_structure = gemm_structure;
   return e;
 }
 
@@ -95,9 +101,15 @@ RooflineFit fit_roofline(const std::vector<FitPoint>& points, const std::vector<
         break;
       }
   std::vector<bool> compute(points.size());
-  for (std::size_t i = 0; i < points.size(); ++i)
+  bool any_structured = false, any_im2col = false;
+  for (std::size_t i = 0; i < points.size(); ++i) {
     compute[i] = points[i].flops > 0 &&
                  std::find(compute_kinds.begin(), compute_kinds.end(), points[i].kind) != compute_kinds.end();
+    any_structured = any_structured || points[i].pack_bytes > 0;
+    any_im2col = any_im2col || points[i].im2col_bytes > 0;
+  }
+  // A structured convolution's GEMM shares the GEMMs' efficiency; packing and im2col have columns of their own.
+  const auto compute_kind = [&](const FitPoint& p) { return p.pack_bytes > 0 ? std::string("gemm") : p.kind; };
   const auto tiers = static_cast<Eigen::Index>(tier_bounds.size());
   for (int iteration = 1; iteration <= 20; ++iteration) {
     fit.iterations = iteration;
@@ -105,10 +117,13 @@ RooflineFit fit_roofline(const std::vector<FitPoint>& points, const std::vector<
     // kind...].
     std::map<std::string, Eigen::Index> column;
     for (std::size_t i = 0; i < points.size(); ++i)
-      if (compute[i] && !column.count(points[i].kind)) column.emplace(points[i].kind, 0);
+      if ((compute[i] || points[i].pack_bytes > 0) && !column.count(compute_kind(points[i])))
+        column.emplace(compute_kind(points[i]), 0);
     Eigen::Index next = 2 + tiers;
     for (auto& [kind, c] : column)
       c = next++;
+    const Eigen::Index pack_column = any_structured ? next++ : -1;
+    const Eigen::Index im2col_column = any_im2col ? next++ : -1;
     Eigen::MatrixXd a = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(points.size()), next);
     Eigen::VectorXd b = Eigen::VectorXd::Ones(static_cast<Eigen::Index>(points.size()));
     bool any_memory = false;
@@ -117,7 +132,11 @@ RooflineFit fit_roofline(const std::vector<FitPoint>& points, const std::vector<
       const auto& p = points[i];
       const auto r = static_cast<Eigen::Index>(i);
       a(r, 0) = 1.0 / p.seconds;
-      if (compute[i]) {
+      if (p.pack_bytes > 0) {
+        a(r, column.at("gemm")) = p.flops / p.peak_flops / p.seconds;
+        a(r, pack_column) = p.pack_bytes / p.bandwidth / p.seconds;
+        if (p.im2col_bytes > 0) a(r, im2col_column) = p.im2col_bytes / p.bandwidth / p.seconds;
+      } else if (compute[i]) {
         a(r, column.at(p.kind)) = p.flops / p.peak_flops / p.seconds;
       } else {
         a(r, 1 + static_cast<Eigen::Index>(tier_of[i])) = p.bytes / p.bandwidth / p.seconds;
@@ -131,6 +150,9 @@ RooflineFit fit_roofline(const std::vector<FitPoint>& points, const std::vector<
     lower(0) = 0.0;
     for (Eigen::Index t = 0; t < tiers; ++t)
       lower(2 + t) = 1e-3; // a cache may beat the nominal bandwidth
+    // The copies may run from cache, faster than main memory.
+    if (any_structured) lower(pack_column) = 1e-3;
+    if (any_im2col) lower(im2col_column) = 1e-3;
     // Iteratively reweighted least squares towards the least absolute relative error (the MAPE that the
     // report shows): rows are weighted by 1/sqrt(|residual|), so outliers pull less than in plain least
     // squares.
@@ -150,10 +172,16 @@ RooflineFit fit_roofline(const std::vector<FitPoint>& points, const std::vector<
     fit.efficiency.clear();
     for (const auto& [kind, c] : column)
       fit.efficiency[kind] = 1.0 / x(c);
+    if (any_structured) {
+      const double nominal_bandwidth = points.front().bandwidth;
+      fit.gemm_structure = Calibration::Entry::GemmStructure{
+          nominal_bandwidth / x(pack_column), any_im2col ? nominal_bandwidth / x(im2col_column) : nominal_bandwidth};
+    }
     // Reassign each point to the bound the fitted model says limits it.
     bool changed = false;
     for (std::size_t i = 0; i < points.size(); ++i) {
       const auto& p = points[i];
+      if (p.pack_bytes > 0) continue; // always its copies plus its GEMM
       auto it = fit.efficiency.find(p.kind);
       if (it == fit.efficiency.end()) continue; // kind has no compute-bound point: stays memory-bound
       FitPoint memory_only = p;
@@ -192,6 +220,10 @@ std::string calibration_json(const std::vector<CalibrationOut>& entries, const s
     d["efficiency"] = f.efficiency;
     d["memory_efficiency"] = f.memory_efficiency;
     d["launch_overhead"] = f.launch_overhead;
+    if (f.gemm_structure)
+      d["gemm_structure"] = {{"method", "packed"},
+                             {"pack_bandwidth", f.gemm_structure->pack_bandwidth},
+                             {"im2col_bandwidth", f.gemm_structure->im2col_bandwidth}};
     if (!f.memory_tiers.empty()) {
       d["memory_tiers"] = Json::array();
       for (const auto& t : f.memory_tiers)

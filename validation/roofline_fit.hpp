@@ -23,6 +23,11 @@ struct FitPoint {
   double seconds = 0.0;    // measured
   double peak_flops = 0.0; // device nominal, flop/s
   double bandwidth = 0.0;  // device nominal, bytes/s
+  // A GEMM or convolution run as a CPU BLAS does (sim/cost_model.cpp): the bytes of A and B it packs
+  // (0: not such a point) and, for a convolution, of the column matrix im2col writes first. Such a point
+  // is fitted as those copies plus a GEMM at the "gemm" efficiency, as the cost model costs it.
+  double pack_bytes = 0.0;
+  double im2col_bytes = 0.0;
 };
 
 struct RooflineFit {
@@ -30,6 +35,8 @@ struct RooflineFit {
   double memory_efficiency = 1.0;
   double launch_overhead = 0.0;                      // seconds
   std::vector<Calibration::MemoryTier> memory_tiers; // fitted bandwidth of each cache level with points
+  // Fitted when structured points (pack_bytes > 0) were: what Calibration::Entry::GemmStructure holds.
+  std::optional<Calibration::Entry::GemmStructure> gemm_structure;
   int iterations = 0;
 
   double predict(const FitPoint& p) const;

@@ -117,11 +117,21 @@ RealExecution execute_on_threads(const Graph& g, const Plan& plan, int repeats) 
     kernels.push_back(make_cpu_kernel(shape_of_op(op, g.name)));
   run_once(g, queues, kernels); // warm-up: first touch of every buffer, caches, thread start-up
   RealExecution r;
+  // Per op, its times in every run: one slow run (the machine's, not the plan's) would otherwise decide
+  // the per-op figures.
+  const auto n = static_cast<std::size_t>(g.op_count());
+  std::vector<std::vector<double>> wall(n), cpu(n);
   for (int i = 0; i < repeats; ++i) {
     OneRun one = run_once(g, queues, kernels);
     r.makespans.push_back(one.makespan);
-    r.op_seconds = std::move(one.op_seconds);
-    r.op_cpu_seconds = std::move(one.op_cpu_seconds);
+    for (std::size_t op = 0; op < n; ++op) {
+      wall[op].push_back(one.op_seconds[op]);
+      cpu[op].push_back(one.op_cpu_seconds[op]);
+    }
+  }
+  for (std::size_t op = 0; op < n; ++op) {
+    r.op_seconds.push_back(percentile(wall[op], 0.5));
+    r.op_cpu_seconds.push_back(percentile(cpu[op], 0.5));
   }
   std::vector<double> sorted = r.makespans;
   r.p50 = percentile(sorted, 0.5);

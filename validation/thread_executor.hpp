@@ -12,8 +12,9 @@ namespace hs::validation {
 
 struct RealExecution {
   std::vector<double> makespans;  // seconds, one per timed run (after one warm-up run)
-  std::vector<double> op_seconds; // per op, from the last run (diagnostics)
-  // Per op, thread CPU time while it ran (last run): below op_seconds when other processes took the core.
+  std::vector<double> op_seconds; // per op, P50 over the timed runs (diagnostics)
+  // Per op, thread CPU time while it ran (P50 over the runs): below op_seconds when other processes took
+  // the core.
   std::vector<double> op_cpu_seconds;
   double p50 = 0.0;
   double p95 = 0.0;
