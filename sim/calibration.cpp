@@ -90,7 +90,8 @@ void load_framework_model(const JsonNode& node, Calibration::Entry& e) {
 void load_version_1(const JsonNode& root, Calibration& c) {
   root.expect_only({"format", "version", "source", "devices", "notes", "fit"});
   for (const auto& [key, node] : root.at("devices").members()) {
-    node.expect_only({"efficiency", "memory_efficiency", "launch_overhead", "memory_tiers", "gemm_structure"});
+    node.expect_only(
+        {"efficiency", "memory_efficiency", "launch_overhead", "memory_tiers", "gemm_structure"});
     Calibration::Entry e;
     e.name = key;
     e.applies_to.devices = {key}; // version 1 keys were a device name or a device kind
@@ -104,8 +105,8 @@ void load_version_2(const JsonNode& root, Calibration& c) {
   root.expect_only({"format", "version", "source", "entries", "notes", "fit"});
   for (const auto& node : root.at("entries").items()) {
     node.expect_only({"name", "applies_to", "measured", "held_out_mape_percent", "efficiency",
-                      "memory_efficiency", "launch_overhead", "memory_tiers", "gemm_structure", "wave_model", "learned_model",
-                      "framework_model", "intra_op_threads", "notes"});
+                      "memory_efficiency", "launch_overhead", "memory_tiers", "gemm_structure", "wave_model",
+                      "learned_model", "framework_model", "intra_op_threads", "notes"});
     Calibration::Entry e;
     e.name = node.at("name").as_string();
     for (const auto& other : c.entries)

@@ -47,8 +47,8 @@ struct Calibration {
       double im2col_bandwidth = 0.0; // bytes/s of writing a convolution's column matrix
     };
     std::optional<GemmStructure> gemm_structure;
-    // When set, GEMMs and convolutions (with their dims, as implicit GEMMs) on a device with compute units are
-    // costed by the wave model (sim/wave_model.hpp) with these parameters instead of the roofline.
+    // When set, GEMMs and convolutions (with their dims, as implicit GEMMs) on a device with compute units
+    // are costed by the wave model (sim/wave_model.hpp) with these parameters instead of the roofline.
     std::optional<WaveParams> wave;
     // When set (a heterosim-learned-model file, named relative to the calibration file), it costs those
     // GEMMs instead, and the wave model above is ignored.

@@ -186,10 +186,12 @@ double CostModel::roofline(const Op& o, const Device& d) const {
       const bool columns = conv && !(shape->window == 1 && shape->stride <= 1);
       const auto& structure = *cal->gemm_structure;
       const auto it = cal->compute_efficiency.find("gemm");
-      const double gemm_efficiency = it != cal->compute_efficiency.end() ? it->second : d.efficiency_for("gemm");
+      const double gemm_efficiency =
+          it != cal->compute_efficiency.end() ? it->second : d.efficiency_for("gemm");
       const double bytes = o.bytes_moved() + (columns ? a : 0.0);
       return launch + (columns ? a / structure.im2col_bandwidth : 0.0) + (a + b) / structure.pack_bandwidth +
-             std::max(o.flops / (d.peak_flops.at(o.precision) * gemm_efficiency), bytes / bandwidth_for(bytes));
+             std::max(o.flops / (d.peak_flops.at(o.precision) * gemm_efficiency),
+                      bytes / bandwidth_for(bytes));
     }
   }
   const double compute = o.flops / (d.peak_flops.at(o.precision) * efficiency);

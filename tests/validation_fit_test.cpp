@@ -141,7 +141,8 @@ std::vector<KernelShape> structured_shapes() {
   for (double n : {64.0, 256.0, 1024.0})
     shapes.push_back(gemm_shape(n, n / 2, 2 * n));
   shapes.push_back(gemm_shape(512, 49, 4608)); // skinny: packing A dominates
-  for (const auto& c : {std::array{56.0, 32.0, 64.0}, std::array{14.0, 256.0, 256.0}, std::array{7.0, 512.0, 512.0}})
+  for (const auto& c :
+       {std::array{56.0, 32.0, 64.0}, std::array{14.0, 256.0, 256.0}, std::array{7.0, 512.0, 512.0}})
     shapes.push_back(conv2d_shape(c[0], c[1], c[2]));
   for (double n : {1e4, 1e6, 1e7}) {
     shapes.push_back(vector_shape("elementwise", n));
@@ -219,10 +220,12 @@ TEST_CASE("a GEMM loop structure with an unknown method or a bandwidth that is n
                   "gemm_structure.method"},
         std::pair{R"({"method": "packed", "pack_bandwidth": "0GBps", "im2col_bandwidth": "2GBps"})",
                   "gemm_structure.pack_bandwidth"}}) {
-    write_file_atomically(path.string(),
-                          std::string(R"({"format": "heterosim-calibration", "version": 1, "devices": {"cpu": {
-      "gemm_structure": )") + structure + "}}}",
-                          true);
+    write_file_atomically(
+        path.string(),
+        std::string(R"({"format": "heterosim-calibration", "version": 1, "devices": {"cpu": {
+      "gemm_structure": )") +
+            structure + "}}}",
+        true);
     try {
       load_calibration(path.string());
       FAIL("expected an error");

@@ -94,7 +94,8 @@ TEST_CASE("a CSV row with a missing field or a non-number names its line and col
   std::filesystem::remove(text_cell);
 }
 
-TEST_CASE("execution sets: version 1 holds each op's last run, version 2 their P50; later versions are refused") {
+TEST_CASE("execution sets: version 1 holds each op's last run, version 2 their P50, and later versions are "
+          "refused") {
   const auto set = [](int version, const char* field) {
     return std::string(R"({"format": "heterosim-executions", "version": )") + std::to_string(version) +
            R"(, "executions": [{"graph": {"ops": 2, "seed": 1}, "threads": 1, "policy": "heft",

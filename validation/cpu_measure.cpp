@@ -265,8 +265,8 @@ MeasurementSet measure_cpu(const CpuMeasureOptions& o) {
                             "processes do not count (their cache and memory traffic still does); wall_p50_s: "
                             "steady_clock. One warm-up run, then at least " +
                             std::to_string(o.min_repeats) +
-                            " runs (up to 15 within a time budget), spread over " +
-                            std::to_string(rounds) + " round(s) of the whole grid";
+                            " runs (up to 15 within a time budget), spread over " + std::to_string(rounds) +
+                            " round(s) of the whole grid";
   // Co-running threads need cores of their own.
   const int neighbours =
       std::min(o.co_running, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));

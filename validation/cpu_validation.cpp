@@ -205,11 +205,11 @@ ExecutionSet measure_executions(const MeasurementSet& m, const FitsByThreads& fi
   ExecutionSet s;
   s.environment = cpu_environment();
   const int rounds = std::max(1, o.rounds);
-  s.environment["executor"] = "validation thread executor: one pinned thread per device, kernels as in the "
-                              "measurement set; " +
-                              std::to_string(rounds) + " round(s) over all graphs, each running every graph " +
-                              std::to_string(o.repeats) +
-                              " timed times after one warm-up run; P50 over all runs is compared";
+  s.environment["executor"] =
+      "validation thread executor: one pinned thread per device, kernels as in the "
+      "measurement set; " +
+      std::to_string(rounds) + " round(s) over all graphs, each running every graph " +
+      std::to_string(o.repeats) + " timed times after one warm-up run; P50 over all runs is compared";
   s.environment["kernel_measurements_date"] =
       m.environment.count("date") ? m.environment.at("date") : "not recorded";
   struct Planned {
@@ -303,8 +303,8 @@ EndToEndValidation predict_executions(const ExecutionSet& s, const MeasurementSe
       const double predicted = cost.op_time(op, plan.device[static_cast<std::size_t>(op)]);
       row.predicted_op_sum += predicted;
       const auto i = static_cast<std::size_t>(op);
-      row.ops.push_back({shape_of_op(g.op(op), g.name).label(), i < r.op_seconds.size() ? r.op_seconds[i] : 0.0,
-                         predicted});
+      row.ops.push_back({shape_of_op(g.op(op), g.name).label(),
+                         i < r.op_seconds.size() ? r.op_seconds[i] : 0.0, predicted});
     }
     errors.push_back(row.error);
     v.rows.push_back(std::move(row));

@@ -170,8 +170,8 @@ void describe_op(Op& op, const KernelShape& s) {
   op.bytes_read = s.bytes_read();
   op.bytes_written = s.bytes_written();
   if (s.kind == "conv2d") // the dimensions workload convolutions carry: 3x3, stride 1, padded, batch 1
-    op.dims = {{"batch", 1},         {"cin", s.dim("c")},   {"cout", s.dim("k")}, {"kh", 3}, {"kw", 3},
-               {"oh", s.dim("hw")}, {"ow", s.dim("hw")}, {"stride", 1}};
+    op.dims = {{"batch", 1}, {"cin", s.dim("c")}, {"cout", s.dim("k")}, {"kh", 3},
+               {"kw", 3},    {"oh", s.dim("hw")}, {"ow", s.dim("hw")},  {"stride", 1}};
 }
 
 } // namespace hs::validation

@@ -279,7 +279,8 @@ std::string validation_report_text(const ValidationReport& r) {
       s << buf;
     }
     s << stats_line("SimGrid makespan", r.end_to_end->simgrid);
-    s << "  (op busy: summed over ops, each op's P50 over the runs; core share: their thread CPU time / wall time, 1 = "
+    s << "  (op busy: summed over ops, each op's P50 over the runs; core share: their thread CPU time / wall "
+         "time, 1 = "
          "cores of their own)\n";
     if (r.end_to_end->share_adjusted.count > 0) {
       s << "  diagnostic, not a measurement: SimGrid against measured makespan x core share (the time other "

@@ -108,8 +108,11 @@ RooflineFit fit_roofline(const std::vector<FitPoint>& points, const std::vector<
     any_structured = any_structured || points[i].pack_bytes > 0;
     any_im2col = any_im2col || points[i].im2col_bytes > 0;
   }
-  // A structured convolution's GEMM shares the GEMMs' efficiency; packing and im2col have columns of their own.
-  const auto compute_kind = [&](const FitPoint& p) { return p.pack_bytes > 0 ? std::string("gemm") : p.kind; };
+  // A structured convolution's GEMM shares the GEMMs' efficiency; packing and im2col have columns of their
+  // own.
+  const auto compute_kind = [&](const FitPoint& p) {
+    return p.pack_bytes > 0 ? std::string("gemm") : p.kind;
+  };
   const auto tiers = static_cast<Eigen::Index>(tier_bounds.size());
   for (int iteration = 1; iteration <= 20; ++iteration) {
     fit.iterations = iteration;
@@ -174,8 +177,9 @@ RooflineFit fit_roofline(const std::vector<FitPoint>& points, const std::vector<
       fit.efficiency[kind] = 1.0 / x(c);
     if (any_structured) {
       const double nominal_bandwidth = points.front().bandwidth;
-      fit.gemm_structure = Calibration::Entry::GemmStructure{
-          nominal_bandwidth / x(pack_column), any_im2col ? nominal_bandwidth / x(im2col_column) : nominal_bandwidth};
+      fit.gemm_structure = Calibration::Entry::GemmStructure{nominal_bandwidth / x(pack_column),
+                                                             any_im2col ? nominal_bandwidth / x(im2col_column)
+                                                                        : nominal_bandwidth};
     }
     // Reassign each point to the bound the fitted model says limits it.
     bool changed = false;
