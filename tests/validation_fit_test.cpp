@@ -50,6 +50,28 @@ std::filesystem::path temp_file(const char* stem) {
   return std::filesystem::temp_directory_path() / name;
 }
 
+// The calibration `fit` makes, through the file `validate` would write.
+Calibration written_and_read(const RooflineFit& fit) {
+  const auto path = temp_file("hs-calibration-");
+  write_file_atomically(
+      path.string(),
+      calibration_json(
+          {{"cpu", {{}, {"cpu"}, {}}, "synthetic points", std::nullopt, fit, std::nullopt, "", 1}}, "test",
+          "synthetic"),
+      true);
+  Calibration cal = load_calibration(path.string());
+  std::filesystem::remove(path);
+  return cal;
+}
+
+// The device of truth(): peak 100 GFLOP/s, 10 GB/s.
+Platform one_cpu() {
+  return parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "one",
+    "devices": [{"name": "c0", "kind": "cpu", "peak": {"fp32": 100e9}, "memory": {"bandwidth": 10e9, "capacity": "1GB"},
+                 "power": {"idle": "0W", "busy": "1W"}}]})",
+                        "inline");
+}
+
 } // namespace
 
 TEST_CASE("the roofline fit recovers the parameters that generated its data") {
@@ -87,19 +109,8 @@ TEST_CASE("fitted efficiencies never exceed 1 and the launch overhead is never n
 
 TEST_CASE("a written calibration file makes the cost model predict what the fit predicts") {
   const RooflineFit fit = fit_roofline(synthetic_points(), {"gemm", "softmax"}, {1e6});
-  const auto path = temp_file("hs-calibration-");
-  write_file_atomically(
-      path.string(),
-      calibration_json(
-          {{"cpu", {{}, {"cpu"}, {}}, "synthetic points", std::nullopt, fit, std::nullopt, "", 1}}, "test",
-          "synthetic"),
-      true);
-  const Calibration cal = load_calibration(path.string());
-  std::filesystem::remove(path);
-  const Platform p = parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "one",
-    "devices": [{"name": "c0", "kind": "cpu", "peak": {"fp32": 100e9}, "memory": {"bandwidth": 10e9, "capacity": "1GB"},
-                 "power": {"idle": "0W", "busy": "1W"}}]})",
-                                    "inline");
+  const Calibration cal = written_and_read(fit);
+  const Platform p = one_cpu();
   GraphBuilder b("g");
   const auto pts = synthetic_points();
   for (std::size_t i = 0; i < pts.size(); ++i)
@@ -188,19 +199,8 @@ TEST_CASE("the packed-GEMM fit recovers packing, im2col and GEMM figures, and th
 
   // What `heterosim run --calibration` computes for the same ops, built as the validation graphs build
   // them (a convolution carries its dimensions), is what the fit predicts.
-  const auto path = temp_file("hs-structured-calibration-");
-  write_file_atomically(
-      path.string(),
-      calibration_json(
-          {{"cpu", {{}, {"cpu"}, {}}, "synthetic points", std::nullopt, fit, std::nullopt, "", 1}}, "test",
-          "synthetic"),
-      true);
-  const Calibration cal = load_calibration(path.string());
-  std::filesystem::remove(path);
-  const Platform p = parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "one",
-    "devices": [{"name": "c0", "kind": "cpu", "peak": {"fp32": 100e9}, "memory": {"bandwidth": 10e9, "capacity": "1GB"},
-                 "power": {"idle": "0W", "busy": "1W"}}]})",
-                                    "inline");
+  const Calibration cal = written_and_read(fit);
+  const Platform p = one_cpu();
   GraphBuilder b("g");
   const auto shapes = structured_shapes();
   for (std::size_t i = 0; i < shapes.size(); ++i) {
