@@ -1,8 +1,9 @@
 // hs_measure_cpu: times CPU kernels on one thread and writes a heterosim-measurements JSON file.
-//   hs_measure_cpu --out FILE [--quick] [--note TEXT] [--force]
+//   hs_measure_cpu --out FILE [--quick] [--rounds N] [--note TEXT] [--force]
 #include "sim/json_input.hpp"
 #include "validation/cpu_measure.hpp"
 
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 
@@ -20,8 +21,17 @@ int main(int argc, char** argv) {
       out = argv[++i];
     else if (a == "--note" && i + 1 < argc)
       o.note = argv[++i];
-    else {
-      std::cerr << "usage: hs_measure_cpu --out FILE [--quick] [--note TEXT] [--force]\n";
+    else if (a == "--rounds" && i + 1 < argc) {
+      const std::string n = argv[++i];
+      char* end = nullptr;
+      const long rounds = std::strtol(n.c_str(), &end, 10);
+      if (n.empty() || *end != '\0' || rounds < 1 || rounds > 50) {
+        std::cerr << "hs_measure_cpu: --rounds: expected a whole number from 1 to 50, got '" << n << "'\n";
+        return 2;
+      }
+      o.rounds = static_cast<int>(rounds);
+    } else {
+      std::cerr << "usage: hs_measure_cpu --out FILE [--quick] [--rounds N] [--note TEXT] [--force]\n";
       return 2;
     }
   }
