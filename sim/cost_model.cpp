@@ -144,15 +144,20 @@ std::string CostModel::structural_reason(const Op& o, DeviceId dev) const {
 double CostModel::roofline(const Op& o, const Device& d) const {
   if (o.has_explicit_times()) return o.times.at(d.name);
   const Calibration::Entry* cal = calibration_.find(d);
-  double efficiency = d.efficiency_for(o.kind);
+  // A kind's efficiency: the calibration's for the kind, else its "default", else the platform's.
+  const auto efficiency_of = [&](const std::string& kind) {
+    if (cal) {
+      if (auto it = cal->compute_efficiency.find(kind); it != cal->compute_efficiency.end())
+        return it->second;
+      if (auto def = cal->compute_efficiency.find("default"); def != cal->compute_efficiency.end())
+        return def->second;
+    }
+    return d.efficiency_for(kind);
+  };
+  const double efficiency = efficiency_of(o.kind);
   double memory_efficiency = d.memory_efficiency;
   double launch = d.launch_overhead;
   if (cal) {
-    if (auto it = cal->compute_efficiency.find(o.kind); it != cal->compute_efficiency.end()) {
-      efficiency = it->second;
-    } else if (auto def = cal->compute_efficiency.find("default"); def != cal->compute_efficiency.end()) {
-      efficiency = def->second;
-    }
     if (cal->memory_efficiency) memory_efficiency = *cal->memory_efficiency;
     if (cal->launch_overhead) launch = *cal->launch_overhead;
   }
@@ -185,9 +190,7 @@ double CostModel::roofline(const Op& o, const Device& d) const {
       const double b = shape->k * shape->n * shape->batch * shape->element_bytes;
       const bool columns = conv && !(shape->window == 1 && shape->stride <= 1);
       const auto& structure = *cal->gemm_structure;
-      const auto it = cal->compute_efficiency.find("gemm");
-      const double gemm_efficiency =
-          it != cal->compute_efficiency.end() ? it->second : d.efficiency_for("gemm");
+      const double gemm_efficiency = efficiency_of("gemm");
       const double bytes = o.bytes_moved() + (columns ? a : 0.0);
       return launch + (columns ? a / structure.im2col_bandwidth : 0.0) + (a + b) / structure.pack_bandwidth +
              std::max(o.flops / (d.peak_flops.at(o.precision) * gemm_efficiency),

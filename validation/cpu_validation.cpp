@@ -13,6 +13,7 @@
 #include "validation/thread_platform.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 namespace hs::validation {
@@ -46,6 +47,14 @@ Calibration cpu_calibration(const RooflineFit& fit) {
 
 namespace {
 
+// The point's kernel shape where the cost model prices it by a CPU BLAS's loop structure (packing,
+// im2col): on a CPU, with every dimension named. A GPU's kernels are not run that way.
+std::optional<KernelShape> structured_shape(const KernelPoint& p, const MeasurementSet& m) {
+  KernelShape shape{p.kind, p.shape};
+  if (m.device_kind != "cpu" || !shape.complete()) return std::nullopt;
+  return shape;
+}
+
 FitPoint fit_point(const KernelPoint& p, const MeasurementSet& m) {
   FitPoint f;
   f.kind = p.kind;
@@ -54,10 +63,9 @@ FitPoint fit_point(const KernelPoint& p, const MeasurementSet& m) {
   f.seconds = p.p50;
   f.peak_flops = m.peaks.at("fp32_flops");
   f.bandwidth = m.peaks.at("memory_bandwidth");
-  // A CPU runs GEMMs and convolutions as its BLAS does (packing, im2col); a GPU's kernels do not.
-  if (const KernelShape shape{p.kind, p.shape}; m.device_kind == "cpu" && shape.complete()) {
-    f.pack_bytes = shape.pack_bytes();
-    f.im2col_bytes = shape.im2col_bytes();
+  if (const auto shape = structured_shape(p, m)) {
+    f.pack_bytes = shape->pack_bytes();
+    f.im2col_bytes = shape->im2col_bytes();
   }
   return f;
 }
@@ -101,8 +109,8 @@ CpuKernelValidation validate_cpu_kernels(const MeasurementSet& m, int co_running
   for (std::size_t i = 0; i < test.size(); ++i) {
     auto op = b.op("k" + std::to_string(i));
     // With its dimensions, as the workload builders describe the op (a convolution names its window).
-    if (const KernelShape shape{test[i]->kind, test[i]->shape}; m.device_kind == "cpu" && shape.complete())
-      describe_op(b.mutable_op(op.id()), shape);
+    if (const auto shape = structured_shape(*test[i], m))
+      describe_op(b.mutable_op(op.id()), *shape);
     else
       op.kind(test[i]->kind).flops(test[i]->flops).reads(test[i]->bytes);
   }
