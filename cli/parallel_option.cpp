@@ -48,6 +48,8 @@ void set_key(ParallelSetup& s, const std::string& key, const std::string& v) {
     s.pipeline_stages = positive_integer(key, v);
   } else if (key == "tp") {
     s.tensor_parallel = positive_integer(key, v);
+  } else if (key == "replicas") {
+    s.simulated_replicas = positive_integer(key, v);
   } else if (key == "bucket") {
     s.dp.bucket_bytes = units::parse(v, units::Quantity::Bytes);
     if (!(s.dp.bucket_bytes > 0)) throw InputError("--parallel", key, "must be a positive size");
@@ -68,6 +70,9 @@ void set_key(ParallelSetup& s, const std::string& key, const std::string& v) {
     s.dp.overlap = v == "on";
   } else if (key == "microbatches") {
     s.pp.microbatches = positive_integer(key, v);
+  } else if (key == "cut") {
+    one_of({"flops", "layers"});
+    s.pp.equal_layers = v == "layers";
   } else if (key == "interleave") {
     s.pp.interleave = positive_integer(key, v);
   } else if (key == "schedule") {
@@ -81,10 +86,10 @@ void set_key(ParallelSetup& s, const std::string& key, const std::string& v) {
   } else if (key == "devices") {
     s.dp.devices = parse_name_list("--parallel", key, v);
   } else {
-    throw InputError(
-        "--parallel", key,
-        "unknown key (known: dp, tp, pp, bucket, algo, group, ring_steps, channels, overlap, vocab, zero, "
-        "microbatches, schedule, interleave, batch, devices)");
+    throw InputError("--parallel", key,
+                     "unknown key (known: dp, replicas, tp, pp, bucket, algo, group, ring_steps, channels, "
+                     "overlap, vocab, "
+                     "zero, microbatches, schedule, interleave, cut, batch, devices)");
   }
 }
 
@@ -145,12 +150,23 @@ ParallelSetup parse_parallel(const std::string& text, const Platform& platform, 
   if (values.count("zero") && s.data_parallel < 2)
     throw InputError("--parallel", "zero",
                      "ZeRO shards the optimizer state across data-parallel replicas: give dp=N too");
-  for (const char* key : {"schedule", "interleave"}) // micro-batches on one stage: gradient accumulation
+  for (const char* key : {"schedule", "interleave", "cut"}) // micro-batches on one stage: accumulation
     if (values.count(key) && s.pipeline_stages < 2)
       throw InputError("--parallel", key, "is a pipeline's option: give pp=N (N >= 2) too");
   if (values.count("vocab") && s.tensor_parallel < 2)
     throw InputError("--parallel", "vocab",
                      "splits the vocabulary over tensor-parallel ranks: give tp=N too");
+  if (values.count("replicas")) {
+    if (s.simulated_replicas < 2 || s.simulated_replicas > s.data_parallel)
+      throw InputError("--parallel", "replicas",
+                       "builds 2 or more of the dp=" + std::to_string(s.data_parallel) +
+                           " data-parallel replicas (got " + std::to_string(s.simulated_replicas) + ")");
+    if (s.dp.zero_stage > 0 || s.dp.channels > 1 || s.dp.algorithm == collectives::Algorithm::Tree)
+      throw InputError("--parallel", "replicas",
+                       "folds the gradients' rings onto the replicas built: algo=ring or hierarchical, no "
+                       "zero, one channel");
+    if (s.simulated_replicas < s.data_parallel) s.dp.represented_replicas = s.data_parallel;
+  }
   if (values.count("overlap") && s.data_parallel < 2)
     throw InputError("--parallel", "overlap", "is the gradient all-reduce's option: give dp=N too");
   if (s.dp.channels > 1 && s.dp.algorithm != collectives::Algorithm::Ring)
@@ -177,6 +193,11 @@ ParallelSetup parse_parallel(const std::string& text, const Platform& platform, 
     throw InputError("--parallel", "group",
                      "hierarchical all-reduce needs group=G with G >= 2 dividing dp=" +
                          std::to_string(s.data_parallel) + " into 2 or more groups");
+  if (s.dp.algorithm == collectives::Algorithm::Hierarchical &&
+      (s.replicas() % s.dp.group_size != 0 || s.replicas() == s.dp.group_size))
+    throw InputError("--parallel", "replicas",
+                     "a hierarchical all-reduce needs the replicas built in 2 or more whole groups of " +
+                         std::to_string(s.dp.group_size));
   const auto colon = workload.find(':');
   const auto spec = colon == std::string::npos ? std::map<std::string, std::string>{}
                                                : parse_key_values(workload, workload.substr(colon + 1));
@@ -196,7 +217,7 @@ Graph apply_parallel(const Graph& step, const ParallelSetup& s) {
   try {
     MeshOptions mesh;
     mesh.devices = s.dp.devices;
-    mesh.data = s.data_parallel;
+    mesh.data = s.replicas();
     mesh.tensor = s.tensor_parallel;
     mesh.pipeline = s.pipeline_stages;
     mesh.pipeline_options = s.pp;
@@ -228,6 +249,8 @@ std::string layout_line(const ParallelSetup& s, const Graph& transformed) {
     std::string extra;
     if (s.dp.channels > 1) extra.append(", ").append(std::to_string(s.dp.channels)).append(" channels");
     if (!s.dp.overlap) extra.append(", after the backward pass");
+    if (s.replicas() < s.data_parallel)
+      extra.append(", ").append(std::to_string(s.replicas())).append(" replicas simulated, the rings folded");
     std::snprintf(line, sizeof line, " data parallel x%d (%s of the gradients in %d buckets of >= %s%s)",
                   s.data_parallel, how.c_str(), bucket_count(transformed),
                   units::format_bytes(s.dp.bucket_bytes).c_str(), extra.c_str());
@@ -245,6 +268,7 @@ std::string layout_line(const ParallelSetup& s, const Graph& transformed) {
                                                            : "1F1B");
     out += line;
     if (s.pp.interleave > 1) out += ", " + std::to_string(s.pp.interleave) + " chunks per device";
+    if (s.pp.equal_layers) out += ", the same number of layers in each";
   }
   if (s.tensor_parallel > 1) {
     std::snprintf(line, sizeof line, "%s tensor parallel x%d (Megatron-LM splits, %s all-reduces)",
@@ -304,6 +328,7 @@ nlohmann::ordered_json parallel_json(const ParallelSetup& s, const Report& repor
     j["microbatches"] = s.pp.microbatches;
     j["schedule"] = s.pp.schedule == PipelineSchedule::GPipe ? "gpipe" : "1f1b";
     j["interleave"] = s.pp.interleave;
+    j["cut"] = s.pp.equal_layers ? "layers" : "flops";
   }
   if (s.data_parallel > 1 || s.tensor_parallel > 1)
     j["all_reduce"] = collectives::algorithm_name(s.dp.algorithm);
@@ -313,6 +338,7 @@ nlohmann::ordered_json parallel_json(const ParallelSetup& s, const Report& repor
     j["zero_stage"] = s.dp.zero_stage;
     j["bucket_bytes"] = s.dp.bucket_bytes;
     if (s.dp.channels > 1) j["channels"] = s.dp.channels;
+    if (s.replicas() < s.data_parallel) j["simulated_replicas"] = s.replicas();
     if (!s.dp.overlap) j["overlap"] = false;
   }
   const TrainingMetrics m = training_metrics(*report.plan, *report.cost, report.execution);

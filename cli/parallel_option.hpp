@@ -4,7 +4,8 @@
 // report then gains (step time, samples/s). `tp=2` splits a transformer's layers as Megatron-LM does.
 // They compose as Megatron-LM's mesh (workloads/mesh_parallel.hpp): `dp=2,tp=2,pp=2,microbatches=8` runs
 // 2 replicas of a 2-stage pipeline whose stages are each split over 2 GPUs (8 GPUs); `interleave=V` gives
-// each pipeline device V model chunks (interleaved 1F1B).
+// each pipeline device V model chunks (interleaved 1F1B). `dp=32,replicas=2` builds 2 of 32 identical
+// replicas and folds the gradients' 32-rank rings onto them (DataParallelOptions::represented_replicas).
 #include "sim/graph.hpp"
 #include "sim/platform.hpp"
 #include "sim/report.hpp"
@@ -19,6 +20,7 @@ namespace hs::cli {
 struct ParallelSetup {
   std::string text; // as given
   int data_parallel = 1;
+  int simulated_replicas = 0; // replicas=R: R of the data_parallel replicas built, the rings folded (0: all)
   DataParallelOptions dp;
   int pipeline_stages = 1;
   PipelineOptions pp;
@@ -28,7 +30,8 @@ struct ParallelSetup {
   double tokens_per_sample = 0;   // the workload's seq=, when it has one
   const std::vector<std::string>& devices() const { return dp.devices; } // every device of the run
   int inner() const { return pipeline_stages * tensor_parallel; }        // devices of one replica
-  int width() const { return data_parallel * inner(); }
+  int replicas() const { return simulated_replicas > 0 ? simulated_replicas : data_parallel; } // built
+  int width() const { return replicas() * inner(); }
   double samples_per_step() const { return samples_per_replica * pp.microbatches * data_parallel; }
 };
 

@@ -162,6 +162,22 @@ TEST_CASE("each kind of bad input gets a clear error naming the file and the pla
        "--parallel: zero: ZeRO-2 and -3 with gradient accumulation are not modelled"},
       {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel dp=2,vocab=split",
        "--parallel: vocab: splits the vocabulary over tensor-parallel ranks: give tp=N too"},
+      {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel dp=8,replicas=1",
+       "--parallel: replicas: builds 2 or more of the dp=8 data-parallel replicas (got 1)"},
+      {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel dp=4,replicas=8",
+       "--parallel: replicas: builds 2 or more of the dp=4 data-parallel replicas (got 8)"},
+      {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel dp=8,replicas=2,zero=1",
+       "--parallel: replicas: folds the gradients' rings onto the replicas built: algo=ring or hierarchical"},
+      {"run --platform dgx-a100-cluster:nodes=2 --workload bert-base:mode=training --parallel "
+       "dp=32,replicas=12,algo=hierarchical,group=8",
+       "--parallel: replicas: a hierarchical all-reduce needs the replicas built in 2 or more whole groups "
+       "of 8"},
+      {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel dp=64,replicas=16",
+       "--parallel: dp: dp=64,replicas=16 needs 16 devices, and 8 GPUs are on platform 'multi-gpu-node'"},
+      {"run --platform multi-gpu-node --workload gpt2-small:mode=training,optimizer=megatron",
+       "gpt2-small: optimizer: optimizer=megatron is Megatron-LM's fp16/bf16 optimizer"},
+      {"run --platform multi-gpu-node --workload gpt2-small:mode=training,loss=fp32",
+       "gpt2-small: loss: 'fp32' is not one of"},
       {"run --platform multi-gpu-node --workload bert-base:mode=training,heads=fused --parallel "
        "tp=2,vocab=half",
        "--parallel: vocab: 'half' is not one of: replicated, split"},

@@ -20,10 +20,9 @@ struct Size {
   const char* name;
   double layers, hidden, billions; // Table 1's layers, hidden size, parameters
 };
-constexpr Size sizes[] = {{"megatron-gpt-1.7b", 24, 2304, 1.7},
-                          {"megatron-gpt-3.6b", 30, 3072, 3.6},
-                          {"megatron-gpt-7.5b", 36, 4096, 7.5},
-                          {"megatron-gpt-18.4b", 40, 6144, 18.4}};
+constexpr Size sizes[] = {{"megatron-gpt-1.7b", 24, 2304, 1.7},   {"megatron-gpt-3.6b", 30, 3072, 3.6},
+                          {"megatron-gpt-7.5b", 36, 4096, 7.5},   {"megatron-gpt-18.4b", 40, 6144, 18.4},
+                          {"megatron-gpt-39.1b", 48, 8192, 39.1}, {"megatron-gpt-76.1b", 60, 10240, 76.1}};
 
 double compute_flops(const Graph& g) {
   double f = 0;

@@ -7,10 +7,14 @@
 #include "sim/memory.hpp"
 #include "sim/simgrid_engine.hpp"
 #include "sim/training_metrics.hpp"
+#include "workloads/mesh_parallel.hpp"
 #include "workloads/pipeline_parallel.hpp"
 #include "workloads/workload_registry.hpp"
 
+#include <algorithm>
 #include <doctest/doctest.h>
+#include <map>
+#include <set>
 
 using namespace hs;
 using hs::test::gpus;
@@ -235,4 +239,56 @@ TEST_CASE("a weight's gradient is accumulated in place: a stage holds one per we
       }
     }
   }
+}
+
+TEST_CASE(
+    "stages cut between checkpointed blocks, never inside one, so interleaved recomputation has no cycle") {
+  const Graph step = load_workload("gpt2-small:mode=training,heads=fused,seq=32,recompute=full");
+  for (int chunks : {2, 3, 5, 8}) {
+    CAPTURE(chunks);
+    const std::vector<int> stage = pipeline_stages(step, chunks);
+    std::map<std::string, std::set<int>> stages_of_block;
+    for (OpId o = 0; o < step.op_count(); ++o) {
+      const std::string& name = step.op(o).name;
+      if (name.rfind('h', 0) == 0 && step.find_op(name + ".recompute"))
+        stages_of_block[name.substr(0, name.find('.'))].insert(stage[static_cast<std::size_t>(o)]);
+    }
+    CHECK(stages_of_block.size() == 12);
+    for (const auto& [block, stages] : stages_of_block) {
+      CAPTURE(block);
+      CHECK(stages.size() == 1);
+    }
+    CHECK(*std::max_element(stage.begin(), stage.end()) == chunks - 1);
+  }
+  // 12 blocks in 8 chunks over 4 stages, split over 2 ranks each: an acyclic graph (build() checks).
+  MeshOptions mesh;
+  mesh.devices = test::gpus(8);
+  mesh.tensor = 2;
+  mesh.pipeline = 4;
+  mesh.pipeline_options.microbatches = 4;
+  mesh.pipeline_options.interleave = 2;
+  CHECK_NOTHROW(mesh_parallel(step, mesh).topological_order());
+}
+
+TEST_CASE("Megatron-LM's cut: the same number of layers per chunk, embeddings first, head and loss last") {
+  const Graph step = load_workload("gpt2-small:mode=training,heads=fused,seq=32,recompute=full");
+  const std::vector<int> chunk = pipeline_stages(step, 4, "", true);
+  const auto chunk_of = [&](const std::string& name) {
+    return chunk[static_cast<std::size_t>(*step.find_op(name))];
+  };
+  for (int b = 0; b < 12; ++b) {
+    const std::string block = std::string("h").append(std::to_string(b)); // GCC 12 -Wrestrict on +
+    CAPTURE(block);
+    for (const char* op : {".ln1", ".mlp.residual", ".mlp.fc1.wgrad"}) // a layer's backward goes with it
+      CHECK(chunk_of(std::string(block).append(op)) == b / 3);
+  }
+  CHECK(chunk_of("wte") == 0);
+  CHECK(chunk_of("lm_head") == 3);
+  CHECK(chunk_of("loss") == 3);
+  // Balanced on FLOPs instead, the head's chunk takes fewer layers.
+  const std::vector<int> balanced = pipeline_stages(step, 4);
+  CHECK(balanced[static_cast<std::size_t>(*step.find_op("h8.ln1"))] < 3);
+  CHECK_THROWS_WITH(pipeline_stages(step, 5, "", true), doctest::Contains("12 layers to divide among the 5"));
+  CHECK_THROWS_WITH(pipeline_stages(load_workload("gpt2-small:mode=training,seq=32"), 4, "", true),
+                    doctest::Contains("recompute=full"));
 }

@@ -43,13 +43,16 @@ public:
   }
 
   // Ring reduce-scatter over `ranks` (rank ids, in ring order) of chunks of `chunk` bytes: after it, each
-  // holds one fully reduced chunk.
-  void ring_reduce_scatter(const std::vector<int>& ranks, double chunk, const std::string& phase) {
-    ring(ranks, chunk, phase, 3 * chunk);
+  // holds one fully reduced chunk. `length`: the ring's ranks, when it stands for more than `ranks`
+  // (CollectiveSpec::ring_ranks); `length` - 1 steps.
+  void ring_reduce_scatter(const std::vector<int>& ranks, double chunk, const std::string& phase,
+                           std::size_t length = 0) {
+    ring(ranks, chunk, phase, 3 * chunk, length);
   }
   // Ring all-gather: each rank's chunk travels n-1 hops; forwarding touches nothing.
-  void ring_all_gather(const std::vector<int>& ranks, double chunk, const std::string& phase) {
-    ring(ranks, chunk, phase, 0.0);
+  void ring_all_gather(const std::vector<int>& ranks, double chunk, const std::string& phase,
+                       std::size_t length = 0) {
+    ring(ranks, chunk, phase, 0.0, length);
   }
 
   // Binary tree over `ranks` (heap order: the parent of position i is (i-1)/2): children send their
@@ -101,20 +104,21 @@ public:
 
   const std::vector<OpId>& last() const { return last_; }
 
-  // How the n-1 steps of a ring are emitted: at most max_ring_steps steps, each standing for `per`
-  // consecutive ones: k chunks sent as one and k reduces as one, the same bytes on the same links (see the
-  // header).
+  // How the n-1 steps of a ring of n ranks are emitted: at most max_ring_steps steps, each standing for
+  // `per` consecutive ones: k chunks sent as one and k reduces as one, the same bytes on the same links (see
+  // the header).
   std::size_t ring_stride(std::size_t n) const {
     const std::size_t steps = n - 1;
     const std::size_t cap = s_.max_ring_steps > 0 ? static_cast<std::size_t>(s_.max_ring_steps) : steps;
     return (steps + cap - 1) / cap;
   }
 
-  // Emitted step s (1-based), standing for ring steps s .. s + per - 1.
+  // Emitted step s (1-based) of a ring of `length` ranks over `ranks`, standing for ring steps s .. s + per
+  // - 1; each rank receives from its predecessor in `ranks`.
   void ring_step(const std::vector<int>& ranks, double chunk, const std::string& phase, double touched,
-                 std::size_t s, std::size_t per) {
+                 std::size_t s, std::size_t per, std::size_t length) {
     const std::size_t n = ranks.size();
-    const auto k = static_cast<double>(std::min(per, n - s));
+    const auto k = static_cast<double>(std::min(per, length - s));
     std::vector<OpId> before(n);
     for (std::size_t i = 0; i < n; ++i)
       before[i] = last_[static_cast<std::size_t>(ranks[i])];
@@ -123,10 +127,12 @@ public:
   }
 
 private:
-  void ring(const std::vector<int>& ranks, double chunk, const std::string& phase, double touched) {
-    const std::size_t per = ring_stride(ranks.size());
-    for (std::size_t s = 1; s < ranks.size(); s += per)
-      ring_step(ranks, chunk, phase, touched, s, per);
+  void ring(const std::vector<int>& ranks, double chunk, const std::string& phase, double touched,
+            std::size_t length) {
+    length = std::max(length, ranks.size());
+    const std::size_t per = ring_stride(length);
+    for (std::size_t s = 1; s < length; s += per)
+      ring_step(ranks, chunk, phase, touched, s, per, length);
   }
 
   void link(OpId from, OpId to, double bytes) {
@@ -173,11 +179,22 @@ void check(const CollectiveSpec& s) {
   if (s.channels > 1 && s.group_size > 0 && n % s.group_size != 0)
     throw std::invalid_argument("channels over groups of " + std::to_string(s.group_size) +
                                 " ranks need the groups to divide the " + std::to_string(n) + " ranks");
+  if (s.ring_ranks != 0 && s.ring_ranks < n)
+    throw std::invalid_argument("a ring folded onto " + std::to_string(n) +
+                                " ranks stands for at least as many (got " + std::to_string(s.ring_ranks) +
+                                ")");
+  if (s.ring_ranks > n && ((s.algorithm != Algorithm::Ring && s.algorithm != Algorithm::Hierarchical) ||
+                           s.op == Collective::Broadcast || s.channels > 1))
+    throw std::invalid_argument("a folded ring is a ring or hierarchical all-reduce, or a ring all-gather or "
+                                "reduce-scatter, on one channel");
   if (s.algorithm == Algorithm::Hierarchical &&
       (s.group_size < 2 || n % s.group_size != 0 || n == s.group_size))
     throw std::invalid_argument("hierarchical all-reduce needs a group size of at least 2 that divides the " +
                                 std::to_string(n) + " ranks into 2 or more groups (got " +
                                 std::to_string(s.group_size) + ")");
+  if (s.ring_ranks > n && s.algorithm == Algorithm::Hierarchical && s.ring_ranks % s.group_size != 0)
+    throw std::invalid_argument("a hierarchical all-reduce folded from " + std::to_string(s.ring_ranks) +
+                                " ranks needs groups of " + std::to_string(s.group_size) + " to divide them");
 }
 
 // Channel c's ring (see CollectiveSpec::channels): node k entered at local rank (c + k) mod g and left at
@@ -225,7 +242,8 @@ std::vector<OpId> channelled(GraphBuilder& b, const CollectiveSpec& spec, const 
     if (reduce ? spec.op == Collective::AllGather : spec.op == Collective::ReduceScatter) continue;
     for (std::size_t s = 1; s < static_cast<std::size_t>(n); s += per)
       for (std::size_t c = 0; c < count; ++c)
-        channel[c].ring_step(rings[c], chunk, reduce ? "rs" : "ag", reduce ? 3 * chunk : 0.0, s, per);
+        channel[c].ring_step(rings[c], chunk, reduce ? "rs" : "ag", reduce ? 3 * chunk : 0.0, s, per,
+                             static_cast<std::size_t>(n));
   }
   std::vector<std::vector<OpId>> ends;
   for (const auto& e : channel)
@@ -253,32 +271,35 @@ std::vector<OpId> append_collective(GraphBuilder& b, const CollectiveSpec& spec,
   Emitter e(b, spec);
   e.start(inputs);
   const std::vector<int> all = iota(0, n);
-  const double chunk = spec.bytes / n;
+  const auto length = static_cast<std::size_t>(std::max(n, spec.ring_ranks)); // folded: more than n
+  const double chunk = spec.bytes / static_cast<double>(length);
   switch (spec.op) {
   case Collective::AllReduce:
     if (spec.algorithm == Algorithm::Tree) {
       e.tree_all_reduce(all, spec.bytes);
     } else if (spec.algorithm == Algorithm::Hierarchical) {
       const int g = spec.group_size, groups = n / g;
+      const auto across = length / static_cast<std::size_t>(g); // the groups the rail rings stand for
+      const double rail_chunk = spec.bytes / g / static_cast<double>(across);
       for (int k = 0; k < groups; ++k)
         e.ring_reduce_scatter(iota(k * g, g), spec.bytes / g, "local_rs");
       for (int i = 0; i < g; ++i) { // the ranks holding shard i's partial sums, one per group
         const auto rail = iota(i, groups, g);
-        e.ring_reduce_scatter(rail, spec.bytes / g / groups, "rail_rs");
-        e.ring_all_gather(rail, spec.bytes / g / groups, "rail_ag");
+        e.ring_reduce_scatter(rail, rail_chunk, "rail_rs", across);
+        e.ring_all_gather(rail, rail_chunk, "rail_ag", across);
       }
       for (int k = 0; k < groups; ++k)
         e.ring_all_gather(iota(k * g, g), spec.bytes / g, "local_ag");
     } else {
-      e.ring_reduce_scatter(all, chunk, "rs");
-      e.ring_all_gather(all, chunk, "ag");
+      e.ring_reduce_scatter(all, chunk, "rs", length);
+      e.ring_all_gather(all, chunk, "ag", length);
     }
     break;
   case Collective::ReduceScatter:
-    e.ring_reduce_scatter(all, chunk, "rs");
+    e.ring_reduce_scatter(all, chunk, "rs", length);
     break;
   case Collective::AllGather:
-    e.ring_all_gather(all, chunk, "ag");
+    e.ring_all_gather(all, chunk, "ag", length);
     break;
   case Collective::Broadcast:
     e.chain_broadcast(all, spec.bytes, spec.chunks > 0 ? spec.chunks : n);

@@ -47,6 +47,14 @@ struct CollectiveSpec {
   // rail-optimised network) and the channels cross each node boundary on different NICs. Ring all-reduce,
   // all-gather and reduce-scatter only.
   int channels = 1;
+  // A ring over more identical ranks than `devices`, folded onto them (0: the devices). Each device takes
+  // the whole ring's steps (ring_ranks - 1 per phase) with its chunks (bytes / ring_ranks), sent to its
+  // neighbour among the devices. Where the ranks left out would do exactly what these do, at the same
+  // times, on links of their own (identical data-parallel replicas, one rail each, a non-blocking fabric),
+  // every link a device uses carries what it carries in the whole ring: a chunk out and a chunk in per
+  // step. Hierarchical all-reduce: the ring across groups stands for ring_ranks / group_size groups.
+  // Ring and hierarchical all-reduce, ring all-gather and reduce-scatter; one channel.
+  int ring_ranks = 0;
 };
 
 // Appends the collective to `b`. `inputs[r]` is the op on rank r whose completion makes its data ready,

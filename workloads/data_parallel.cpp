@@ -101,6 +101,7 @@ void synchronise_bucket(GraphBuilder& b, const Graph& step, const DataParallelOp
   spec.group_size = o.group_size;
   spec.max_ring_steps = o.max_ring_steps;
   spec.channels = o.channels;
+  spec.ring_ranks = o.represented_replicas;
   spec.devices = ranks;
   spec.name = (o.zero_stage >= 1 ? "reducescatter" : "allreduce") + std::to_string(q);
   spec.precision = step.op(updates.front().optimizer).precision;
@@ -265,6 +266,11 @@ Graph data_parallel(const Graph& step, const DataParallelOptions& o) {
   if (!(o.bucket_bytes > 0)) throw std::invalid_argument("the gradient bucket size must be positive");
   if (o.zero_stage < 0 || o.zero_stage > 3)
     throw std::invalid_argument("ZeRO stage " + std::to_string(o.zero_stage) + " does not exist (0 to 3)");
+  if (o.represented_replicas != 0 && o.represented_replicas < static_cast<int>(n))
+    throw std::invalid_argument(std::to_string(n) + " replicas cannot stand for " +
+                                std::to_string(o.represented_replicas));
+  if (o.represented_replicas > static_cast<int>(n) && (o.zero_stage > 0 || o.channels > 1))
+    throw std::invalid_argument("replicas standing for more are folded rings: no ZeRO and one channel");
   const auto buckets = gradient_buckets(step, o.bucket_bytes, inner);
   if (buckets.empty())
     throw std::invalid_argument(

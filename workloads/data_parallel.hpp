@@ -33,6 +33,11 @@ struct DataParallelOptions {
   // the whole backward pass has produced every gradient of the replica's device, as Megatron-LM's own DDP
   // (DDP_impl=local, its default in 2021) all-reduces after forward_backward returns.
   bool overlap = true;
+  // The replicas the gradients' all-reduces stand for, when more than the devices hold (0: as many): each
+  // bucket's ring is the ring over this many ranks folded onto the replicas built
+  // (collectives::CollectiveSpec::ring_ranks), which is what the whole ring does where the replicas left
+  // out are identical to these and their rings have links of their own. No ZeRO, one channel.
+  int represented_replicas = 0;
 };
 
 // `step` is one replica's training step (forward, backward, an optimizer op per weight tensor; see

@@ -61,7 +61,8 @@ public:
     const double vocab = static_cast<double>(o_.vocab);
     if (g_.training()) {
       const ValueId logits = g_.linear("lm_head", x, rows, hidden_, vocab, false, "wte");
-      return g_.loss("loss", logits, rows, vocab);
+      return o_.fp32_vocab_loss ? g_.fp32_vocab_loss("loss", logits, rows, vocab)
+                                : g_.loss("loss", logits, rows, vocab);
     }
     // Generation needs the logits of the last position only; the next token is their argmax (greedy).
     const double head_rows = o_.lm_head_all_tokens ? rows : batch;
@@ -105,8 +106,9 @@ struct MegatronSize {
   const char* size;
   long long layers, hidden, heads;
 };
-constexpr MegatronSize megatron_sizes[] = {
-    {"1.7b", 24, 2304, 24}, {"3.6b", 30, 3072, 32}, {"7.5b", 36, 4096, 32}, {"18.4b", 40, 6144, 48}};
+constexpr MegatronSize megatron_sizes[] = {{"1.7b", 24, 2304, 24},  {"3.6b", 30, 3072, 32},
+                                           {"7.5b", 36, 4096, 32},  {"18.4b", 40, 6144, 48},
+                                           {"39.1b", 48, 8192, 64}, {"76.1b", 60, 10240, 80}};
 
 } // namespace
 
@@ -175,8 +177,9 @@ hs::WorkloadBuilder gpt2_builder(const std::string& size, const std::string& wha
            {"attention", "fused|eager", "scale and mask: in the softmax or passes of their own"},
            {"dropout", "off|on", "training"},
            {"lm_head", "last|all", "inference: the prefill's LM head rows"},
-           {"recompute", "off|full",
-            "training: each transformer layer's forward again in its backward pass"}}),
+           {"recompute", "off|full", "training: each transformer layer's forward again in its backward pass"},
+           {"loss", "fused|megatron",
+            "training: one pass over the logits, or Megatron-LM's cross-entropy on an fp32 copy"}}),
       [preset](hs::WorkloadParams& p) {
         hs::Gpt2Options o = preset;
         o.model = hs::layers::read_model_options(p, o.name, 1);
@@ -185,6 +188,9 @@ hs::WorkloadBuilder gpt2_builder(const std::string& size, const std::string& wha
         o.recompute = p.text("recompute", "off", {"off", "full"}) == "full";
         if (o.recompute && !o.model.training)
           throw hs::InputError(o.name, "recompute", "recomputation is for training: give mode=training");
+        o.fp32_vocab_loss = p.text("loss", "fused", {"fused", "megatron"}) == "megatron";
+        if (o.fp32_vocab_loss && !o.model.training)
+          throw hs::InputError(o.name, "loss", "the loss is computed in training: give mode=training");
         o.decode = p.integer("decode", o.model.training ? 0 : 8, 0, o.context);
         if (o.model.training && o.decode > 0)
           throw hs::InputError(o.name, "decode",
@@ -230,6 +236,14 @@ HS_REGISTER_WORKLOAD(megatron_gpt_18_4b,
                      gpt2_builder("18.4b",
                                   "Megatron-LM's GPT 18.4B (Narayanan et al. 2021, Table 1): 40 layers, "
                                   "hidden 6144, 48 heads, vocabulary 51200, seq 2048"))
+HS_REGISTER_WORKLOAD(megatron_gpt_39_1b,
+                     gpt2_builder("39.1b",
+                                  "Megatron-LM's GPT 39.1B (Narayanan et al. 2021, Table 1): 48 layers, "
+                                  "hidden 8192, 64 heads, vocabulary 51200, seq 2048"))
+HS_REGISTER_WORKLOAD(megatron_gpt_76_1b,
+                     gpt2_builder("76.1b",
+                                  "Megatron-LM's GPT 76.1B (Narayanan et al. 2021, Table 1): 60 layers, "
+                                  "hidden 10240, 80 heads, vocabulary 51200, seq 2048"))
 HS_REGISTER_WORKLOAD(
     gpt2_large,
     gpt2_builder("large",

@@ -27,6 +27,8 @@ constexpr double loss_grad = 2;         // softmax - one_hot, scaled by 1/rows
 // Adam (Kingma & Ba 2015, Alg. 1, as PyTorch implements it): m = b1*m + (1-b1)*g (3), v = b2*v + (1-b2)*g*g
 // (4), denom = sqrt(v)/sqrt(bc2) + eps (3), p -= step * m / denom (3).
 constexpr double adam = 13;
+// Megatron-LM's fp16 optimizer step: the unscale (1), the squared norm (2) and Adam.
+constexpr double megatron_step = 1 + 2 + adam;
 } // namespace per_element
 
 LayerGraph::LayerGraph(std::string graph_name, ModelOptions options)
@@ -295,6 +297,34 @@ ValueId LayerGraph::loss(const std::string& name, ValueId logits, double rows, d
   return single_output(l, rows * elem_, true);
 }
 
+ValueId LayerGraph::fp32_vocab_loss(const std::string& name, ValueId logits, double rows, double classes) {
+  constexpr double fp32 = 4;
+  const double e = rows * classes;
+  // output.float(); its backward casts the fp32 gradient back to the logits' precision.
+  Layer& cast = add_layer(b_.op(name + ".float"), "elementwise", {logits}, e);
+  cast.saved = Saved::Nothing;
+  cast.data_grad_kind = "elementwise";
+  cast.data_grad_flops = e;
+  name_dims(cast, {{"n", e}, {"arity", 1}, {"transcendental", 0}});
+  const ValueId copy = single_output(cast, fp32 * e, true);
+  // Five passes over the copy, three of them writing it: the buffer ends up holding the softmax, which
+  // the backward pass reads (Saved::Inputs: the copy is that buffer) and scales in place by the loss's
+  // gradient. Three figures per row leave: the partial max, target logit and sum of exponentials.
+  Layer& soft = add_layer(b_.op(name + ".softmax"), "softmax", {copy}, per_element::softmax_forward * e);
+  soft.data_grad_kind = "elementwise";
+  soft.data_grad_flops = e; // softmax x the loss's gradient (and one subtraction per row at the target)
+  const ValueId partials = single_output(soft, 3 * fp32 * rows, true);
+  Op& passes = b_.mutable_op(soft.op);
+  passes.bytes_read = 5 * fp32 * e;
+  passes.bytes_written += 3 * fp32 * e;
+  Layer& l = add_layer(b_.op(name), "elementwise", {partials}, 2 * rows); // log(sum) - target logit
+  l.is_loss = true;
+  l.saved = Saved::Nothing;
+  l.data_grad_kind = "elementwise";
+  l.data_grad_flops = rows;
+  return single_output(l, fp32 * rows, true);
+}
+
 void LayerGraph::recompute(int block, const std::vector<ValueId>& trigger,
                            std::map<ValueId, ValueId>& copies) {
   bool first = true;
@@ -410,15 +440,28 @@ void LayerGraph::emit_backward() {
   // Adam keeps two fp32 moments per parameter; with fp16/bf16 weights it also keeps an fp32 master copy
   // (mixed-precision training, Micikevicius et al. 2018).
   const double state_per_param = 8 + (elem_ < 4 ? 4 : 0);
+  const bool megatron = options_.optimizer == Optimizer::Megatron;
   for (std::size_t i = 0; i < forward_layers; ++i) {
     const Layer& l = layers_[i];
     auto it = weight_grads.find(l.op);
     if (it == weight_grads.end()) continue;
     auto h = b_.op(l.name + ".adam");
-    h.kind("optimizer").precision(options_.precision).flops(per_element::adam * l.weights);
-    h.params(state_per_param * l.weights);
-    h.reads(l.weights * elem_ + bytes_of(it->second) + state_per_param * l.weights);
-    h.writes(l.weights * elem_ + state_per_param * l.weights);
+    h.kind("optimizer").precision(options_.precision).params(state_per_param * l.weights);
+    if (megatron) { // Float16OptimizerWithFloat16Params.step(), per parameter:
+      constexpr double fp32 = 4;
+      // The model gradients (read below) are copied to an fp32 main gradient, which is unscaled by the
+      // loss scale and checked for inf and NaN in place, then read for its norm (clipping); Adam reads
+      // the main parameter, gradient and both moments and writes three back; the main parameter is
+      // copied to the model's weight. (Clipping's rescale runs only when the norm exceeds the bound.)
+      const double reads = fp32 + fp32 + 4 * fp32 + fp32;
+      const double writes = fp32 + fp32 + 3 * fp32 + elem_;
+      h.flops(per_element::megatron_step * l.weights).workspace(fp32 * l.weights); // the main gradient
+      h.reads(bytes_of(it->second) + reads * l.weights).writes(writes * l.weights);
+    } else {
+      h.flops(per_element::adam * l.weights);
+      h.reads(l.weights * elem_ + bytes_of(it->second) + state_per_param * l.weights);
+      h.writes(l.weights * elem_ + state_per_param * l.weights);
+    }
     for (ValueId g : it->second)
       use(g, h.id());
   }

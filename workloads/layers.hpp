@@ -19,10 +19,17 @@ namespace hs::layers {
 
 double element_bytes(const std::string& precision);
 
+// How the weights are updated in training.
+enum class Optimizer {
+  Adam,    // one fused Adam pass per weight tensor (fp32 moments; an fp32 master copy under fp16/bf16)
+  Megatron // Megatron-LM's Float16OptimizerWithFloat16Params: what every pass of its step() moves
+};
+
 struct ModelOptions {
   long long batch = 1;
   std::string precision = "fp32";
   bool training = false;
+  Optimizer optimizer = Optimizer::Adam;
 };
 
 using ValueId = int;
@@ -97,6 +104,11 @@ public:
                               const std::vector<double>& outputs);
   // Softmax cross-entropy over [rows, classes]; the start of the backward pass in training.
   ValueId loss(const std::string& name, ValueId logits, double rows, double classes);
+  // The same loss as Megatron-LM's vocab_parallel_cross_entropy computes it on the logits cast to fp32:
+  // "<name>.float" (the cast), "<name>.softmax" (in place on the fp32 copy: max, subtract, exp, sum,
+  // divide; it writes each row's partial max, target logit and sum) and "<name>" (log-sum minus the
+  // target logit per row, from those partials: what a split vocabulary all-reduces).
+  ValueId fp32_vocab_loss(const std::string& name, ValueId logits, double rows, double classes);
 
   double bytes(ValueId v) const { return values_[static_cast<std::size_t>(v)].bytes; }
 

@@ -55,7 +55,8 @@ Graph tensor_pipeline_parallel(const Graph& g, int t, const PipelineOptions& o,
   const std::vector<int> chunk =
       pipeline_stages(g, p * o.interleave,
                       "a pipeline of " + std::to_string(p) + " stages" +
-                          (o.interleave > 1 ? " x " + std::to_string(o.interleave) + " chunks" : ""));
+                          (o.interleave > 1 ? " x " + std::to_string(o.interleave) + " chunks" : ""),
+                      o.equal_layers);
 
   TensorParallelOptions split_options = std::move(options);
   split_options.groups.clear();

@@ -9,6 +9,8 @@ std::vector<WorkloadParameter> model_parameters(std::vector<WorkloadParameter> o
   all.insert(all.end(), std::make_move_iterator(own.begin()), std::make_move_iterator(own.end()));
   all.push_back({"precision", "fp32|fp16|bf16|int8"});
   all.push_back({"mode", "inference|training"});
+  all.push_back(
+      {"optimizer", "adam|megatron", "training: one fused Adam pass, or Megatron-LM's fp16 optimizer"});
   return all;
 }
 
@@ -19,6 +21,15 @@ ModelOptions read_model_options(WorkloadParams& p, const std::string& builder, l
   o.training = p.text("mode", "inference", {"inference", "training"}) == "training";
   if (o.training && o.precision == "int8")
     throw InputError(builder, "precision", "int8 is for inference; train in fp32, fp16 or bf16");
+  const bool megatron = p.text("optimizer", "adam", {"adam", "megatron"}) == "megatron";
+  if (megatron && !o.training)
+    throw InputError(builder, "optimizer", "an optimizer updates weights in training: give mode=training");
+  if (megatron && o.precision == "fp32")
+    throw InputError(
+        builder, "optimizer",
+        "optimizer=megatron is Megatron-LM's fp16/bf16 optimizer (with fp32 weights it runs plain "
+        "Adam, optimizer=adam): give precision=fp16 or bf16");
+  if (megatron) o.optimizer = Optimizer::Megatron;
   return o;
 }
 

@@ -3,11 +3,56 @@
 #include "sim/graph_builder.hpp"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
+#include <unordered_set>
 
 namespace hs {
 
 namespace {
+
+// The checkpointed block (recompute=full) of each op, by the builders' names: op "h3.attn.q" of block "h3"
+// has a copy "h3.attn.q.recompute". Empty outside blocks.
+std::vector<std::string> checkpointed_blocks(const Graph& g) {
+  const std::string tail = ".recompute";
+  std::unordered_set<std::string> recomputed;
+  for (const auto& op : g.ops)
+    if (has_suffix(op.name, tail)) recomputed.insert(op.name.substr(0, op.name.size() - tail.size()));
+  std::vector<std::string> block(g.ops.size());
+  for (std::size_t o = 0; o < g.ops.size(); ++o)
+    if (recomputed.count(g.ops[o].name)) block[o] = g.ops[o].name.substr(0, g.ops[o].name.find('.'));
+  return block;
+}
+
+// Megatron-LM's cut: blocks / stages checkpointed blocks per stage, in the order the blocks start.
+std::vector<int> equal_layer_stages(const Graph& g, const OpRoles& r, int stages, const std::string& what) {
+  const std::vector<std::string> blocks = checkpointed_blocks(g);
+  std::map<std::string, int> index;
+  for (OpId o : g.topological_order())
+    if (!blocks[static_cast<std::size_t>(o)].empty())
+      index.emplace(blocks[static_cast<std::size_t>(o)], static_cast<int>(index.size()));
+  const int count = static_cast<int>(index.size());
+  if (count == 0)
+    throw std::invalid_argument(what + " of whole layers needs checkpointed layers: build the graph with "
+                                       "recompute=full");
+  if (count % stages != 0)
+    throw std::invalid_argument(what + " of whole layers needs the " + std::to_string(count) +
+                                " layers to divide among the " + std::to_string(stages) + " chunks");
+  std::vector<int> stage(static_cast<std::size_t>(g.op_count()), 0);
+  int current = 0; // ops outside blocks go with the block before them, or the first
+  for (OpId o : g.topological_order()) {
+    if (r.pass[static_cast<std::size_t>(o)] != Pass::Forward) continue;
+    const std::string& block = blocks[static_cast<std::size_t>(o)];
+    if (!block.empty()) current = index.at(block) / (count / stages);
+    stage[static_cast<std::size_t>(o)] = current;
+  }
+  for (OpId o = 0; o < g.op_count(); ++o) {
+    const OpId owner = r.owner[static_cast<std::size_t>(o)];
+    if (r.pass[static_cast<std::size_t>(o)] != Pass::Forward)
+      stage[static_cast<std::size_t>(o)] = owner >= 0 ? stage[static_cast<std::size_t>(owner)] : stages - 1;
+  }
+  return stage;
+}
 
 std::vector<int> stages_of(const Graph& g, const OpRoles& r, int stages, const std::string& what) {
   std::vector<double> weight(static_cast<std::size_t>(g.op_count()), 0.0);
@@ -27,10 +72,18 @@ std::vector<int> stages_of(const Graph& g, const OpRoles& r, int stages, const s
   std::vector<int> stage(static_cast<std::size_t>(g.op_count()), 0);
   int s = 0, left = forward, in_stage = 0;
   double done = 0;
+  const std::vector<std::string> blocks = checkpointed_blocks(g);
+  std::string previous_block;
   for (OpId o : g.topological_order()) {
     if (r.pass[static_cast<std::size_t>(o)] != Pass::Forward) continue;
+    // A checkpointed block runs forward again as one piece when its gradient arrives, so a cut inside it
+    // would make the earlier stage's recomputation feed the later stage's backward pass: stages start
+    // at a block's first op (as Megatron-LM assigns whole layers to stages) or outside blocks.
+    const std::string& block = blocks[static_cast<std::size_t>(o)];
+    const bool may_cut = block.empty() || block != previous_block;
+    previous_block = block;
     // Move on once this stage has its share, or when every remaining op must open a stage of its own.
-    const bool full = done >= total * (s + 1) / stages;
+    const bool full = done >= total * (s + 1) / stages && may_cut;
     if (s + 1 < stages && in_stage > 0 && (full || left == stages - s - 1)) {
       ++s;
       in_stage = 0;
@@ -126,9 +179,10 @@ void check_pipeline(int p, const PipelineOptions& o) {
                                 ") to be a multiple of the stages (" + std::to_string(p) + ")");
 }
 
-std::vector<int> pipeline_stages(const Graph& g, int chunks, const std::string& what) {
-  return stages_of(g, roles_of(g), chunks,
-                   what.empty() ? "a pipeline of " + std::to_string(chunks) + " stages" : what);
+std::vector<int> pipeline_stages(const Graph& g, int chunks, const std::string& what, bool equal_layers) {
+  const std::string name = what.empty() ? "a pipeline of " + std::to_string(chunks) + " stages" : what;
+  const OpRoles roles = roles_of(g);
+  return equal_layers ? equal_layer_stages(g, roles, chunks, name) : stages_of(g, roles, chunks, name);
 }
 
 Graph pipeline_schedule(const Graph& g, const PipelineLayout& l, const PipelineOptions& o,
@@ -192,8 +246,12 @@ Graph pipeline_parallel(const Graph& g, const PipelineOptions& o) {
   const OpRoles roles = roles_of(g);
   if (std::none_of(roles.pass.begin(), roles.pass.end(), [](Pass x) { return x == Pass::Backward; }))
     throw std::invalid_argument("graph '" + g.name + "' has no backward pass: build it with mode=training");
-  PipelineLayout layout{
-      roles.pass, stages_of(g, roles, p * o.interleave, pipeline_name(p, o)), {}, o.devices, 1};
+  PipelineLayout layout{roles.pass,
+                        o.equal_layers ? equal_layer_stages(g, roles, p * o.interleave, pipeline_name(p, o))
+                                       : stages_of(g, roles, p * o.interleave, pipeline_name(p, o)),
+                        {},
+                        o.devices,
+                        1};
   for (int c : layout.chunk)
     layout.device.push_back(c % p);
   return pipeline_schedule(g, layout, o, g.name + schedule_suffix(p, o));

@@ -22,6 +22,11 @@ struct PipelineOptions {
   // stages x interleave chunks and chunk c runs on devices[c mod stages]. Above 1 the schedule is
   // interleaved 1F1B, and the micro-batches must be a multiple of the stages.
   int interleave = 1;
+  // How the layers are cut into chunks. false: balanced on each layer's forward and backward FLOPs
+  // (cutting only between checkpointed blocks). true, Megatron-LM's rule: the same number of checkpointed
+  // blocks (transformer layers, recompute=full) per chunk, what precedes the first block (embeddings) with
+  // the first chunk and what follows the last (final norm, head, loss) with the last.
+  bool equal_layers = false;
 };
 
 // `microbatch` is the training step of one micro-batch, named as workloads/layers.hpp names ops: layer
@@ -35,9 +40,10 @@ struct PipelineOptions {
 Graph pipeline_parallel(const Graph& microbatch, const PipelineOptions& options);
 
 // Each op's model chunk (its stage without interleaving), by the same rule as pipeline_parallel, for
-// `chunks` contiguous chunks: chunk_of[op] for the ops of `microbatch`.
+// `chunks` contiguous chunks: chunk_of[op] for the ops of `microbatch` (`equal_layers`: see PipelineOptions).
 // `what` names the pipeline in the error for too few layers (default: "a pipeline of <chunks> stages").
-std::vector<int> pipeline_stages(const Graph& microbatch, int chunks, const std::string& what = "");
+std::vector<int> pipeline_stages(const Graph& microbatch, int chunks, const std::string& what = "",
+                                 bool equal_layers = false);
 
 // What the schedule needs of a micro-batch graph whose ops are already placed, as tensor x pipeline
 // parallelism places them: each op's pass and model chunk, and its device as an index into `devices`,

@@ -32,7 +32,8 @@ bool tensor_parallel_layer(const std::string& name) {
 }
 
 bool vocabulary_layer(const std::string& name) {
-  return name == "wte" || name == "embeddings.word" || name == "lm_head" || name == "loss";
+  return name == "wte" || name == "embeddings.word" || name == "lm_head" || name == "loss" ||
+         name == "loss.float" || name == "loss.softmax";
 }
 
 Graph tensor_parallel(const Graph& g, const TensorParallelOptions& o) {
@@ -51,9 +52,12 @@ Graph tensor_parallel(const Graph& g, const TensorParallelOptions& o, std::vecto
                                   "' is one attention head of several: build the graph with heads=fused");
   const OpRoles roles = roles_of(g);
   const bool lm_head = static_cast<bool>(g.find_op("lm_head")); // the loss is over the vocabulary
+  // Megatron's cross-entropy leaves each rank with per-row partials of its vocabulary shard: the final
+  // "loss" reads them all-reduced, as vocab_parallel_cross_entropy all-reduces its max and sums.
+  const bool loss_from_partials = static_cast<bool>(g.find_op("loss.softmax"));
   const auto splits = [&](const std::string& layer) {
-    return tensor_parallel_layer(layer) ||
-           (o.split_vocabulary && vocabulary_layer(layer) && (layer != "loss" || lm_head));
+    return tensor_parallel_layer(layer) || (o.split_vocabulary && vocabulary_layer(layer) &&
+                                            (layer != "loss" || (lm_head && !loss_from_partials)));
   };
   std::vector<bool> split(static_cast<std::size_t>(g.op_count()));
   for (OpId x = 0; x < g.op_count(); ++x) {

@@ -32,7 +32,9 @@ struct TensorParallelOptions {
 // Whether `forward_name` is a layer Megatron splits ("<block>.attn.q", ".attn.scores", ".mlp.fc2", ...).
 bool tensor_parallel_layer(const std::string& forward_name);
 // Whether it is one the vocabulary split divides: the token embedding ("wte", "embeddings.word"), the LM
-// head ("lm_head") and the loss over its logits ("loss", where the graph has an LM head).
+// head ("lm_head") and the loss over its logits ("loss", where the graph has an LM head; under
+// loss=megatron its passes "loss.float" and "loss.softmax", while "loss" combines their all-reduced
+// partials).
 bool vocabulary_layer(const std::string& forward_name);
 
 // `g` is a transformer graph from the bert-* or gpt2-* builders with heads=fused (one attention op over

@@ -15,6 +15,8 @@ PUBLISHED = {
     "3.6b": (30, 3072, 32, 2, 1, 64, 512, 138),
     "7.5b": (36, 4096, 32, 4, 1, 128, 512, 142),
     "18.4b": (40, 6144, 48, 8, 1, 256, 1024, 135),
+    "39.1b": (48, 8192, 64, 8, 2, 512, 1536, 138),
+    "76.1b": (60, 10240, 80, 8, 4, 1024, 1792, 140),
 }
 SEQ, VOCAB, PEAK = 2048, 51200, 312e12  # the paper's sequence, vocabulary; A100 fp16 tensor peak
 
@@ -34,13 +36,16 @@ def main():
         step = par["step_s"]
         flops = paper_flops(batch, layers, hidden)
         simulated = flops / step / gpus / 1e12
-        graph = par["model_flops"] / step / gpus / 1e12
+        built = len(par["devices"])  # fewer than the GPUs where replicas were folded
+        graph_flops = par["model_flops"] * gpus / built
+        graph = graph_flops / step / gpus / 1e12
         rows.append({
-            "model": c.upper(), "tp": tp, "dp": gpus // tp, "gpus": gpus, "batch": batch,
+            "model": c.upper(), "tp": tp, "pp": pp, "dp": gpus // tp // pp, "gpus": gpus,
+            "simulated_gpus": built, "batch": batch,
             "published_tflops": published, "simulated_tflops": round(simulated, 1),
             "error_percent": round(100 * (simulated - published) / published, 1),
             "graph_tflops": round(graph, 1), "step_s": round(step, 4),
-            "paper_flops_over_graph": round(flops / par["model_flops"], 4),
+            "paper_flops_over_graph": round(flops / graph_flops, 4),
             "exposed_comm_ms": round(1e3 * par["exposed_communication_s"], 1),
             "peak_gb": round(par["fullest_device"]["peak_bytes"] / 1e9, 1),
         })
@@ -48,11 +53,12 @@ def main():
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    print("| model | TP | DP | GPUs | batch | published TFLOP/s per GPU | simulated | error | "
+    print("| model | TP | PP | DP | GPUs (simulated) | batch | published TFLOP/s per GPU | simulated | error | "
           "graph's own FLOPs, TFLOP/s | step s | paper F / graph FLOPs | exposed comm ms | peak GB |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        print(f"| {r['model']} | {r['tp']} | {r['dp']} | {r['gpus']} | {r['batch']} | {r['published_tflops']} | "
+        print(f"| {r['model']} | {r['tp']} | {r['pp']} | {r['dp']} | {r['gpus']} ({r['simulated_gpus']}) | "
+              f"{r['batch']} | {r['published_tflops']} | "
               f"{r['simulated_tflops']} | {r['error_percent']:+.1f}% | {r['graph_tflops']} | {r['step_s']} | "
               f"{r['paper_flops_over_graph']} | {r['exposed_comm_ms']} | {r['peak_gb']} |")
 
