@@ -136,6 +136,32 @@ std::size_t fullest(const Report& r) {
                                   r.memory.peak.begin());
 }
 
+// A hierarchical all-reduce's groups: whole nodes of the replicas, 2 or more, built and represented.
+void check_groups(const ParallelSetup& s) {
+  const int g = s.dp.group_size;
+  if (g < 2 || s.data_parallel % g != 0 || g == s.data_parallel)
+    throw InputError("--parallel", "group",
+                     "hierarchical all-reduce needs group=G with G >= 2 dividing dp=" +
+                         std::to_string(s.data_parallel) + " into 2 or more groups");
+  if (s.replicas() % g != 0 || s.replicas() == g)
+    throw InputError("--parallel", "replicas",
+                     "a hierarchical all-reduce needs the replicas built in 2 or more whole groups of " +
+                         std::to_string(g));
+}
+
+// replicas=R: R of the dp replicas built, the gradients' rings folded onto them.
+void fold_replicas(ParallelSetup& s) {
+  if (s.simulated_replicas < 2 || s.simulated_replicas > s.data_parallel)
+    throw InputError("--parallel", "replicas",
+                     "builds 2 or more of the dp=" + std::to_string(s.data_parallel) +
+                         " data-parallel replicas (got " + std::to_string(s.simulated_replicas) + ")");
+  if (s.dp.zero_stage > 0 || s.dp.channels > 1 || s.dp.algorithm == collectives::Algorithm::Tree)
+    throw InputError("--parallel", "replicas",
+                     "folds the gradients' rings onto the replicas built: algo=ring or hierarchical, no "
+                     "zero, one channel");
+  if (s.simulated_replicas < s.data_parallel) s.dp.represented_replicas = s.data_parallel;
+}
+
 } // namespace
 
 ParallelSetup parse_parallel(const std::string& text, const Platform& platform, const std::string& workload) {
@@ -156,17 +182,7 @@ ParallelSetup parse_parallel(const std::string& text, const Platform& platform, 
   if (values.count("vocab") && s.tensor_parallel < 2)
     throw InputError("--parallel", "vocab",
                      "splits the vocabulary over tensor-parallel ranks: give tp=N too");
-  if (values.count("replicas")) {
-    if (s.simulated_replicas < 2 || s.simulated_replicas > s.data_parallel)
-      throw InputError("--parallel", "replicas",
-                       "builds 2 or more of the dp=" + std::to_string(s.data_parallel) +
-                           " data-parallel replicas (got " + std::to_string(s.simulated_replicas) + ")");
-    if (s.dp.zero_stage > 0 || s.dp.channels > 1 || s.dp.algorithm == collectives::Algorithm::Tree)
-      throw InputError("--parallel", "replicas",
-                       "folds the gradients' rings onto the replicas built: algo=ring or hierarchical, no "
-                       "zero, one channel");
-    if (s.simulated_replicas < s.data_parallel) s.dp.represented_replicas = s.data_parallel;
-  }
+  if (values.count("replicas")) fold_replicas(s);
   if (values.count("overlap") && s.data_parallel < 2)
     throw InputError("--parallel", "overlap", "is the gradient all-reduce's option: give dp=N too");
   if (s.dp.channels > 1 && s.dp.algorithm != collectives::Algorithm::Ring)
@@ -188,16 +204,7 @@ ParallelSetup parse_parallel(const std::string& text, const Platform& platform, 
                      "accumulated before the reduce-scatter): use zero=1 with microbatches");
   s.dp.devices = devices_for(s, values.count("devices") > 0, platform);
   s.pp.devices.assign(s.dp.devices.begin(), s.dp.devices.begin() + s.inner());
-  if (s.dp.algorithm == collectives::Algorithm::Hierarchical &&
-      (s.dp.group_size < 2 || s.data_parallel % s.dp.group_size != 0 || s.dp.group_size == s.data_parallel))
-    throw InputError("--parallel", "group",
-                     "hierarchical all-reduce needs group=G with G >= 2 dividing dp=" +
-                         std::to_string(s.data_parallel) + " into 2 or more groups");
-  if (s.dp.algorithm == collectives::Algorithm::Hierarchical &&
-      (s.replicas() % s.dp.group_size != 0 || s.replicas() == s.dp.group_size))
-    throw InputError("--parallel", "replicas",
-                     "a hierarchical all-reduce needs the replicas built in 2 or more whole groups of " +
-                         std::to_string(s.dp.group_size));
+  if (s.dp.algorithm == collectives::Algorithm::Hierarchical) check_groups(s);
   const auto colon = workload.find(':');
   const auto spec = colon == std::string::npos ? std::map<std::string, std::string>{}
                                                : parse_key_values(workload, workload.substr(colon + 1));
