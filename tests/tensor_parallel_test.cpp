@@ -94,8 +94,11 @@ TEST_CASE("tensor parallelism refuses what it cannot split, saying why") {
                     doctest::Contains("no attention or MLP"));
 }
 
-TEST_CASE("the vocabulary split divides the embedding, the LM head and its loss, with two all-reduces more") {
-  const Graph g = load_workload("gpt2-small:mode=training,heads=fused,batch=2,seq=32");
+namespace {
+
+// The vocabulary layers' FLOPs and weights are done once among the ranks, not by each; returns the
+// all-reduces the split adds.
+std::set<std::string> vocabulary_split_all_reduces(const Graph& g) {
   const int t = 2;
   TensorParallelOptions o{gpus(t)};
   const Graph plain = tensor_parallel(g, o);
@@ -132,6 +135,17 @@ TEST_CASE("the vocabulary split divides the embedding, the LM head and its loss,
   std::set<std::string> added;
   for (const auto& name : all_reduces(split))
     if (!all_reduces(plain).count(name)) added.insert(name);
+  return added;
+}
+
+} // namespace
+
+TEST_CASE("the vocabulary split divides the embedding, the LM head and its loss, with two all-reduces more") {
   // the token embedding's partial sums, before the positions are added; the gradient reaching ln_f
-  CHECK(added == std::set<std::string>{"allreduce.embeddings.add", "allreduce.ln_f.dgrad"});
+  CHECK(vocabulary_split_all_reduces(load_workload("gpt2-small:mode=training,heads=fused,batch=2,seq=32")) ==
+        std::set<std::string>{"allreduce.embeddings.add", "allreduce.ln_f.dgrad"});
+  // BERT's masked-LM decoder is tied to the word embedding: the gradient reaching the head's layer norm
+  CHECK(vocabulary_split_all_reduces(
+            load_workload("bert-base:mode=training,heads=fused,batch=2,seq=32,head=pretraining")) ==
+        std::set<std::string>{"allreduce.embeddings.add", "allreduce.cls.transform.norm.dgrad"});
 }

@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 #include <string>
+#include <tuple>
 
 using hs::Graph;
 using hs::load_workload;
@@ -67,6 +68,30 @@ TEST_CASE("BERT parameter counts match the published models") {
   const auto large = summarize(load_workload("bert-large:seq=16"));
   CHECK(large.parameters == 335'141'888);
   CHECK(large.parameters == doctest::Approx(340e6).epsilon(0.02));
+}
+
+// Hugging Face's BertForPreTraining adds the masked-LM transform (h^2 + h, a layer norm's 2h), the decoder's
+// bias (V, not a parameter here: the decoder is the tied word embedding) and next-sentence prediction
+// (2h + 2): 110,106,428 and 336,226,108 parameters.
+TEST_CASE("BERT with its pre-training heads: the released models' parameters, the decoder tied, two losses") {
+  const double vocab = 30522;
+  for (const auto& [name, h, released] : {std::tuple{"bert-base", 768.0, 110'106'428.0},
+                                          std::tuple{"bert-large", 1024.0, 336'226'108.0}}) {
+    CAPTURE(name);
+    const Graph g = load_workload(std::string(name) + ":seq=16,head=pretraining,mode=training");
+    CHECK(summarize(g).parameters == released - vocab);
+    const hs::Op& decoder = g.op(*g.find_op("cls.decoder"));
+    CHECK(decoder.flops == 2 * 16 * h * vocab);
+    CHECK(decoder.param_bytes == 0); // the word embedding's weights
+    CHECK(g.find_op("mlm.loss"));
+    CHECK(g.find_op("nsp.loss"));
+    CHECK_FALSE(g.find_op("classifier"));
+  }
+  // Inference runs the heads without their losses; the classifier's graph stops at the pooler.
+  const Graph inference = load_workload("bert-base:seq=16,head=pretraining");
+  CHECK(inference.find_op("cls.decoder"));
+  CHECK_FALSE(inference.find_op("mlm.loss"));
+  CHECK(summarize(load_workload("bert-base:seq=16")).parameters == 109'482'240);
 }
 
 TEST_CASE("BERT-base matmul FLOPs equal the closed form 2 x tokens x weights + attention") {

@@ -1,6 +1,6 @@
 // BERT-base and BERT-large encoders (Devlin et al., NAACL 2019; vocabulary, positions and token types as
 // in the released uncased checkpoints). Post-layer-norm layers; the pooler on the [CLS] token; in
-// training a sequence-classification head and its loss.
+// training a sequence-classification head and its loss, or (head=pretraining) the pre-training heads.
 #include "workloads/bert.hpp"
 
 #include "workloads/model_options.hpp"
@@ -34,7 +34,19 @@ Graph bert(const BertOptions& o) {
   // The pooler reads the [CLS] row of each sequence.
   ValueId pooled = g.linear("pooler.dense", x, batch, hidden, hidden);
   pooled = g.elementwise("pooler.tanh", {pooled}, batch * hidden, 5, layers::Saved::Output);
-  if (o.model.training) {
+  if (o.pretraining_heads) {
+    const double vocab = static_cast<double>(o.vocab);
+    ValueId t = g.linear("cls.transform", x, rows, hidden, hidden);
+    t = g.elementwise("cls.transform.gelu", {t}, rows * hidden, transformer::kGeluFlops, layers::Saved::Inputs);
+    t = g.layernorm("cls.transform.norm", t, rows, hidden);
+    // Tied to the word embeddings; its own bias of `vocab` (in the same addmm) is not a parameter here.
+    const ValueId words = g.linear("cls.decoder", t, rows, hidden, vocab, false, "embeddings.word");
+    const ValueId next = g.linear("cls.seq_relationship", pooled, batch, hidden, 2);
+    if (o.model.training) { // the masked-LM loss is taken at every position, as the labels mask it
+      g.loss("mlm.loss", words, rows, vocab);
+      g.loss("nsp.loss", next, batch, 2);
+    }
+  } else if (o.model.training) {
     const ValueId logits = g.linear("classifier", pooled, batch, hidden, static_cast<double>(o.classes));
     g.loss("loss", logits, batch, static_cast<double>(o.classes));
   }
@@ -66,7 +78,8 @@ hs::WorkloadBuilder bert_builder(const hs::BertOptions& preset, const std::strin
       hs::layers::model_parameters(
           {{"seq", "128"},
            {"heads", "branches|fused"},
-           {"classes", "2", "training head"},
+           {"classes", "2", "training: the classifier's classes"},
+           {"head", "classifier|pretraining", "classifier on [CLS], or masked LM + next sentence"},
            {"attention", "fused|eager", "scale and mask: in the softmax or passes of their own"},
            {"dropout", "off|on", "training"}}),
       [preset](hs::WorkloadParams& p) {
@@ -75,6 +88,7 @@ hs::WorkloadBuilder bert_builder(const hs::BertOptions& preset, const std::strin
         o.seq = p.integer("seq", 128, 1, o.max_positions);
         o.dims.head_branches = p.text("heads", "branches", {"branches", "fused"}) == "branches";
         o.classes = p.integer("classes", 2, 1, 1'000'000);
+        o.pretraining_heads = p.text("head", "classifier", {"classifier", "pretraining"}) == "pretraining";
         hs::transformer::read_fidelity_options(p, o.name, o.model.training, o.dims);
         return hs::bert(o);
       },

@@ -33,7 +33,7 @@ bool tensor_parallel_layer(const std::string& name) {
 
 bool vocabulary_layer(const std::string& name) {
   return name == "wte" || name == "embeddings.word" || name == "lm_head" || name == "loss" ||
-         name == "loss.float" || name == "loss.softmax";
+         name == "loss.float" || name == "loss.softmax" || name == "cls.decoder" || name == "mlm.loss";
 }
 
 Graph tensor_parallel(const Graph& g, const TensorParallelOptions& o) {

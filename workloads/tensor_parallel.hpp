@@ -34,7 +34,7 @@ bool tensor_parallel_layer(const std::string& forward_name);
 // Whether it is one the vocabulary split divides: the token embedding ("wte", "embeddings.word"), the LM
 // head ("lm_head") and the loss over its logits ("loss", where the graph has an LM head; under
 // loss=megatron its passes "loss.float" and "loss.softmax", while "loss" combines their all-reduced
-// partials).
+// partials), and BERT's masked-LM decoder and loss ("cls.decoder", "mlm.loss").
 bool vocabulary_layer(const std::string& forward_name);
 
 // `g` is a transformer graph from the bert-* or gpt2-* builders with heads=fused (one attention op over
