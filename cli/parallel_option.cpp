@@ -1,5 +1,6 @@
 #include "cli/parallel_option.hpp"
 
+#include "cli/folded_rings.hpp"
 #include "sim/error.hpp"
 #include "sim/key_values.hpp"
 #include "sim/memory.hpp"
@@ -202,9 +203,13 @@ ParallelSetup parse_parallel(const std::string& text, const Platform& platform, 
     throw InputError("--parallel", "zero",
                      "ZeRO-2 and -3 with gradient accumulation are not modelled (whole gradients are "
                      "accumulated before the reduce-scatter): use zero=1 with microbatches");
+  if (values.count("replicas") && values.count("devices"))
+    throw InputError("--parallel", "replicas",
+                     "builds the platform's first GPUs: devices= cannot be given too");
   s.dp.devices = devices_for(s, values.count("devices") > 0, platform);
   s.pp.devices.assign(s.dp.devices.begin(), s.dp.devices.begin() + s.inner());
   if (s.dp.algorithm == collectives::Algorithm::Hierarchical) check_groups(s);
+  if (s.replicas() < s.data_parallel) check_folded_rings(s, platform);
   const auto colon = workload.find(':');
   const auto spec = colon == std::string::npos ? std::map<std::string, std::string>{}
                                                : parse_key_values(workload, workload.substr(colon + 1));

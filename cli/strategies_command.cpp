@@ -26,7 +26,9 @@ struct StrategiesOptions {
   std::vector<int> microbatches = {4, 8};
   std::vector<int> interleave = {1};
   std::vector<int> zero = {0};
-  int global_batch = 0; // 0: each layout's micro-batches from `microbatches`
+  int global_batch = 0;      // 0: each layout's micro-batches from `microbatches`
+  int replicas = 0;          // build at most this many data-parallel replicas, the rings folded (0: all)
+  bool equal_layers = false; // pipelines cut as Megatron-LM does (`--parallel ...,cut=layers`)
   int top = 3;
   std::string out;
   bool force = false;
@@ -44,18 +46,22 @@ struct Candidate {
 // every layout instead runs G / (dp x batch) micro-batches, as Megatron-LM derives them, so that all
 // compare at the same G: a pipeline's, or gradient accumulation on one stage; a layout whose dp x batch
 // does not divide G is listed as refused. Each layout with data parallelism is tried at every ZeRO stage of
-// `zero` (stages 2 and 3 not with a pipeline, which `run` refuses).
-std::vector<Candidate> layouts(int gpus, const std::vector<int>& microbatches, const std::vector<int>& chunks,
-                               const std::vector<int>& zero, int global_batch, int batch) {
+// `zero` (stages 2 and 3 not with a pipeline, which `run` refuses). With `replicas`, a layout of more data-
+// parallel replicas builds that many (`replicas=R`), except with ZeRO, whose shards a fold cannot stand for.
+std::vector<Candidate> layouts(const StrategiesOptions& o, int batch) {
+  const int gpus = o.gpus, global_batch = o.global_batch;
   std::vector<Candidate> out;
   int dp = 1, pp = 1;
   const auto add = [&](const std::string& spec, int m, int v) {
-    for (int z : zero) {
+    for (int z : o.zero) {
       if (z > 0 && (dp < 2 || (z >= 2 && pp > 1))) continue;
       std::string full = spec;
       if (m > 1) full.append(",microbatches=").append(std::to_string(m));
       if (v > 1) full.append(",interleave=").append(std::to_string(v));
       if (z > 0) full.append(",zero=").append(std::to_string(z));
+      if (z == 0 && o.replicas >= 2 && dp > o.replicas)
+        full.append(",replicas=").append(std::to_string(o.replicas));
+      if (o.equal_layers && pp > 1) full.append(",cut=layers");
       out.push_back(Candidate{full, 0, 0, 0, 0, ""});
     }
   };
@@ -75,7 +81,7 @@ std::vector<Candidate> layouts(int gpus, const std::vector<int>& microbatches, c
           continue;
         }
         const int m = global_batch / (dp * batch);
-        for (int v : chunks)
+        for (int v : o.interleave)
           if (v == 1 || (pp > 1 && m % pp == 0)) add(spec, m, v);
         continue;
       }
@@ -83,8 +89,8 @@ std::vector<Candidate> layouts(int gpus, const std::vector<int>& microbatches, c
         add(spec, 1, 1);
         continue;
       }
-      for (int m : microbatches)
-        for (int v : chunks)
+      for (int m : o.microbatches)
+        for (int v : o.interleave)
           if (v == 1 || m % pp == 0) add(spec, m, v);
     }
   return out;
@@ -119,7 +125,7 @@ int strategies(const StrategiesOptions& o) {
   const int batch =
       o.global_batch > 0 ? static_cast<int>(parse_parallel("dp=1", p, o.workload).samples_per_replica) : 1;
   std::vector<Candidate> all;
-  for (auto& c : layouts(o.gpus, o.microbatches, o.interleave, o.zero, o.global_batch, batch))
+  for (auto& c : layouts(o, batch))
     all.push_back(c.refused.empty() ? score(c.spec, o, p, step) : c);
   std::stable_sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) {
     return a.refused.empty() != b.refused.empty() ? a.refused.empty() : a.samples_per_s > b.samples_per_s;
@@ -180,6 +186,12 @@ Action strategies_command(CLI::App& app) {
                   "pipelines)")
       ->delimiter(',')
       ->check(CLI::Range(0, 3));
+  cmd->add_option("--replicas", o->replicas,
+                  "Build at most R data-parallel replicas of each layout, the gradients' rings folded onto "
+                  "them (run --parallel ...,replicas=R; layouts without ZeRO)")
+      ->check(CLI::Range(2, 1 << 20));
+  cmd->add_flag("--cut-layers", o->equal_layers,
+                "Cut pipelines as Megatron-LM does: the same number of layers per stage (recompute=full)");
   cmd->add_option("--top", o->top, "How many of the best to replay with SimGrid")->capture_default_str();
   cmd->add_option("--out", o->out, "Folder for strategies.csv (none: print only)");
   cmd->add_flag("--force", o->force, "Overwrite strategies.csv");

@@ -174,6 +174,17 @@ TEST_CASE("each kind of bad input gets a clear error naming the file and the pla
        "of 8"},
       {"run --platform multi-gpu-node --workload bert-base:mode=training --parallel dp=64,replicas=16",
        "--parallel: dp: dp=64,replicas=16 needs 16 devices, and 8 GPUs are on platform 'multi-gpu-node'"},
+      {"run --platform dgx-a100-cluster:nodes=4 --workload gpt2-small:mode=training --parallel "
+       "dp=32,replicas=2",
+       "--parallel: replicas: a folded ring stands for the whole ring only where its hops are alike, and "
+       "dp=32's rings on 'dgx-a100-cluster' have 2 kinds"},
+      {"run --platform dgx-a100-cluster:nodes=2 --workload gpt2-small:mode=training --parallel "
+       "dp=32,replicas=16,algo=hierarchical,group=8",
+       "--parallel: replicas: the fold is checked against the whole run's rings: platform 'dgx-a100-cluster' "
+       "needs 32 GPUs for dp=32 (it has 16)"},
+      {"run --platform multi-gpu-node --workload gpt2-small:mode=training --parallel "
+       "dp=8,replicas=2,devices=gpu0,gpu1",
+       "--parallel: replicas: builds the platform's first GPUs: devices= cannot be given too"},
       {"run --platform multi-gpu-node --workload gpt2-small:mode=training,optimizer=megatron",
        "gpt2-small: optimizer: optimizer=megatron is Megatron-LM's fp16/bf16 optimizer"},
       {"run --platform multi-gpu-node --workload gpt2-small:mode=training,loss=fp32",

@@ -181,3 +181,34 @@ TEST_CASE("strategies tries each ZeRO stage asked for where data parallelism all
     CHECK((spec.find("zero=") == std::string::npos || spec.find("dp=") != std::string::npos));
   CHECK(refused.size() == 8 + 3); // and tp=4, tp=2,pp=2, pp=4 (4 micro-batches), and nothing else
 }
+
+TEST_CASE(
+    "strategies --replicas: a folded layout scores as the whole run, a ring that cannot fold is refused") {
+  const auto whole = hs::test::scratch_dir("strategies", "replicas-whole");
+  const auto folded = hs::test::scratch_dir("strategies", "replicas-folded");
+  const std::string args = "strategies --platform dgx-a100-cluster:nodes=4 --workload "
+                           "gpt2-small:mode=training,heads=fused,batch=2,seq=32 --gpus 32 --global-batch 128 "
+                           "--top 1 --out ";
+  REQUIRE(hs::test::heterosim(args + whole.string()).exit_code == 0);
+  REQUIRE(hs::test::heterosim(args + folded.string() + " --replicas 2").exit_code == 0);
+  std::map<std::string, std::vector<std::string>> by_layout;
+  for (const auto& row : csv_rows(whole / "strategies.csv"))
+    by_layout[row[0]] = row;
+  int compared = 0, refused = 0;
+  for (const auto& row : csv_rows(folded / "strategies.csv")) {
+    const auto at = row[0].find(",replicas=2");
+    if (at == std::string::npos) continue; // 2 replicas or fewer: built whole
+    CAPTURE(row[0]);
+    const auto& same = by_layout.at(row[0].substr(0, at) + row[0].substr(at + 11));
+    if (row[5].find("hops are alike") != std::string::npos) { // rings within and across nodes
+      ++refused;
+      continue;
+    }
+    if (!row[5].empty()) continue; // refused whole too (tp not dividing the heads)
+    CHECK(same[5].empty());
+    CHECK(std::stod(row[1]) == doctest::Approx(std::stod(same[1])).epsilon(1e-6)); // the whole run's step
+    ++compared;
+  }
+  CHECK(compared >= 2); // dp=4 layouts: a replica per node, each rank's ring on its rail
+  CHECK(refused >= 2);
+}

@@ -75,8 +75,10 @@ TEST_CASE("BERT parameter counts match the published models") {
 // (2h + 2): 110,106,428 and 336,226,108 parameters.
 TEST_CASE("BERT with its pre-training heads: the released models' parameters, the decoder tied, two losses") {
   const double vocab = 30522;
-  for (const auto& [name, h, released] : {std::tuple{"bert-base", 768.0, 110'106'428.0},
-                                          std::tuple{"bert-large", 1024.0, 336'226'108.0}}) {
+  for (const auto& model :
+       {std::tuple{"bert-base", 768.0, 110'106'428.0}, std::tuple{"bert-large", 1024.0, 336'226'108.0}}) {
+    const std::string name = std::get<0>(model); // not a structured binding: clang 14 cannot capture one
+    const double h = std::get<1>(model), released = std::get<2>(model);
     CAPTURE(name);
     const Graph g = load_workload(std::string(name) + ":seq=16,head=pretraining,mode=training");
     CHECK(summarize(g).parameters == released - vocab);

@@ -47,7 +47,7 @@ for c in "${configs[@]}"; do
   ((t > 1)) && parallel="$parallel,tp=$t,vocab=split"
   workload="megatron-gpt-$c:mode=training,precision=fp16,heads=fused,recompute=full,dropout=on,loss=megatron,optimizer=megatron,batch=$mbs"
   /usr/bin/time -f "$c: %U user %S sys %e wall s, %M KB" -o "$out/time-$c" \
-    "$heterosim" run --platform "dgx-a100-cluster:nodes=$((replicas * t * p / 8))" --workload "$workload" \
+    "$heterosim" run --platform "dgx-a100-cluster:nodes=$((n / 8))" --workload "$workload" \
     --policy as-pinned --parallel "$parallel" --report-only --force \
     --out "$out/$c" >"$out/log-$c" 2>&1 || { cat "$out/log-$c" >&2; exit 1; }
   cat "$out/time-$c" >&2
