@@ -1,6 +1,7 @@
 // What Megatron-LM's own code moves in a training step beyond the layers: its cross-entropy on an fp32
 // copy of the logits (megatron/mpu/cross_entropy.py, called on output.float()) and its fp16 optimizer
 // (Float16OptimizerWithFloat16Params.step()), checked against the bytes of each pass counted by hand.
+#include "workloads/data_parallel.hpp"
 #include "workloads/tensor_parallel.hpp"
 #include "workloads/workload_registry.hpp"
 
@@ -92,6 +93,14 @@ TEST_CASE("Megatron's fp16 optimizer moves 52 bytes per parameter where one fuse
   CHECK(m.workspace_bytes == doctest::Approx(4 * weights)); // the main gradient
   CHECK(m.param_bytes == a.param_bytes);
   CHECK(m.flops > a.flops);
+  // With ZeRO each rank updates, and so copies to fp32, its 1/n of the parameters.
+  DataParallelOptions zero;
+  zero.devices = {"gpu0", "gpu1", "gpu2", "gpu3"};
+  zero.zero_stage = 1;
+  const Graph sharded = data_parallel(megatron, zero);
+  const Op& shard = op_named(sharded, "r0/" + name);
+  CHECK(shard.workspace_bytes == doctest::Approx(m.workspace_bytes / 4));
+  CHECK(shard.bytes_read == doctest::Approx(m.bytes_read / 4));
   CHECK_THROWS_WITH(load_workload("gpt2-small:mode=training,optimizer=megatron"),
                     doctest::Contains("precision=fp16 or bf16"));
   CHECK_THROWS_WITH(load_workload("gpt2-small:precision=fp16,optimizer=megatron"),
