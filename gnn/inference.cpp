@@ -1,5 +1,8 @@
 // One forward pass for a graph: the loaded checkpoint is kept per path, so a search or a comparison that
-// plans many graphs reads the file once.
+// plans many graphs reads the file once. The pass itself is gnn/net_forward.cpp's, on the checkpoint's
+// weights.
+#include "gnn/inference.hpp"
+
 #include "gnn/checkpoint.hpp"
 #include "gnn/proposal.hpp"
 
@@ -9,52 +12,75 @@
 namespace hs::gnn {
 namespace {
 
-PlacementNet cached_net(const std::string& path) {
+Dense dense_of(const torch::OrderedDict<std::string, torch::Tensor>& parameters, const std::string& name) {
+  const torch::Tensor weight =
+      parameters[std::string(name).append(".weight")].to(torch::kFloat32).contiguous();
+  const torch::Tensor bias = parameters[std::string(name).append(".bias")].to(torch::kFloat32).contiguous();
+  Dense d;
+  d.weight = Eigen::Map<const Matrix>(weight.data_ptr<float>(), weight.size(0), weight.size(1));
+  d.bias = Eigen::Map<const Eigen::RowVectorXf>(bias.data_ptr<float>(), bias.size(0));
+  return d;
+}
+
+const NetWeights& cached_weights(const std::string& path) {
   static std::mutex mutex;
-  static std::map<std::string, PlacementNet> nets;
+  static std::map<std::string, NetWeights> nets;
   std::lock_guard<std::mutex> lock(mutex);
   auto it = nets.find(path);
-  if (it == nets.end()) it = nets.emplace(path, load_checkpoint(path).net).first;
+  if (it == nets.end()) it = nets.emplace(path, weights_of(load_checkpoint(path).net)).first;
   return it->second;
+}
+
+// Each op's softmax over its devices, in double as the plan's and the prior's arithmetic is.
+std::vector<std::vector<double>> softmax_rows(const Matrix& logits) {
+  std::vector<std::vector<double>> rows(static_cast<std::size_t>(logits.rows()));
+  for (Eigen::Index i = 0; i < logits.rows(); ++i) {
+    const double top = logits.row(i).maxCoeff();
+    auto& row = rows[static_cast<std::size_t>(i)];
+    double sum = 0;
+    for (Eigen::Index k = 0; k < logits.cols(); ++k)
+      sum += row.emplace_back(std::exp(static_cast<double>(logits(i, k)) - top));
+    for (double& p : row)
+      p /= sum;
+  }
+  return rows;
 }
 
 } // namespace
 
+NetWeights weights_of(const PlacementNet& net) {
+  const auto parameters = net->named_parameters();
+  NetWeights w;
+  w.op_in = dense_of(parameters, "op_in");
+  w.pair_in = dense_of(parameters, "pair_in");
+  w.pair_head_in = dense_of(parameters, "pair_head_in");
+  w.head = dense_of(parameters, "head");
+  w.prio = dense_of(parameters, "prio");
+  for (int l = 0; l < net->shape().layers; ++l) {
+    const std::string i = std::to_string(l); // .append: GCC 12's -Wrestrict misfires on +
+    w.self_w.push_back(dense_of(parameters, std::string("self_w.").append(i)));
+    w.pred_w.push_back(dense_of(parameters, std::string("pred_w.").append(i)));
+    w.succ_w.push_back(dense_of(parameters, std::string("succ_w.").append(i)));
+    w.msg_w.push_back(dense_of(parameters, std::string("msg_w.").append(i)));
+  }
+  return w;
+}
+
 Proposal propose(const CostModel& cost, const std::string& path) {
-  PlacementNet net = cached_net(path);
-  at::set_num_threads(1);
-  torch::NoGradGuard no_grad;
-  const NetOutput out = net->forward(to_tensors(graph_features(cost)));
-  const auto best = out.logits.argmax(1).contiguous();
-  const auto prio = out.priority.to(torch::kFloat64).contiguous();
-  const auto soft = torch::softmax(out.logits.to(torch::kFloat64), 1).contiguous();
+  const ForwardResult out = forward(cached_weights(path), graph_features(cost));
   Proposal p;
-  const auto* b = best.data_ptr<int64_t>();
-  const auto* q = prio.data_ptr<double>();
-  const auto* v = soft.data_ptr<double>();
-  const auto n = static_cast<std::size_t>(cost.graph().op_count()),
-             d = static_cast<std::size_t>(soft.size(1));
-  for (std::size_t i = 0; i < n; ++i) {
-    p.device.push_back(static_cast<DeviceId>(b[i]));
-    p.priority.push_back(q[i]);
-    p.probability.emplace_back(v + i * d, v + (i + 1) * d);
+  p.probability = softmax_rows(out.logits);
+  for (Eigen::Index i = 0; i < out.logits.rows(); ++i) {
+    Eigen::Index best = 0; // the first of equal logits, as torch's argmax takes
+    out.logits.row(i).maxCoeff(&best);
+    p.device.push_back(static_cast<DeviceId>(best));
+    p.priority.push_back(out.priority[static_cast<std::size_t>(i)]);
   }
   return p;
 }
 
 std::vector<std::vector<double>> device_probabilities(const CostModel& cost, const std::string& path) {
-  PlacementNet net = cached_net(path);
-  at::set_num_threads(1);
-  torch::NoGradGuard no_grad;
-  const NetOutput out = net->forward(to_tensors(graph_features(cost)));
-  const auto p = torch::softmax(out.logits.to(torch::kFloat64), 1).contiguous();
-  const auto n = static_cast<std::size_t>(p.size(0)), d = static_cast<std::size_t>(p.size(1));
-  const auto* v = p.data_ptr<double>();
-  std::vector<std::vector<double>> rows(n, std::vector<double>(d));
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t k = 0; k < d; ++k)
-      rows[i][k] = v[i * d + k];
-  return rows;
+  return softmax_rows(forward(cached_weights(path), graph_features(cost)).logits);
 }
 
 } // namespace hs::gnn
