@@ -3,6 +3,7 @@
 #include "sim/error.hpp"
 #include "sim/units.hpp"
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -16,11 +17,11 @@ using Hop = std::pair<DeviceId, DeviceId>;
 // all-reduce the rings across groups (one rail each); the rings inside a group are built whole.
 std::vector<Hop> ring_hops(const std::vector<DeviceId>& gpus, int replicas, int inner, int group) {
   std::vector<Hop> hops;
-  const int stride = group > 1 ? group : 1, rings = group > 1 ? group : 1;
+  const int rings = std::max(group, 1); // rank i of every group, one ring per i
   for (int j = 0; j < inner; ++j)
     for (int i = 0; i < rings; ++i) {
       std::vector<DeviceId> ring;
-      for (int r = i; r < replicas; r += stride)
+      for (int r = i; r < replicas; r += rings)
         ring.push_back(gpus[static_cast<std::size_t>(r * inner + j)]);
       for (std::size_t k = 0; k < ring.size(); ++k)
         hops.emplace_back(ring[k], ring[(k + 1) % ring.size()]);
@@ -86,11 +87,12 @@ void check_folded_rings(const ParallelSetup& s, const Platform& platform) {
                          hop_name(platform, kinds.begin()->second) + " and " +
                          hop_name(platform, kinds.rbegin()->second) +
                          (group > 0 ? "" : ": try algo=hierarchical,group=G (G ranks per node)"));
-  if (most_shared(platform, all) != most_shared(platform, folded))
+  const int shared_whole = most_shared(platform, all), shared_folded = most_shared(platform, folded);
+  if (shared_whole != shared_folded)
     throw InputError("--parallel", "replicas",
                      "the whole run's rings share links as the folded ones do not (" +
-                         std::to_string(most_shared(platform, all)) + " hops on one link against " +
-                         std::to_string(most_shared(platform, folded)) + ")");
+                         std::to_string(shared_whole) + " hops on one link against " +
+                         std::to_string(shared_folded) + ")");
 }
 
 } // namespace hs::cli

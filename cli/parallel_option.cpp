@@ -89,8 +89,7 @@ void set_key(ParallelSetup& s, const std::string& key, const std::string& v) {
   } else {
     throw InputError("--parallel", key,
                      "unknown key (known: dp, replicas, tp, pp, bucket, algo, group, ring_steps, channels, "
-                     "overlap, vocab, "
-                     "zero, microbatches, schedule, interleave, cut, batch, devices)");
+                     "overlap, vocab, zero, microbatches, schedule, interleave, cut, batch, devices)");
   }
 }
 
