@@ -5,33 +5,60 @@
 namespace hs::gnn {
 namespace {
 
-Matrix relu(Matrix x) {
-  return x.cwiseMax(0.0f);
-}
-
-// The message along each edge from the op at `from`: the layer is linear in [h, edge features], so the
-// h part is multiplied once per op (`hw`, h W_h^T) and gathered, not once per edge.
-Matrix messages(const Matrix& hw, const Dense& m, const std::vector<long>& from, const GraphFeatures& f) {
-  const auto e = static_cast<Eigen::Index>(from.size());
+// Into each op, the mean of the messages along its edges from the op at `from` to the op at `into`. The
+// message layer is linear in [h, edge features], so its h part is multiplied once per op (`hw`, h W_h^T) and
+// gathered, and messages are summed as they are made rather than stored per edge.
+void mean_messages(const Matrix& hw, const Dense& m, const std::vector<long>& from,
+                   const std::vector<long>& into, const std::vector<float>& degree, const GraphFeatures& f,
+                   Matrix& out) {
   const Eigen::Index width = edge_feature_count(), h = hw.cols();
-  Matrix out(e, h);
-  for (Eigen::Index k = 0; k < e; ++k) {
-    out.row(k) = hw.row(from[static_cast<std::size_t>(k)]) + m.bias;
+  out.setZero(hw.rows(), h);
+  for (std::size_t k = 0; k < from.size(); ++k) {
+    auto row = out.row(into[k]);
+    row += hw.row(from[k]) + m.bias;
     for (Eigen::Index j = 0; j < width; ++j)
-      out.row(k) += f.edge[static_cast<std::size_t>(k * width + j)] * m.weight.col(h + j).transpose();
+      row += f.edge[k * static_cast<std::size_t>(width) + static_cast<std::size_t>(j)] *
+             m.weight.col(h + j).transpose();
   }
-  return out;
+  for (Eigen::Index i = 0; i < out.rows(); ++i)
+    out.row(i) /= degree[static_cast<std::size_t>(i)];
 }
 
-// The mean over each op's edges of `messages`, summed into the op at `into` and divided by its degree.
-Matrix mean_into(const Matrix& messages, const std::vector<long>& into, const std::vector<float>& degree,
-                 Eigen::Index ops) {
-  Matrix sum = Matrix::Zero(ops, messages.cols());
-  for (std::size_t k = 0; k < into.size(); ++k)
-    sum.row(into[k]) += messages.row(static_cast<Eigen::Index>(k));
-  for (Eigen::Index i = 0; i < ops; ++i)
-    sum.row(i) /= degree[static_cast<std::size_t>(i)];
-  return sum;
+// One message-passing layer, h += relu(self(h) + pred(from predecessors) + succ(from successors)), in
+// buffers kept across layers: on a large graph, allocating a dozen [ops, hidden] temporaries per layer
+// cost more than the products.
+struct LayerBuffers {
+  Matrix hw, from_preds, from_succs, update;
+};
+void message_layer(const NetWeights& w, std::size_t l, const GraphFeatures& f, Matrix& h, LayerBuffers& b) {
+  const Dense& m = w.msg_w[l];
+  b.hw.noalias() = h * m.weight.leftCols(h.cols()).transpose();
+  mean_messages(b.hw, m, f.edge_src, f.edge_dst, f.in_degree, f, b.from_preds);
+  mean_messages(b.hw, m, f.edge_dst, f.edge_src, f.out_degree, f, b.from_succs);
+  b.update.noalias() = h * w.self_w[l].weight.transpose();
+  b.update.noalias() += b.from_preds * w.pred_w[l].weight.transpose();
+  b.update.noalias() += b.from_succs * w.succ_w[l].weight.transpose();
+  b.update.rowwise() += w.self_w[l].bias + w.pred_w[l].bias + w.succ_w[l].bias;
+  h += b.update.cwiseMax(0.0f);
+}
+
+// The head's score of every (op, device): head(relu(pair_head_in(pair) + h)), op by op, so the [ops x
+// devices, hidden] activations never exist at once (they were a few MB on a large graph, most of the pass's
+// time). `h_biased` is h plus pair_head_in's bias.
+Matrix pair_scores(const NetWeights& w, const Eigen::Map<const Matrix>& pair, const Matrix& h_biased,
+                   Eigen::Index devices) {
+  const Eigen::Index n = h_biased.rows();
+  const Matrix w_t = w.pair_head_in.weight.transpose(); // [pair features, hidden]
+  const Eigen::RowVectorXf head = w.head.weight.row(0);
+  const float head_bias = w.head.bias(0);
+  Matrix scores(n, devices);
+  Matrix block(devices, w_t.cols());
+  for (Eigen::Index i = 0; i < n; ++i) {
+    block.noalias() = pair.middleRows(i * devices, devices) * w_t;
+    block.rowwise() += h_biased.row(i);
+    scores.row(i) = (block.cwiseMax(0.0f) * head.transpose()).transpose().array() + head_bias;
+  }
+  return scores;
 }
 
 } // namespace
@@ -43,41 +70,36 @@ Matrix Dense::apply(const Matrix& x) const {
 }
 
 ForwardResult forward(const NetWeights& w, const GraphFeatures& f) {
-  const Eigen::Index n = f.ops, d = f.devices;
+  const Eigen::Index n = f.ops, d = f.devices, width = pair_feature_count();
   const Eigen::Map<const Matrix> op(f.op.data(), n, op_feature_count());
-  const Eigen::Map<const Matrix> pair(f.pair.data(), n * d, pair_feature_count()); // row i * d + device
-  // The platform as the op sees it: the mean encoding of its feasible devices.
-  const Matrix pair_enc = w.pair_in.apply(pair);
-  Matrix context = Matrix::Zero(n, pair_enc.cols());
+  const Eigen::Map<const Matrix> pair(f.pair.data(), n * d, width); // row i * d + device
+  // The platform as the op sees it: the mean encoding of its feasible devices. The encoding is affine, so
+  // the mean of the encodings is the encoding of the mean features: one product per op, not per pair.
+  Matrix mean_pair = Matrix::Zero(n, width);
+  Eigen::VectorXf any_feasible = Eigen::VectorXf::Zero(n);
   for (Eigen::Index i = 0; i < n; ++i) {
     float feasible = 0;
     for (Eigen::Index k = 0; k < d; ++k)
       if (f.ok[static_cast<std::size_t>(i * d + k)]) {
-        context.row(i) += pair_enc.row(i * d + k);
+        mean_pair.row(i) += pair.row(i * d + k);
         feasible += 1;
       }
-    context.row(i) /= std::max(1.0f, feasible);
+    if (feasible > 0) {
+      mean_pair.row(i) /= feasible;
+      any_feasible(i) = 1;
+    }
   }
-  Matrix h = relu(w.op_in.apply(op) + context);
-  for (std::size_t l = 0; l < w.self_w.size(); ++l) {
-    const Dense& m = w.msg_w[l];
-    const Matrix hw = h * m.weight.leftCols(h.cols()).transpose();
-    const Matrix to_consumer = messages(hw, m, f.edge_src, f);
-    const Matrix to_producer = messages(hw, m, f.edge_dst, f);
-    const Matrix from_preds = mean_into(to_consumer, f.edge_dst, f.in_degree, n);
-    const Matrix from_succs = mean_into(to_producer, f.edge_src, f.out_degree, n);
-    h += relu(w.self_w[l].apply(h) + w.pred_w[l].apply(from_preds) + w.succ_w[l].apply(from_succs));
-  }
-  Matrix pair_h = w.pair_head_in.apply(pair); // then + the op's encoding, per (op, device)
-  for (Eigen::Index i = 0; i < n; ++i)
-    for (Eigen::Index k = 0; k < d; ++k)
-      pair_h.row(i * d + k) += h.row(i);
-  const Matrix scores = w.head.apply(relu(std::move(pair_h))); // [n * d, 1]
+  Matrix context = mean_pair * w.pair_in.weight.transpose();
+  context += any_feasible * w.pair_in.bias; // an op with no feasible device sees no platform (zeros)
+  Matrix h = (w.op_in.apply(op) + context).cwiseMax(0.0f);
+  LayerBuffers buffers;
+  for (std::size_t l = 0; l < w.self_w.size(); ++l)
+    message_layer(w, l, f, h, buffers);
   ForwardResult r;
-  r.logits.resize(n, d);
+  r.logits = pair_scores(w, pair, h + w.pair_head_in.bias.replicate(n, 1), d);
   for (Eigen::Index i = 0; i < n; ++i)
     for (Eigen::Index k = 0; k < d; ++k)
-      r.logits(i, k) = f.ok[static_cast<std::size_t>(i * d + k)] ? scores(i * d + k, 0) : -1e9f;
+      if (!f.ok[static_cast<std::size_t>(i * d + k)]) r.logits(i, k) = -1e9f;
   const Matrix prio = w.prio.apply(h);
   r.priority.resize(static_cast<std::size_t>(n));
   for (Eigen::Index i = 0; i < n; ++i)

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace hs::gnn {
@@ -56,21 +57,12 @@ Plan plan_for_proposal(const CostModel& cost, const Proposal& p, std::string pol
 
 Plan plan_for_shortlist(const CostModel& cost, const Proposal& p, int k, std::string policy, bool refine) {
   const Graph& g = cost.graph();
-  const auto devices = static_cast<std::size_t>(cost.platform().device_count());
-  std::vector<std::vector<bool>> listed(static_cast<std::size_t>(g.op_count()), std::vector<bool>(devices));
+  std::vector<std::vector<bool>> listed(static_cast<std::size_t>(g.op_count()));
   std::vector<bool> any(static_cast<std::size_t>(g.op_count()));
   for (OpId op = 0; op < g.op_count(); ++op) {
-    const auto& prob = p.probability.at(static_cast<std::size_t>(op));
-    std::vector<DeviceId> by_probability;
-    for (std::size_t d = 0; d < devices; ++d)
-      if (cost.feasible(op, static_cast<DeviceId>(d)) && prob.at(d) > 0)
-        by_probability.push_back(static_cast<DeviceId>(d));
-    std::stable_sort(by_probability.begin(), by_probability.end(), [&](DeviceId a, DeviceId b) {
-      return prob[static_cast<std::size_t>(a)] > prob[static_cast<std::size_t>(b)];
-    });
-    for (std::size_t i = 0; i < by_probability.size() && i < static_cast<std::size_t>(k); ++i)
-      listed[static_cast<std::size_t>(op)][static_cast<std::size_t>(by_probability[i])] = true;
-    any[static_cast<std::size_t>(op)] = !by_probability.empty();
+    const auto o = static_cast<std::size_t>(op);
+    listed[o] = shortlisted_devices(cost, op, p.probability.at(o), k);
+    any[o] = std::find(listed[o].begin(), listed[o].end(), true) != listed[o].end();
   }
   return list_plan(
       cost, p,
@@ -79,6 +71,23 @@ Plan plan_for_shortlist(const CostModel& cost, const Proposal& p, int k, std::st
         return !any[o] || listed[o][static_cast<std::size_t>(d)];
       },
       std::move(policy), refine);
+}
+
+std::vector<bool> shortlisted_devices(const CostModel& cost, OpId op, const std::vector<double>& probability,
+                                      int k) {
+  // Devices the network cannot tell apart (the same figures, so bit-equal probabilities) are one choice:
+  // taking the first of eight identical GPUs would be the lowest id's doing, not the network's.
+  std::vector<double> distinct;
+  for (std::size_t d = 0; d < probability.size(); ++d)
+    if (cost.feasible(op, static_cast<DeviceId>(d)) && probability[d] > 0) distinct.push_back(probability[d]);
+  std::sort(distinct.begin(), distinct.end(), std::greater<>());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  std::vector<bool> listed(probability.size(), false);
+  if (distinct.empty()) return listed;
+  const double floor = distinct[std::min(distinct.size(), static_cast<std::size_t>(k)) - 1];
+  for (std::size_t d = 0; d < probability.size(); ++d)
+    listed[d] = cost.feasible(op, static_cast<DeviceId>(d)) && probability[d] > 0 && probability[d] >= floor;
+  return listed;
 }
 
 std::string shipped_checkpoint_path() {

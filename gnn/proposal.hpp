@@ -25,10 +25,15 @@ std::vector<double> adjusted_upward_ranks(const CostModel& cost, const std::vect
 // never worse than the best single device in the evaluator).
 Plan plan_for_proposal(const CostModel& cost, const Proposal& p, std::string policy, bool refine);
 
-// The same order, but each op's device is the earliest-finishing of its `k` most probable under
-// `p.probability` (feasible ones only, ties to the lower id): the network narrows the choice and the list
-// scheduler makes it. k = 1 is plan_for_proposal with the most probable devices.
+// The same order, but each op's device is the earliest-finishing of its shortlist: the network narrows the
+// choice and the list scheduler makes it.
 Plan plan_for_shortlist(const CostModel& cost, const Proposal& p, int k, std::string policy, bool refine);
+
+// Op `op`'s shortlist, per device: its feasible devices whose probability is among the `k` highest distinct
+// values, so devices the network cannot tell apart (identical figures, equal probabilities) count as one.
+// With distinct probabilities and k = 1 it is the most probable device alone.
+std::vector<bool> shortlisted_devices(const CostModel& cost, OpId op, const std::vector<double>& probability,
+                                      int k);
 
 // The network's proposal for `cost`'s graph and platform from the checkpoint at `path` (loaded once per path
 // and kept). Throws hs::InputError for a bad checkpoint, std::runtime_error when built without libtorch.

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <tuple>
 
 namespace hs {
 
@@ -60,51 +61,95 @@ namespace {
 
 } // namespace
 
+namespace {
+
+struct Candidate {
+  DeviceId device = -1;
+  double score = kInfeasible, start = 0, finish = 0;
+  // Whether this candidate takes the place of `best`: a strictly lower score, or the same score on a device
+  // earlier in platform order (so the outcome does not depend on the order devices are tried in).
+  bool beats(const Candidate& best) const {
+    return score < best.score || (score == best.score && best.device >= 0 && device < best.device);
+  }
+};
+
+// Every device, each reported to the observer: what `explain` shows.
+Candidate choose_observed(OpId o, const CostModel& cost, InputArrival& inputs, const Timetable& table,
+                          const ListSchedule& s, const ListScore& score, ScheduleObserver& observer) {
+  Candidate best;
+  for (DeviceId d = 0; d < cost.platform().device_count(); ++d) {
+    const double w = cost.op_time(o, d);
+    const double ready = w == kInfeasible ? kInfeasible : inputs.ready_time(o, d, s.device, s.finish);
+    if (ready == kInfeasible) {
+      observer.excluded(o, d,
+                        w == kInfeasible ? cost.infeasibility_reason(o, d)
+                                         : "an input cannot reach this device (no route)");
+      continue;
+    }
+    const double start = table.earliest_start(d, ready, w);
+    const Candidate c{d, score(o, d, start + w), start, start + w};
+    observer.candidate(o, d, ready, start, c.finish, c.score);
+    if (c.beats(best)) best = c;
+  }
+  return best;
+}
+
+// The same choice, without booking transfers for devices that cannot win: each device's score at its
+// contention-free data-ready time bounds its real score from below (a later ready time never starts an op
+// sooner, and scores do not fall as the finish time rises), so devices are tried by increasing bound and
+// the rest skipped once no bound can beat the best found.
+Candidate choose_pruned(OpId o, const CostModel& cost, InputArrival& inputs, const Timetable& table,
+                        const ListSchedule& s, const ListScore& score, std::vector<Candidate>& bounds) {
+  bounds.clear();
+  for (DeviceId d = 0; d < cost.platform().device_count(); ++d) {
+    const double w = cost.op_time(o, d);
+    const double ready = w == kInfeasible ? kInfeasible : inputs.ready_lower_bound(o, d, s.device, s.finish);
+    if (ready == kInfeasible) continue;
+    const double start = table.earliest_start(d, ready, w);
+    bounds.push_back({d, score(o, d, start + w), start, start + w});
+  }
+  std::sort(bounds.begin(), bounds.end(), [](const Candidate& a, const Candidate& b) {
+    return std::tie(a.score, a.device) < std::tie(b.score, b.device);
+  });
+  Candidate best;
+  for (const Candidate& bound : bounds) {
+    if (!bound.beats(best)) break;
+    const double w = cost.op_time(o, bound.device);
+    const double ready = inputs.ready_time(o, bound.device, s.device, s.finish);
+    if (ready == kInfeasible) continue;
+    const double start = table.earliest_start(bound.device, ready, w);
+    const Candidate c{bound.device, score(o, bound.device, start + w), start, start + w};
+    if (c.beats(best)) best = c;
+  }
+  return best;
+}
+
+} // namespace
+
 ListSchedule schedule_in_order(const std::vector<OpId>& order, const CostModel& cost, bool contention,
-                               const std::function<double(OpId, DeviceId, double eft)>& score,
-                               ScheduleObserver* observer) {
-  const Platform& p = cost.platform();
+                               const ListScore& score, ScheduleObserver* observer) {
   const auto n = static_cast<std::size_t>(cost.graph().op_count());
   ListSchedule s;
   s.device.assign(n, -1);
   s.start.assign(n, 0.0);
   s.finish.assign(n, 0.0);
-  Timetable table(p.device_count());
+  Timetable table(cost.platform().device_count());
   InputArrival inputs(cost, contention);
+  std::vector<Candidate> bounds;
   if (observer)
     observer->list_schedule(contention, "a device must score strictly lower to displace one found earlier, "
                                         "so the first tied device in platform order wins");
   for (OpId o : order) {
-    DeviceId best = -1;
-    double best_score = kInfeasible, best_start = 0, best_finish = 0;
-    for (DeviceId d = 0; d < p.device_count(); ++d) {
-      const double w = cost.op_time(o, d);
-      const double ready = w == kInfeasible ? kInfeasible : inputs.ready_time(o, d, s.device, s.finish);
-      if (ready == kInfeasible) {
-        if (observer)
-          observer->excluded(o, d,
-                             w == kInfeasible ? cost.infeasibility_reason(o, d)
-                                              : "an input cannot reach this device (no route)");
-        continue;
-      }
-      const double start = table.earliest_start(d, ready, w);
-      const double sc = score(o, d, start + w);
-      if (observer) observer->candidate(o, d, ready, start, start + w, sc);
-      if (sc < best_score) {
-        best = d;
-        best_score = sc;
-        best_start = start;
-        best_finish = start + w;
-      }
-    }
-    if (best < 0) throw_no_device(o, cost, s.device);
+    const Candidate best = observer ? choose_observed(o, cost, inputs, table, s, score, *observer)
+                                    : choose_pruned(o, cost, inputs, table, s, score, bounds);
+    if (best.device < 0) throw_no_device(o, cost, s.device);
     const auto oi = static_cast<std::size_t>(o);
-    inputs.commit(o, best, s.device, s.finish);
-    s.device[oi] = best;
-    s.start[oi] = best_start;
-    s.finish[oi] = best_finish;
-    table.reserve(best, best_start, best_finish);
-    if (observer) observer->chosen(o, best, best_start, best_finish);
+    inputs.commit(o, best.device, s.device, s.finish);
+    s.device[oi] = best.device;
+    s.start[oi] = best.start;
+    s.finish[oi] = best.finish;
+    table.reserve(best.device, best.start, best.finish);
+    if (observer) observer->chosen(o, best.device, best.start, best.finish);
   }
   return s;
 }

@@ -79,13 +79,16 @@ struct ListSchedule {
   std::vector<double> finish;
 };
 
+// A list scheduler's score of a device for an op, given the op's earliest finish time there: lower wins. It
+// must not fall as the finish time rises (schedule_in_order skips devices by it).
+using ListScore = std::function<double(OpId, DeviceId, double eft)>;
+
 // Places ops in `order`, each on the device with the lowest score(op, device, earliest finish time),
 // using insertion into idle gaps. HEFT's score is the finish time itself. With `contention`, data-ready
 // times book link and copy-engine time (policies/input_arrival.hpp); without, they are the classic ones.
 // A device must score strictly lower to displace one found earlier, so a tie goes to the first tied device
 // in platform order. `observer`, when given, sees every candidate and choice.
 ListSchedule schedule_in_order(const std::vector<OpId>& order, const CostModel& cost, bool contention,
-                               const std::function<double(OpId, DeviceId, double eft)>& score,
-                               ScheduleObserver* observer = nullptr);
+                               const ListScore& score, ScheduleObserver* observer = nullptr);
 
 } // namespace hs

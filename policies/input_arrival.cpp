@@ -45,6 +45,28 @@ double InputArrival::commit(OpId op, DeviceId device, const std::vector<DeviceId
   return arrive(op, device, placed_on, finish, true);
 }
 
+double InputArrival::ready_lower_bound(OpId op, DeviceId device, const std::vector<DeviceId>& placed_on,
+                                       const std::vector<double>& finish) const {
+  if (!contention_) return data_ready_time(op, device, cost_, placed_on, finish);
+  const Graph& g = cost_.graph();
+  double ready = 0.0;
+  for (TensorId t : g.op(op).inputs) {
+    const auto pi = static_cast<std::size_t>(g.tensor(t).producer);
+    const DeviceId from = placed_on[pi];
+    if (from == device) {
+      ready = std::max(ready, finish[pi]);
+      continue;
+    }
+    // A booked transfer started at or after its producer's end, so it ends no sooner than this.
+    const auto& known = arrival_[static_cast<std::size_t>(t)];
+    const auto it =
+        std::find_if(known.begin(), known.end(), [&](const auto& a) { return a.first == device; });
+    ready =
+        std::max(ready, it != known.end() ? it->second : finish[pi] + cost_.transfer_time(t, from, device));
+  }
+  return ready;
+}
+
 double InputArrival::arrive(OpId op, DeviceId device, const std::vector<DeviceId>& placed_on,
                             const std::vector<double>& finish, bool keep) {
   const Graph& g = cost_.graph();
@@ -58,17 +80,27 @@ double InputArrival::arrive(OpId op, DeviceId device, const std::vector<DeviceId
   inputs_.erase(std::unique(inputs_.begin(), inputs_.end()), inputs_.end());
   tentative_.clear();
   double ready = 0.0;
+  to_book_.clear();
   for (const auto& [done, t] : inputs_) {
     const DeviceId from = placed_on[static_cast<std::size_t>(g.tensor(t).producer)];
     if (from == device) {
       ready = std::max(ready, done);
       continue;
     }
-    auto& known = arrival_[static_cast<std::size_t>(t)];
+    const auto& known = arrival_[static_cast<std::size_t>(t)];
     const auto it =
         std::find_if(known.begin(), known.end(), [&](const auto& a) { return a.first == device; });
-    const double at = it != known.end() ? it->second : book_transfer(t, from, device, done);
-    if (keep && it == known.end()) known.emplace_back(device, at);
+    if (it != known.end())
+      ready = std::max(ready, it->second);
+    else
+      to_book_.emplace_back(done, t);
+  }
+  for (std::size_t i = 0; i < to_book_.size(); ++i) {
+    const auto [done, t] = to_book_[i];
+    const DeviceId from = placed_on[static_cast<std::size_t>(g.tensor(t).producer)];
+    // A trial's last transfer delays nothing after it, so it need not be booked only to be released.
+    const double at = book_transfer(t, from, device, done, keep || i + 1 < to_book_.size());
+    if (keep) arrival_[static_cast<std::size_t>(t)].emplace_back(device, at);
     ready = std::max(ready, at);
   }
   if (!keep)
@@ -78,7 +110,7 @@ double InputArrival::arrive(OpId op, DeviceId device, const std::vector<DeviceId
   return ready;
 }
 
-double InputArrival::book_transfer(TensorId t, DeviceId from, DeviceId to, double ready) {
+double InputArrival::book_transfer(TensorId t, DeviceId from, DeviceId to, double ready, bool reserve) {
   const Tensor& tensor = cost_.graph().tensor(t);
   const double duration = cost_.transfer_time(t, from, to);
   if (tensor.comm_time || duration == kInfeasible) return ready + duration;
@@ -87,25 +119,36 @@ double InputArrival::book_transfer(TensorId t, DeviceId from, DeviceId to, doubl
   const auto& devices = cost_.platform().devices;
   const int outs = devices[static_cast<std::size_t>(from)].copy_engines;
   const int ins = devices[static_cast<std::size_t>(to)].copy_engines;
+  // Each engine alone, and the route's links together, bound the common start from below; pairs are tried
+  // in order of their bound and stop once no bound can beat the best start, which gives the same pair as
+  // trying every one in (out, in) order: the first with the earliest common start.
+  engine_bounds(out_base_[static_cast<std::size_t>(from)], outs, ready, duration, out_bounds_);
+  engine_bounds(in_base_[static_cast<std::size_t>(to)], ins, ready, duration, in_bounds_);
+  double route_bound = ready;
+  for (int res : links)
+    route_bound = std::max(route_bound, table_.earliest_start(res, ready, duration));
   double best = kInfeasible;
-  int best_out = -1, best_in = -1;
-  // Engines never booked are interchangeable: try only the first of them in each pool.
-  for (int k = 0; k < outs; ++k) {
-    const int out = out_base_[static_cast<std::size_t>(from)] + k;
-    if (k > 0 && table_.unused(out) && table_.unused(out - 1)) break;
-    for (int j = 0; j < ins; ++j) {
-      const int in = in_base_[static_cast<std::size_t>(to)] + j;
-      if (j > 0 && table_.unused(in) && table_.unused(in - 1)) break;
-      const double start = earliest_common_start(out, in, links, ready, duration);
-      if (start < best) {
+  int best_out = -1, best_in = -1, best_k = 0, best_j = 0;
+  for (const EngineBound& o : out_bounds_) {
+    if (!in_bounds_.empty() && std::max({o.start, in_bounds_.front().start, route_bound}) > best) break;
+    for (const EngineBound& i : in_bounds_) {
+      const double bound = std::max({o.start, i.start, route_bound});
+      if (bound > best) break;
+      if (bound == best && std::make_pair(o.index, i.index) >= std::make_pair(best_k, best_j)) continue;
+      const double start = earliest_common_start(o.engine, i.engine, links, bound, duration);
+      if (start < best ||
+          (start == best && std::make_pair(o.index, i.index) < std::make_pair(best_k, best_j))) {
         best = start;
-        best_out = out;
-        best_in = in;
+        best_out = o.engine;
+        best_in = i.engine;
+        best_k = o.index;
+        best_j = i.index;
       }
     }
   }
   if (best_out < 0) return ready + duration; // no copy engine: as the classic model
   const double end = best + duration;
+  if (!reserve) return end;
   for (int res : {best_out, best_in}) {
     table_.reserve(res, best, end);
     tentative_.push_back({res, best, end});
@@ -115,6 +158,24 @@ double InputArrival::book_transfer(TensorId t, DeviceId from, DeviceId to, doubl
     tentative_.push_back({res, best, end});
   }
   return end;
+}
+
+void InputArrival::engine_bounds(int base, int count, double ready, double duration,
+                                 std::vector<EngineBound>& bounds) const {
+  bounds.clear();
+  bool free_seen = false;
+  for (int k = 0; k < count; ++k) {
+    const int engine = base + k;
+    // Engines never booked are interchangeable: keep only the first of them in each pool.
+    if (k > 0 && table_.unused(engine) && table_.unused(engine - 1)) break;
+    // So are engines with nothing booked after `ready`, for this transfer: the first of them stands for all.
+    if (table_.free_from(engine, ready)) {
+      if (free_seen) continue;
+      free_seen = true;
+    }
+    bounds.push_back({table_.earliest_start(engine, ready, duration), k, engine});
+  }
+  std::sort(bounds.begin(), bounds.end());
 }
 
 // The earliest start every resource agrees on: each pushes it to its next gap long enough; repeat until none

@@ -15,6 +15,7 @@
 // bypass links and copy engines, as in both engines, so textbook answers do not change.
 #include "policies/timetable.hpp"
 
+#include <tuple>
 #include <vector>
 
 namespace hs {
@@ -28,18 +29,33 @@ public:
   // Leaves no bookings behind.
   double ready_time(OpId op, DeviceId device, const std::vector<DeviceId>& placed_on,
                     const std::vector<double>& finish);
+  // A lower bound of ready_time(), without booking anything: each input's contention-free arrival (or the
+  // arrival already booked for it). Cheap, so a list scheduler can skip devices that cannot win.
+  double ready_lower_bound(OpId op, DeviceId device, const std::vector<DeviceId>& placed_on,
+                           const std::vector<double>& finish) const;
   // The same, and keeps the transfers' bookings: call it once for the device chosen.
   double commit(OpId op, DeviceId device, const std::vector<DeviceId>& placed_on,
                 const std::vector<double>& finish);
 
 private:
+  struct EngineBound {
+    double start; // the engine's own earliest start, a lower bound of any pair's common start
+    int index;    // in its pool
+    int engine;   // the resource
+    bool operator<(const EngineBound& o) const { return std::tie(start, index) < std::tie(o.start, o.index); }
+  };
   struct Booking {
     int resource;
     double start, end;
   };
   double arrive(OpId op, DeviceId device, const std::vector<DeviceId>& placed_on,
                 const std::vector<double>& finish, bool keep);
-  double book_transfer(TensorId t, DeviceId from, DeviceId to, double ready);
+  // Books t's transfer in its earliest slot and returns its end; with !reserve, only the end.
+  double book_transfer(TensorId t, DeviceId from, DeviceId to, double ready, bool reserve);
+  // The engines of one pool (base .. base + count - 1) that can matter for a transfer ready at `ready`, each
+  // with its own earliest start, by increasing start.
+  void engine_bounds(int base, int count, double ready, double duration,
+                     std::vector<EngineBound>& bounds) const;
   double earliest_common_start(int out_engine, int in_engine, const std::vector<int>& links, double ready,
                                double duration) const;
 
@@ -54,7 +70,8 @@ private:
   std::vector<std::vector<int>> route_resources_;                 // [from * n + to]: link resources only
   std::vector<std::vector<std::pair<DeviceId, double>>> arrival_; // per tensor: committed (device, time)
   std::vector<Booking> tentative_;
-  std::vector<std::pair<double, TensorId>> inputs_; // scratch
+  std::vector<std::pair<double, TensorId>> inputs_, to_book_; // scratch
+  std::vector<EngineBound> out_bounds_, in_bounds_;           // scratch
 };
 
 } // namespace hs

@@ -16,6 +16,11 @@ public:
   double earliest_start(int resource, double ready, double duration) const;
   void reserve(int resource, double start, double end);
   bool unused(int resource) const { return busy_[static_cast<std::size_t>(resource)].empty(); }
+  // Whether nothing is booked on `resource` after time t.
+  bool free_from(int resource, double t) const {
+    const auto& slots = busy_[static_cast<std::size_t>(resource)];
+    return slots.empty() || slots.back().second <= t;
+  }
   // Undoes reserve(resource, start, end).
   void release(int resource, double start, double end);
 

@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <unistd.h>
 
 namespace {
@@ -73,4 +74,33 @@ TEST_CASE("gnn-placement reads its shortlist from the policy configuration, and 
   CHECK_THROWS_WITH(hs::execute_policy("gnn-placement", ctx, {}, "evaluator"),
                     doctest::Contains("shortlist"));
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("gnn shortlist: devices the network cannot tell apart are one choice") {
+  // multi-gpu-node's eight A100s have the same figures, so the network gives them the same probability: the
+  // shortlist takes all of them or none, and the list scheduler spreads the ops over them.
+  const hs::Graph g = hs::load_workload("random:ops=60", 11);
+  const hs::Platform p = hs::load_platform("multi-gpu-node");
+  const hs::CostModel cost(g, p);
+  const auto proposal = hs::gnn::propose(cost, hs::gnn::shipped_checkpoint_path());
+  std::vector<hs::DeviceId> gpus;
+  for (hs::DeviceId d = 0; d < p.device_count(); ++d)
+    if (p.devices[static_cast<std::size_t>(d)].kind == "gpu") gpus.push_back(d);
+  REQUIRE(gpus.size() == 8);
+  for (hs::OpId op = 0; op < g.op_count(); ++op) {
+    CAPTURE(op);
+    const auto& prob = proposal.probability[static_cast<std::size_t>(op)];
+    const auto listed = hs::gnn::shortlisted_devices(cost, op, prob, 1);
+    for (hs::DeviceId d : gpus) {
+      CHECK(prob[static_cast<std::size_t>(d)] == prob[static_cast<std::size_t>(gpus[0])]);
+      CHECK(listed[static_cast<std::size_t>(d)] == listed[static_cast<std::size_t>(gpus[0])]);
+    }
+    const auto top = std::max_element(prob.begin(), prob.end()) - prob.begin();
+    CHECK(listed[static_cast<std::size_t>(top)]);
+  }
+  const hs::Plan one = hs::gnn::plan_for_shortlist(cost, proposal, 1, "gnn-placement", false);
+  std::set<hs::DeviceId> used_gpus;
+  for (hs::DeviceId d : one.device)
+    if (p.devices[static_cast<std::size_t>(d)].kind == "gpu") used_gpus.insert(d);
+  CHECK(used_gpus.size() > 1); // the first of equal logits alone would put every GPU op on gpu0
 }
