@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <tuple>
 
 namespace hs {
@@ -155,18 +156,20 @@ ListSchedule schedule_in_order(const std::vector<OpId>& order, const CostModel& 
 }
 
 Plan refine_list_plan(Plan plan, const CostModel& cost, ScheduleObserver* observer, bool respect_capacity) {
-  if (!observer)
-    return no_worse_than_single_device(spread_over_streams(std::move(plan), cost, respect_capacity), cost,
-                                       respect_capacity);
+  std::optional<double> makespan; // the spread's evaluation, reused by the single-device check
+  if (!observer) {
+    Plan spread = spread_over_streams(std::move(plan), cost, respect_capacity, &makespan);
+    return no_worse_than_single_device(std::move(spread), cost, respect_capacity, makespan);
+  }
   const auto listed_device = plan.device;
   const auto listed_stream = plan.stream;
-  Plan spread = spread_over_streams(std::move(plan), cost, respect_capacity);
+  Plan spread = spread_over_streams(std::move(plan), cost, respect_capacity, &makespan);
   const bool dealt = spread.stream != listed_stream;
   observer->note(dealt ? "each device's queue was dealt over its streams: the contention-aware evaluator "
                          "says that finishes sooner (devices unchanged, start times move)"
                        : "each device runs its queue in list order on one stream (dealing it over several "
                          "streams would not finish sooner, or the devices have one stream)");
-  Plan final_plan = no_worse_than_single_device(std::move(spread), cost, respect_capacity);
+  Plan final_plan = no_worse_than_single_device(std::move(spread), cost, respect_capacity, makespan);
   if (final_plan.device != listed_device)
     observer->note("the list schedule was replaced by the whole graph on its fastest single device: the "
                    "contention-aware evaluator says that finishes sooner; the decisions shown are the list "

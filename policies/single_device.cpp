@@ -29,12 +29,13 @@ std::optional<Plan> fastest_single_device_plan(const CostModel& cost, const std:
   return plan;
 }
 
-Plan no_worse_than_single_device(Plan plan, const CostModel& cost, bool respect_capacity) {
+Plan no_worse_than_single_device(Plan plan, const CostModel& cost, bool respect_capacity,
+                                 std::optional<double> planned) {
   auto single = fastest_single_device_plan(cost, plan.policy);
   if (!single) return plan;
   ContentionEvaluator evaluator(cost);
-  const double planned = evaluator.makespan(plan);
-  if (evaluator.makespan(*single) >= planned) return plan;
+  if (!planned) planned = evaluator.makespan(plan);
+  if (evaluator.makespan(*single) >= *planned) return plan;
   if (respect_capacity) {
     MemoryUsage alone; // the evaluator tracked the single-device plan's peaks as it ran
     alone.peak = evaluator.peak_memory();

@@ -16,7 +16,8 @@ std::optional<Plan> fastest_single_device_plan(const CostModel& cost, const std:
 // `plan`, unless the contention-aware evaluator says the fastest single-device plan finishes sooner (and,
 // with `respect_capacity`, fits in memory), in which case that plan under `plan`'s policy name. A list
 // scheduler's greedy choices can lose to not splitting the graph at all; the evaluator sees it before the
-// replay does.
-Plan no_worse_than_single_device(Plan plan, const CostModel& cost, bool respect_capacity = false);
+// replay does. `planned`, when known, is `plan`'s evaluator makespan (not computed again).
+Plan no_worse_than_single_device(Plan plan, const CostModel& cost, bool respect_capacity = false,
+                                 std::optional<double> planned = std::nullopt);
 
 } // namespace hs

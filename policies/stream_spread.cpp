@@ -55,12 +55,14 @@ void deal(const Plan& plan, const CostModel& cost, const std::vector<double>& ar
 }
 } // namespace
 
-Plan spread_over_streams(Plan plan, const CostModel& cost, bool respect_capacity) {
+Plan spread_over_streams(Plan plan, const CostModel& cost, bool respect_capacity,
+                         std::optional<double>* makespan) {
   const Platform& p = cost.platform();
   if (std::none_of(p.devices.begin(), p.devices.end(), [](const Device& d) { return d.streams > 1; }))
     return plan;
   ContentionEvaluator evaluator(cost);
   const Execution timeline = evaluator.run(plan, false);
+  if (makespan) *makespan = timeline.makespan; // until the spread plan is kept
   // When each tensor reached each device on the single-stream timeline (one transfer per tensor and device).
   const Graph& g = cost.graph();
   std::vector<std::vector<double>> arrival(
@@ -81,19 +83,21 @@ Plan spread_over_streams(Plan plan, const CostModel& cost, bool respect_capacity
       for (OpId o : plan.queues[static_cast<std::size_t>(d)][s])
         spread.append(o, d, static_cast<int>(s), plan.pstate[static_cast<std::size_t>(o)]);
   }
-  // Every stream follows the plan's own order, which respects dependencies, so the streams cannot wait on each
-  // other in a cycle; the check stays, and a spread it refused would simply not be used.
+  // Every stream follows the plan's own order, which respects dependencies, so the streams cannot wait on
+  // each other in a cycle; the check stays, and a spread it refused would simply not be used.
   try {
     validate_plan(spread, cost);
   } catch (const PlanError&) {
     return plan;
   }
-  if (!(evaluator.makespan(spread) < timeline.makespan)) return plan;
+  const double spread_makespan = evaluator.makespan(spread);
+  if (!(spread_makespan < timeline.makespan)) return plan;
   if (respect_capacity) {
     MemoryUsage usage; // the evaluator tracked the spread plan's peaks as it ran
     usage.peak = evaluator.peak_memory();
     if (!capacity_violations(usage, p).empty()) return plan;
   }
+  if (makespan) *makespan = spread_makespan;
   return spread;
 }
 
