@@ -67,10 +67,9 @@ double InputArrival::ready_lower_bound(OpId op, DeviceId device, const std::vect
   return ready;
 }
 
-double InputArrival::arrive(OpId op, DeviceId device, const std::vector<DeviceId>& placed_on,
-                            const std::vector<double>& finish, bool keep) {
+double InputArrival::gather(OpId op, DeviceId device, const std::vector<DeviceId>& placed_on,
+                            const std::vector<double>& finish) {
   const Graph& g = cost_.graph();
-  if (!contention_) return data_ready_time(op, device, cost_, placed_on, finish);
   inputs_.clear();
   for (TensorId t : g.op(op).inputs) {
     const auto pi = static_cast<std::size_t>(g.tensor(t).producer);
@@ -78,9 +77,8 @@ double InputArrival::arrive(OpId op, DeviceId device, const std::vector<DeviceId
   }
   std::sort(inputs_.begin(), inputs_.end());
   inputs_.erase(std::unique(inputs_.begin(), inputs_.end()), inputs_.end());
-  tentative_.clear();
   double ready = 0.0;
-  to_book_.clear();
+  pending_.clear();
   for (const auto& [done, t] : inputs_) {
     const DeviceId from = placed_on[static_cast<std::size_t>(g.tensor(t).producer)];
     if (from == device) {
@@ -93,19 +91,56 @@ double InputArrival::arrive(OpId op, DeviceId device, const std::vector<DeviceId
     if (it != known.end())
       ready = std::max(ready, it->second);
     else
-      to_book_.emplace_back(done, t);
+      pending_.push_back({done, t, from});
   }
-  for (std::size_t i = 0; i < to_book_.size(); ++i) {
-    const auto [done, t] = to_book_[i];
-    const DeviceId from = placed_on[static_cast<std::size_t>(g.tensor(t).producer)];
-    // A trial's last transfer delays nothing after it, so it need not be booked only to be released.
-    const double at = book_transfer(t, from, device, done, keep || i + 1 < to_book_.size());
-    if (keep) arrival_[static_cast<std::size_t>(t)].emplace_back(device, at);
-    ready = std::max(ready, at);
+  return ready;
+}
+
+const InputArrival::Trial* InputArrival::matching_trial(OpId op, DeviceId device) const {
+  for (std::size_t i = 0; i < trial_count_; ++i)
+    if (trials_[i].op == op && trials_[i].device == device && trials_[i].transfers == pending_)
+      return &trials_[i];
+  return nullptr;
+}
+
+double InputArrival::arrive(OpId op, DeviceId device, const std::vector<DeviceId>& placed_on,
+                            const std::vector<double>& finish, bool keep) {
+  if (!contention_) return data_ready_time(op, device, cost_, placed_on, finish);
+  double ready = gather(op, device, placed_on, finish);
+  const Trial* found = keep ? matching_trial(op, device) : nullptr;
+  tentative_.clear();
+  std::vector<double> ends_here;
+  const std::vector<double>* ends = &ends_here;
+  if (found) {
+    tentative_ = found->bookings;
+    ends = &found->ends;
+  } else {
+    if (!keep && trial_count_ == trials_.size()) trials_.emplace_back();
+    Trial* trial = keep ? nullptr : &trials_[trial_count_++];
+    std::vector<double>& out = trial ? trial->ends : ends_here;
+    out.clear();
+    for (std::size_t i = 0; i < pending_.size(); ++i) {
+      const PendingTransfer& p = pending_[i];
+      // A trial's last transfer delays nothing after it, so it need not be booked only to be released.
+      out.push_back(book_transfer(p.tensor, p.from, device, p.ready, keep || i + 1 < pending_.size()));
+    }
+    if (trial) {
+      trial->op = op;
+      trial->device = device;
+      trial->transfers = pending_;
+      trial->bookings = tentative_;
+      ends = &trial->ends;
+    }
   }
-  if (!keep)
-    for (const Booking& b : tentative_)
-      table_.release(b.resource, b.start, b.end);
+  for (std::size_t i = 0; i < pending_.size(); ++i) {
+    ready = std::max(ready, (*ends)[i]);
+    if (keep) arrival_[static_cast<std::size_t>(pending_[i].tensor)].emplace_back(device, (*ends)[i]);
+  }
+  for (const Booking& b : tentative_) {
+    if (keep && (found || !b.reserved)) table_.reserve(b.resource, b.start, b.end);
+    if (!keep && b.reserved) table_.release(b.resource, b.start, b.end);
+  }
+  if (keep) trial_count_ = 0; // the timetables change: every trial is stale
   tentative_.clear();
   return ready;
 }
@@ -148,14 +183,13 @@ double InputArrival::book_transfer(TensorId t, DeviceId from, DeviceId to, doubl
   }
   if (best_out < 0) return ready + duration; // no copy engine: as the classic model
   const double end = best + duration;
-  if (!reserve) return end;
   for (int res : {best_out, best_in}) {
-    table_.reserve(res, best, end);
-    tentative_.push_back({res, best, end});
+    if (reserve) table_.reserve(res, best, end);
+    tentative_.push_back({res, best, end, reserve});
   }
   for (int res : links) {
-    table_.reserve(res, best, end);
-    tentative_.push_back({res, best, end});
+    if (reserve) table_.reserve(res, best, end);
+    tentative_.push_back({res, best, end, reserve});
   }
   return end;
 }

@@ -33,7 +33,9 @@ public:
   // arrival already booked for it). Cheap, so a list scheduler can skip devices that cannot win.
   double ready_lower_bound(OpId op, DeviceId device, const std::vector<DeviceId>& placed_on,
                            const std::vector<double>& finish) const;
-  // The same, and keeps the transfers' bookings: call it once for the device chosen.
+  // The same, and keeps the transfers' bookings: call it once for the device chosen. After ready_time() for
+  // the same op and device, with no commit between, it books what that trial found instead of searching
+  // again (the timetables are as they were then).
   double commit(OpId op, DeviceId device, const std::vector<DeviceId>& placed_on,
                 const std::vector<double>& finish);
 
@@ -47,10 +49,33 @@ private:
   struct Booking {
     int resource;
     double start, end;
+    bool reserved; // a trial's last transfer is found, not reserved
   };
+  struct PendingTransfer {
+    double ready; // its producer's end
+    TensorId tensor;
+    DeviceId from;
+    bool operator==(const PendingTransfer& o) const {
+      return ready == o.ready && tensor == o.tensor && from == o.from;
+    }
+  };
+  // What ready_time() found for one device since the last commit.
+  struct Trial {
+    OpId op = -1;
+    DeviceId device = -1;
+    std::vector<PendingTransfer> transfers;
+    std::vector<double> ends; // per transfer
+    std::vector<Booking> bookings;
+  };
+  // The inputs already on `device` or on their way there, into the returned ready time; the others into
+  // pending_, in the order they are booked.
+  double gather(OpId op, DeviceId device, const std::vector<DeviceId>& placed_on,
+                const std::vector<double>& finish);
+  const Trial* matching_trial(OpId op, DeviceId device) const;
   double arrive(OpId op, DeviceId device, const std::vector<DeviceId>& placed_on,
                 const std::vector<double>& finish, bool keep);
-  // Books t's transfer in its earliest slot and returns its end; with !reserve, only the end.
+  // Finds t's transfer's earliest slot, notes its bookings in tentative_ (and, with `reserve`, makes them),
+  // and returns its end.
   double book_transfer(TensorId t, DeviceId from, DeviceId to, double ready, bool reserve);
   // The engines of one pool (base .. base + count - 1) that can matter for a transfer ready at `ready`, each
   // with its own earliest start, by increasing start.
@@ -70,8 +95,11 @@ private:
   std::vector<std::vector<int>> route_resources_;                 // [from * n + to]: link resources only
   std::vector<std::vector<std::pair<DeviceId, double>>> arrival_; // per tensor: committed (device, time)
   std::vector<Booking> tentative_;
-  std::vector<std::pair<double, TensorId>> inputs_, to_book_; // scratch
-  std::vector<EngineBound> out_bounds_, in_bounds_;           // scratch
+  std::vector<Trial> trials_; // the first trial_count_ are valid
+  std::size_t trial_count_ = 0;
+  std::vector<std::pair<double, TensorId>> inputs_; // scratch
+  std::vector<PendingTransfer> pending_;            // scratch
+  std::vector<EngineBound> out_bounds_, in_bounds_; // scratch
 };
 
 } // namespace hs
