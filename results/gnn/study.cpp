@@ -3,8 +3,8 @@
 // placements only, 2000 evaluations), all replayed in SimGrid: the policy's default (each op's two most
 // probable choices, the list schedule picking) and one choice per op. Times: gnn-placement's features,
 // forward pass, list schedule and refinement, and the search's run (baselines included), both without the
-// replay, each the median of repeated runs. Also the same search with the GNN's plan added to its seeds (the
-// learned prior, first form). One CSV row per case.
+// replay, each the median CPU time of repeated runs. Also the same search with the GNN's plan added to its
+// seeds (the learned prior, first form). One CSV row per case.
 #include "gnn/proposal.hpp"
 #include "policies/pareto/archive_search.hpp"
 #include "policies/pareto/front_report.hpp"
@@ -13,16 +13,24 @@
 #include "workloads/workload_registry.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <limits>
 #include <optional>
 #include <vector>
 
 namespace {
 
-double study_seconds_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+// This thread's CPU time: both sides run on one thread, and on this shared VM wall clock moved 10-30 %
+// between runs with other tenants' load.
+double study_cpu_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+double study_seconds_since(double t) {
+  return study_cpu_now() - t;
 }
 
 double study_replay(const hs::Plan& plan, const hs::CostModel& cost) {
@@ -48,7 +56,7 @@ std::pair<double, double> study_search(const hs::CostModel& cost, int budget, co
   for (int run = 0; run < 3; ++run) {
     last.reset();
     last_problem.reset();
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = study_cpu_now();
     const hs::pareto::ParetoProblem& problem = last_problem.emplace(cost, o);
     auto baselines = problem.baselines(1);
     if (seed) baselines.push_back({"gnn-placement", *seed, problem.evaluate_plan(*seed)});
@@ -64,7 +72,7 @@ std::pair<double, double> study_search(const hs::CostModel& cost, int budget, co
   return {best, study_median(seconds)};
 }
 
-// gnn-placement's plan with `shortlist` choices per op (2 is the policy's default), the median time of five
+// gnn-placement's plan with `shortlist` choices per op (2 is the policy's default), the median CPU time of 21
 // runs of the whole placement (features, forward pass, list schedule, refinement) and of its forward part.
 struct StudyGnnPlan {
   hs::Plan plan;
@@ -73,8 +81,8 @@ struct StudyGnnPlan {
 StudyGnnPlan study_gnn_plan(const hs::CostModel& cost, int shortlist) {
   std::vector<double> total, forward;
   std::optional<hs::Plan> plan;
-  for (int run = 0; run < 5; ++run) {
-    const auto start = std::chrono::steady_clock::now();
+  for (int run = 0; run < 21; ++run) {
+    const auto start = study_cpu_now();
     const auto proposal = hs::gnn::propose(cost, hs::gnn::shipped_checkpoint_path());
     forward.push_back(study_seconds_since(start));
     plan = hs::gnn::plan_for_shortlist(cost, proposal, shortlist, "gnn-placement", true);
@@ -108,7 +116,7 @@ void study_case(const char* workload, const char* platform, const char* held_out
 } // namespace
 
 int main() {
-  const auto load = std::chrono::steady_clock::now(); // once per process, whatever it plans afterwards
+  const auto load = study_cpu_now(); // once per process, whatever it plans afterwards
   (void)hs::gnn::device_probabilities(
       hs::CostModel(hs::load_workload("random:ops=4", 1), hs::load_platform("workstation")),
       hs::gnn::shipped_checkpoint_path());
