@@ -60,10 +60,6 @@ namespace {
   throw PlanError("no device can run op '" + g.op(o).name + "'" + why);
 }
 
-} // namespace
-
-namespace {
-
 struct Candidate {
   DeviceId device = -1;
   double score = kInfeasible, start = 0, finish = 0;
