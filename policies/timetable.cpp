@@ -5,8 +5,8 @@
 namespace hs {
 
 double Timetable::earliest_start(int resource, double ready, double duration) const {
+  if (free_from(resource, ready)) return ready;
   const auto& slots = busy_[static_cast<std::size_t>(resource)];
-  if (slots.empty() || slots.back().second <= ready) return ready; // free from `ready` on
   double candidate = ready;
   // Intervals do not overlap, so ends are sorted too: skip every interval that ends before `ready`.
   auto first =
