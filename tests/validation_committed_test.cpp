@@ -65,9 +65,16 @@ TEST_CASE("SimGrid replays of the committed whole-graph executions stay within t
   CHECK(e.simgrid.mape <= threshold("end_to_end_simgrid_mape"));
   CHECK(e.share_adjusted.count == static_cast<int>(e.rows.size()));
   CHECK(e.share_adjusted.mape <= threshold("end_to_end_share_adjusted_mape"));
+  CHECK(e.measured_ops_replay.count == static_cast<int>(e.rows.size()));
+  CHECK(e.measured_ops_replay.mape <= threshold("end_to_end_measured_ops_replay_mape"));
   for (const auto& r : e.rows) {
     // Threads share memory and transfers are free, so SimGrid and the analytic timeline must agree.
     CHECK(r.simgrid == doctest::Approx(r.analytic).epsilon(1e-6));
+    // Replayed with the measured op times: one thread runs them one after another (their sum); two
+    // threads overlap some, never beyond the sum or below half of it.
+    if (r.threads == 1) CHECK(r.measured_ops_replay == doctest::Approx(r.measured_op_sum).epsilon(1e-9));
+    CHECK(r.measured_ops_replay <= r.measured_op_sum * (1 + 1e-9));
+    CHECK(r.measured_ops_replay >= r.measured_op_sum / r.threads * (1 - 1e-9));
   }
 }
 

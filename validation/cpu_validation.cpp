@@ -276,10 +276,25 @@ ExecutionSet measure_executions(const MeasurementSet& m, const FitsByThreads& fi
   return s;
 }
 
+namespace {
+
+// SimGrid's makespan for `plan` with every op taking its measured time on the device the plan gave it.
+double measured_ops_makespan(const Graph& g, const Plan& plan, const Platform& platform,
+                             const std::vector<double>& op_seconds) {
+  Graph timed = g;
+  for (std::size_t op = 0; op < timed.ops.size(); ++op) {
+    const DeviceId d = plan.device[op];
+    timed.ops[op].times = {{platform.devices[static_cast<std::size_t>(d)].name, op_seconds.at(op)}};
+  }
+  return run_simgrid(plan, CostModel(timed, platform)).makespan;
+}
+
+} // namespace
+
 EndToEndValidation predict_executions(const ExecutionSet& s, const MeasurementSet& m,
                                       const FitsByThreads& fits) {
   EndToEndValidation v;
-  std::vector<double> errors, adjusted_errors;
+  std::vector<double> errors, adjusted_errors, replay_errors;
   for (const auto& r : s.records) {
     const Graph g = executable_graph({r.ops, r.seed});
     const Platform platform = thread_platform(m, r.threads);
@@ -307,6 +322,11 @@ EndToEndValidation predict_executions(const ExecutionSet& s, const MeasurementSe
       row.share_adjusted_error = percent_error(row.simgrid, row.share_adjusted);
       adjusted_errors.push_back(row.share_adjusted_error);
     }
+    if (r.op_seconds.size() == static_cast<std::size_t>(g.op_count())) {
+      row.measured_ops_replay = measured_ops_makespan(g, plan, platform, r.op_seconds);
+      row.measured_ops_replay_error = percent_error(row.measured_ops_replay, row.measured);
+      replay_errors.push_back(row.measured_ops_replay_error);
+    }
     for (OpId op = 0; op < g.op_count(); ++op) {
       const double predicted = cost.op_time(op, plan.device[static_cast<std::size_t>(op)]);
       row.predicted_op_sum += predicted;
@@ -319,6 +339,7 @@ EndToEndValidation predict_executions(const ExecutionSet& s, const MeasurementSe
   }
   v.simgrid = summarize(errors);
   v.share_adjusted = summarize(adjusted_errors);
+  v.measured_ops_replay = summarize(replay_errors);
   return v;
 }
 

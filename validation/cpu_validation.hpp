@@ -99,6 +99,11 @@ struct EndToEndRow {
   // cores of their own; 0 when the core share was not recorded.
   double share_adjusted = 0.0;
   double share_adjusted_error = 0.0; // percent, SimGrid against share_adjusted
+  // The same plan replayed by SimGrid with each op's measured P50 time instead of the cost model's: what
+  // is left of the error is the executor's and the schedule's (run-to-run variation, waits, per-op costs
+  // outside the ops' own timing), not the cost model's. 0 when the record has no per-op times.
+  double measured_ops_replay = 0.0;
+  double measured_ops_replay_error = 0.0; // percent, against measured
   // Per op: its kernel shape, its wall time in the last measured run, and what the cost model predicts
   // for it on the device the plan gave it; what tells a kernel-time error from a scheduling one.
   struct OpRow {
@@ -112,6 +117,7 @@ struct EndToEndValidation {
   std::vector<EndToEndRow> rows;
   ErrorStats simgrid;
   ErrorStats share_adjusted; // diagnostic only, over rows with a recorded core share
+  ErrorStats measured_ops_replay; // diagnostic only, over rows with per-op times
 };
 
 // Replays each recorded plan with SimGrid on the thread platform calibrated by `fit`.

@@ -204,6 +204,7 @@ std::string validation_report_json(const ValidationReport& r) {
     e["executions"] = r.executions_file;
     e["simgrid"] = stats_json(r.end_to_end->simgrid);
     e["share_adjusted_diagnostic"] = stats_json(r.end_to_end->share_adjusted);
+    e["measured_ops_replay_diagnostic"] = stats_json(r.end_to_end->measured_ops_replay);
     e["graphs"] = Json::array();
     for (const auto& row : r.end_to_end->rows) {
       Json ops = Json::array();
@@ -220,6 +221,8 @@ std::string validation_report_json(const ValidationReport& r) {
                              {"core_share", row.core_share},
                              {"share_adjusted_makespan_s", row.share_adjusted},
                              {"share_adjusted_error_percent", row.share_adjusted_error},
+                             {"measured_ops_replay_s", row.measured_ops_replay},
+                             {"measured_ops_replay_error_percent", row.measured_ops_replay_error},
                              {"ops", std::move(ops)}});
     }
     j["end_to_end"] = std::move(e);
@@ -286,6 +289,14 @@ std::string validation_report_text(const ValidationReport& r) {
       s << "  diagnostic, not a measurement: SimGrid against measured makespan x core share (the time other "
            "processes took removed)\n";
       s << stats_line("SimGrid vs adjusted", r.end_to_end->share_adjusted);
+    }
+    if (r.end_to_end->measured_ops_replay.count > 0) {
+      s << "  diagnostic: the same plans replayed with each op's measured P50 time instead of the cost model's "
+           "(what is left is the executor's and the schedule's, not the cost model's):\n ";
+      for (const auto& row : r.end_to_end->rows)
+        s << " " << row.graph.substr(row.graph.rfind('-') + 1) << "/" << row.threads << "t "
+          << fmt("%+.1f", row.measured_ops_replay_error) << "%";
+      s << "\n" << stats_line("replay, measured ops", r.end_to_end->measured_ops_replay);
     }
   }
   if (r.deepbench_gemm) s << "\n" << deepbench_text(*r.deepbench_gemm);
