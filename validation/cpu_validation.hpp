@@ -116,7 +116,7 @@ struct EndToEndRow {
 struct EndToEndValidation {
   std::vector<EndToEndRow> rows;
   ErrorStats simgrid;
-  ErrorStats share_adjusted; // diagnostic only, over rows with a recorded core share
+  ErrorStats share_adjusted;      // diagnostic only, over rows with a recorded core share
   ErrorStats measured_ops_replay; // diagnostic only, over rows with per-op times
 };
 

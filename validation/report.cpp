@@ -291,7 +291,8 @@ std::string validation_report_text(const ValidationReport& r) {
       s << stats_line("SimGrid vs adjusted", r.end_to_end->share_adjusted);
     }
     if (r.end_to_end->measured_ops_replay.count > 0) {
-      s << "  diagnostic: the same plans replayed with each op's measured P50 time instead of the cost model's "
+      s << "  diagnostic: the same plans replayed with each op's measured P50 time instead of the cost "
+           "model's "
            "(what is left is the executor's and the schedule's, not the cost model's):\n ";
       for (const auto& row : r.end_to_end->rows)
         s << " " << row.graph.substr(row.graph.rfind('-') + 1) << "/" << row.threads << "t "
