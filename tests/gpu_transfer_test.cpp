@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <doctest/doctest.h>
+#include <map>
 
 using namespace hs;
 using namespace hs::validation;
@@ -164,4 +165,38 @@ TEST_CASE("a version 1 learned model file is refused, saying why") {
       hs::test::write_file(dir / "old.json", R"({"format": "heterosim-learned-model", "version": 1,
       "features": [], "wave_model": {}, "source": "old", "booster": {}})");
   CHECK_THROWS_WITH_AS(LearnedModel::load(file.string()), doctest::Contains("version 1 models"), InputError);
+}
+
+TEST_CASE("the twin transfer predicts a GPU from its architecture kin's measured times, scaled by the wave "
+          "model") {
+  auto points = synthetic();
+  // c becomes a's double with every problem 25 % slower: predicting a from c is 25 % too slow, c from a
+  // 20 % too fast, whatever the wave parameters, since the two datasheets are the same.
+  std::map<int, double> a_seconds;
+  for (const auto& p : points)
+    if (p.gpu == "a") a_seconds[p.index] = p.point.seconds;
+  for (auto& p : points)
+    if (p.gpu == "c") {
+      p.device.units = 80;
+      p.point.seconds = 1.25 * a_seconds.at(p.index);
+    }
+  DeepBenchResult res;
+  evaluate_deepbench_wave(points, res);
+  evaluate_deepbench_twins(points, res);
+  CHECK(res.twin_scaled.count("b") == 0); // no kin
+  CHECK(res.twin_scaled.at("a").count == 24);
+  CHECK(res.twin_scaled.at("a").mape == doctest::Approx(25));
+  CHECK(res.twin_scaled.at("a").mean_signed == doctest::Approx(25));
+  CHECK(res.twin_scaled.at("c").mape == doctest::Approx(20));
+  CHECK(res.twin_scaled_all.mape == doctest::Approx(22.5));
+  CHECK(res.twin_unscaled_all.mape == doctest::Approx(22.5));
+  // With c's datasheet at half a's SMs, the scaled transfer corrects by the wave model's ratio and the
+  // unscaled one does not.
+  for (auto& p : points)
+    if (p.gpu == "c") p.device.units = 40;
+  DeepBenchResult halved;
+  evaluate_deepbench_wave(points, halved);
+  evaluate_deepbench_twins(points, halved);
+  CHECK(halved.twin_unscaled_all.mape == doctest::Approx(22.5));
+  CHECK(halved.twin_scaled_all.mape != doctest::Approx(22.5));
 }

@@ -191,6 +191,7 @@ DeepBenchResult evaluate_deepbench(const std::vector<DeepBenchPoint>& points, co
   }
   res.leave_one_gpu_out_all = summarize(all_logo);
   evaluate_deepbench_wave(points, res);
+  evaluate_deepbench_twins(points, res);
   return res;
 }
 

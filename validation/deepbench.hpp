@@ -76,10 +76,18 @@ struct DeepBenchResult {
   // ... and fitted on every third problem's complement of each GPU's fp32 block, like the roofline's.
   ErrorStats wave_calibrated;
   std::map<std::string, ErrorStats> wave_calibrated_by_gpu;
+  // The twin transfer (deepbench_twins.cpp), a reference rather than a model: each GPU's problems
+  // predicted from the measured times of the other GPUs of its architecture, scaled by the wave model's
+  // ratio between the two GPUs (its shared parameters fitted without the predicted GPU), and unscaled.
+  // Only GPUs with architecture kin appear.
+  std::map<std::string, ErrorStats> twin_scaled, twin_unscaled;
+  ErrorStats twin_scaled_all, twin_unscaled_all;
 };
 
 DeepBenchResult evaluate_deepbench(const std::vector<DeepBenchPoint>& points, const std::string& table);
 // Fills the wave_* figures of `res` (called by evaluate_deepbench).
 void evaluate_deepbench_wave(const std::vector<DeepBenchPoint>& points, DeepBenchResult& res);
+// Fills the twin_* figures of `res`; needs wave_fit_shared_without (called after the wave figures).
+void evaluate_deepbench_twins(const std::vector<DeepBenchPoint>& points, DeepBenchResult& res);
 
 } // namespace hs::validation

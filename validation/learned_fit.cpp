@@ -66,6 +66,27 @@ void add_errors(const std::vector<const DeepBenchPoint*>& test, const LearnedMod
   }
 }
 
+struct Fold {
+  std::vector<const DeepBenchPoint*> train, test_gemm, test_conv;
+};
+
+// The fp32 points split for `gpu`: unseen, every point of the GPU is tested and none trains; seen, its
+// training problems (all but every third, as the per-GPU fits use) train beside the other GPUs' and its
+// held-out third is tested.
+Fold fold(const std::vector<DeepBenchPoint>& gemm_points, const std::vector<DeepBenchPoint>& conv_points,
+          const std::string& gpu, bool seen) {
+  Fold f;
+  for (const auto* set : {&gemm_points, &conv_points})
+    for (const auto& p : *set) {
+      if (p.precision != "fp32") continue;
+      if (p.gpu != gpu || (seen && !held_out(p.index)))
+        f.train.push_back(&p);
+      else
+        (set == &gemm_points ? f.test_gemm : f.test_conv).push_back(&p);
+    }
+  return f;
+}
+
 } // namespace
 
 LearnedModel train_learned(const std::vector<const DeepBenchPoint*>& points, const WaveParams& wave,
@@ -92,27 +113,26 @@ LearnedValidation evaluate_learned(const std::vector<DeepBenchPoint>& gemm_point
   std::vector<double> all_gemm, all_conv;
   // The base is the wave model every GPU shares (fitted without this one), not its architecture's refit:
   // the model file carries one set of wave parameters for any GPU, and the trees see the architecture.
+  std::vector<double> seen_gemm, seen_conv;
   for (const auto& [gpu, wave] : gemm.wave_fit_shared_without) {
-    std::vector<const DeepBenchPoint*> train, test_gemm, test_conv;
-    for (const auto* set : {&gemm_points, &conv_points})
-      for (const auto& p : *set) {
-        if (p.precision != "fp32") continue;
-        if (p.gpu != gpu)
-          train.push_back(&p);
-        else
-          (set == &gemm_points ? test_gemm : test_conv).push_back(&p);
-      }
-    const LearnedModel model = train_learned(train, wave, "leave out " + gpu);
+    const Fold unseen = fold(gemm_points, conv_points, gpu, false);
+    const LearnedModel model = train_learned(unseen.train, wave, "leave out " + gpu);
     std::vector<double> eg, ec;
-    add_errors(test_gemm, model, eg);
-    add_errors(test_conv, model, ec);
+    add_errors(unseen.test_gemm, model, eg);
+    add_errors(unseen.test_conv, model, ec);
     v.gemm_by_gpu[gpu] = summarize(eg);
     v.conv_by_gpu[gpu] = summarize(ec);
     all_gemm.insert(all_gemm.end(), eg.begin(), eg.end());
     all_conv.insert(all_conv.end(), ec.begin(), ec.end());
+    const Fold seen = fold(gemm_points, conv_points, gpu, true);
+    const LearnedModel seen_model = train_learned(seen.train, wave, "seen " + gpu);
+    add_errors(seen.test_gemm, seen_model, seen_gemm);
+    add_errors(seen.test_conv, seen_model, seen_conv);
   }
   v.gemm = summarize(all_gemm);
   v.conv = summarize(all_conv);
+  v.gemm_seen = summarize(seen_gemm);
+  v.conv_seen = summarize(seen_conv);
   return v;
 }
 

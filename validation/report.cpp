@@ -53,6 +53,16 @@ Json deepbench_json(const DeepBenchResult& d) {
   j["wave_model"]["leave_one_gpu_out_shared_only_fp32"] = stats_json(d.wave_leave_one_gpu_out_shared_all);
   j["wave_model"]["calibrated_per_gpu_fp32"] = stats_json(d.wave_calibrated);
   j["wave_model"]["leave_one_gpu_out_own_launch_fp32"] = stats_json(d.wave_leave_one_gpu_out_own_launch_all);
+  j["twin_transfer"]["description"] =
+      "reference, not a model: each GPU's problems predicted from the measured times of the other GPUs of "
+      "its "
+      "architecture, scaled by the wave model's ratio between the two (unscaled: the twin's time as it is)";
+  j["twin_transfer"]["scaled_fp32"] = stats_json(d.twin_scaled_all);
+  j["twin_transfer"]["unscaled_fp32"] = stats_json(d.twin_unscaled_all);
+  for (const auto& [gpu, st] : d.twin_scaled) {
+    j["twin_transfer"]["scaled_by_gpu"][gpu] = stats_json(st);
+    j["twin_transfer"]["unscaled_by_gpu"][gpu] = stats_json(d.twin_unscaled.at(gpu));
+  }
   for (const auto& [gpu, s] : d.wave_leave_one_gpu_out) {
     const WaveParams& w = d.wave_fit_without.at(gpu);
     j["wave_model"]["leave_one_gpu_out_by_gpu"][gpu] = stats_json(s);
@@ -93,6 +103,12 @@ std::string deepbench_text(const DeepBenchResult& d) {
   s << stats_line("wave, LOGO shared only", d.wave_leave_one_gpu_out_shared_all);
   s << stats_line("wave, leave one out", d.wave_leave_one_gpu_out_all);
   s << stats_line("wave, LOGO+own launch", d.wave_leave_one_gpu_out_own_launch_all);
+  if (!d.twin_scaled.empty()) {
+    s << "  reference, not a model: each GPU from the measured times of its architecture's other GPUs,\n"
+         "  scaled by the wave model's ratio between the two (GPUs with architecture kin only):\n";
+    s << stats_line("twin, scaled", d.twin_scaled_all);
+    s << stats_line("twin, unscaled", d.twin_unscaled_all);
+  }
   for (const auto& [gpu, wave] : d.wave_leave_one_gpu_out) {
     s << stats_line(gpu + " roofline", d.leave_one_gpu_out.at(gpu));
     s << stats_line(gpu + " wave shared", d.wave_leave_one_gpu_out_shared.at(gpu));
@@ -108,6 +124,8 @@ Json learned_json(const LearnedValidation& v) {
                "trained on DeepBench fp32 GEMM and convolution of the other GPUs";
   j["leave_one_gpu_out_gemm"] = stats_json(v.gemm);
   j["leave_one_gpu_out_conv"] = stats_json(v.conv);
+  j["gpu_seen_gemm"] = stats_json(v.gemm_seen);
+  j["gpu_seen_conv"] = stats_json(v.conv_seen);
   for (const auto& [gpu, st] : v.gemm_by_gpu) {
     j["gemm_by_gpu"][gpu] = stats_json(st);
     j["conv_by_gpu"][gpu] = stats_json(v.conv_by_gpu.at(gpu));
@@ -123,6 +141,10 @@ std::string learned_text(const LearnedValidation& v, const DeepBenchResult& gemm
        "model\n";
   s << stats_line("GEMM, learned", v.gemm);
   s << stats_line("conv, learned", v.conv);
+  s << "  reference, not a prediction for an unseen GPU: the same trees with the GPU's own training problems "
+       "in the fit too\n  (two thirds of each GPU's points; scored on its held-out third):\n";
+  s << stats_line("GEMM, learned, seen", v.gemm_seen);
+  s << stats_line("conv, learned, seen", v.conv_seen);
   for (const auto& [gpu, st] : v.gemm_by_gpu) {
     s << "  " << gpu << ": GEMM roofline " << fmt("%.1f", gemm.leave_one_gpu_out.at(gpu).mape) << "%, wave "
       << fmt("%.1f", gemm.wave_leave_one_gpu_out.at(gpu).mape) << "%, learned " << fmt("%.1f", st.mape)

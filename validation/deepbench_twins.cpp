@@ -1,0 +1,58 @@
+// The twin transfer: each GPU predicted from the measured times of the other GPUs of its architecture
+// on the same problems, scaled by the wave model's ratio between the two. It uses everything a model
+// could know about an unseen GPU from its kin, short of measuring it, so it is a reference for what
+// leave one GPU out can reach on these data, not a model.
+#include "validation/deepbench.hpp"
+
+#include <map>
+#include <set>
+
+namespace hs::validation {
+
+namespace {
+
+// A problem's key within one GPU's fp32 block: its label and how many times the label came before (a
+// convolution's label leaves out padding and stride, so it can repeat).
+std::map<std::string, const DeepBenchPoint*> fp32_block(const std::vector<DeepBenchPoint>& points,
+                                                        const std::string& gpu) {
+  std::map<std::string, const DeepBenchPoint*> block;
+  std::map<std::string, int> seen;
+  for (const auto& p : points)
+    if (p.precision == "fp32" && p.gpu == gpu) block[p.label + "#" + std::to_string(seen[p.label]++)] = &p;
+  return block;
+}
+
+} // namespace
+
+void evaluate_deepbench_twins(const std::vector<DeepBenchPoint>& points, DeepBenchResult& res) {
+  std::map<std::string, std::string> architecture;
+  for (const auto& p : points)
+    if (p.precision == "fp32" && !p.device.architecture.empty()) architecture[p.gpu] = p.device.architecture;
+  std::vector<double> all_scaled, all_unscaled;
+  for (const auto& [gpu, arch] : architecture) {
+    const auto wave = res.wave_fit_shared_without.find(gpu);
+    if (wave == res.wave_fit_shared_without.end()) continue;
+    const auto own = fp32_block(points, gpu);
+    std::vector<double> scaled, unscaled;
+    for (const auto& [twin, twin_arch] : architecture) {
+      if (twin == gpu || twin_arch != arch) continue;
+      for (const auto& [key, t] : fp32_block(points, twin)) {
+        const auto g = own.find(key);
+        if (g == own.end()) continue;
+        const double ratio = gemm_wave_time(g->second->shape, g->second->device, wave->second).seconds /
+                             gemm_wave_time(t->shape, t->device, wave->second).seconds;
+        scaled.push_back(percent_error(t->point.seconds * ratio, g->second->point.seconds));
+        unscaled.push_back(percent_error(t->point.seconds, g->second->point.seconds));
+      }
+    }
+    if (scaled.empty()) continue;
+    res.twin_scaled[gpu] = summarize(scaled);
+    res.twin_unscaled[gpu] = summarize(unscaled);
+    all_scaled.insert(all_scaled.end(), scaled.begin(), scaled.end());
+    all_unscaled.insert(all_unscaled.end(), unscaled.begin(), unscaled.end());
+  }
+  res.twin_scaled_all = summarize(all_scaled);
+  res.twin_unscaled_all = summarize(all_unscaled);
+}
+
+} // namespace hs::validation
