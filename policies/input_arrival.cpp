@@ -121,8 +121,9 @@ double InputArrival::arrive(OpId op, DeviceId device, const std::vector<DeviceId
     out.clear();
     for (std::size_t i = 0; i < pending_.size(); ++i) {
       const PendingTransfer& p = pending_[i];
-      // A trial's last transfer delays nothing after it, so it need not be booked only to be released.
-      out.push_back(book_transfer(p.tensor, p.from, device, p.ready, keep || i + 1 < pending_.size()));
+      // A trial's last transfer delays nothing after it, so it need not be booked only to be dropped.
+      const Hold hold = keep ? Hold::reserve : i + 1 < pending_.size() ? Hold::tentative : Hold::none;
+      out.push_back(book_transfer(p.tensor, p.from, device, p.ready, hold));
     }
     if (trial) {
       trial->op = op;
@@ -136,16 +137,16 @@ double InputArrival::arrive(OpId op, DeviceId device, const std::vector<DeviceId
     ready = std::max(ready, (*ends)[i]);
     if (keep) arrival_[static_cast<std::size_t>(pending_[i].tensor)].emplace_back(device, (*ends)[i]);
   }
-  for (const Booking& b : tentative_) {
-    if (keep && (found || !b.reserved)) table_.reserve(b.resource, b.start, b.end);
-    if (!keep && b.reserved) table_.release(b.resource, b.start, b.end);
-  }
+  if (keep && found)
+    for (const Booking& b : tentative_)
+      table_.reserve(b.resource, b.start, b.end);
+  if (!keep) table_.drop_tentative();
   if (keep) trial_count_ = 0; // the timetables change: every trial is stale
   tentative_.clear();
   return ready;
 }
 
-double InputArrival::book_transfer(TensorId t, DeviceId from, DeviceId to, double ready, bool reserve) {
+double InputArrival::book_transfer(TensorId t, DeviceId from, DeviceId to, double ready, Hold hold) {
   const Tensor& tensor = cost_.graph().tensor(t);
   const double duration = cost_.transfer_time(t, from, to);
   if (tensor.comm_time || duration == kInfeasible) return ready + duration;
@@ -183,14 +184,15 @@ double InputArrival::book_transfer(TensorId t, DeviceId from, DeviceId to, doubl
   }
   if (best_out < 0) return ready + duration; // no copy engine: as the classic model
   const double end = best + duration;
-  for (int res : {best_out, best_in}) {
-    if (reserve) table_.reserve(res, best, end);
-    tentative_.push_back({res, best, end, reserve});
-  }
-  for (int res : links) {
-    if (reserve) table_.reserve(res, best, end);
-    tentative_.push_back({res, best, end, reserve});
-  }
+  const auto hold_on = [&](int res) {
+    if (hold == Hold::reserve) table_.reserve(res, best, end);
+    if (hold == Hold::tentative) table_.reserve_tentative(res, best, end);
+    tentative_.push_back({res, best, end});
+  };
+  hold_on(best_out);
+  hold_on(best_in);
+  for (int res : links)
+    hold_on(res);
   return end;
 }
 

@@ -49,8 +49,10 @@ private:
   struct Booking {
     int resource;
     double start, end;
-    bool reserved; // a trial's last transfer is found, not reserved
   };
+  // How a found slot is held: reserved (a commit), tentative (a trial's, dropped when the trial ends) or not
+  // at all (a trial's last transfer, which delays nothing after it).
+  enum class Hold { reserve, tentative, none };
   struct PendingTransfer {
     double ready; // its producer's end
     TensorId tensor;
@@ -74,9 +76,9 @@ private:
   const Trial* matching_trial(OpId op, DeviceId device) const;
   double arrive(OpId op, DeviceId device, const std::vector<DeviceId>& placed_on,
                 const std::vector<double>& finish, bool keep);
-  // Finds t's transfer's earliest slot, notes its bookings in tentative_ (and, with `reserve`, makes them),
-  // and returns its end.
-  double book_transfer(TensorId t, DeviceId from, DeviceId to, double ready, bool reserve);
+  // Finds t's transfer's earliest slot, notes its bookings in tentative_, holds them as `hold` says, and
+  // returns its end.
+  double book_transfer(TensorId t, DeviceId from, DeviceId to, double ready, Hold hold);
   // The engines of one pool (base .. base + count - 1) that can matter for a transfer ready at `ready`, each
   // with its own earliest start, by increasing start.
   void engine_bounds(int base, int count, double ready, double duration,
