@@ -9,9 +9,11 @@
 namespace hs {
 
 // The whole graph, in topological order, on the single device that runs it fastest alone; nullopt (with
-// a reason in `why_not`) when no device can run every op.
+// a reason in `why_not`) when no device can run every op. `serial_seconds`, where given, receives the sum
+// of its ops' times on that device: one stream runs them one after another, so the plan takes no less.
 std::optional<Plan> fastest_single_device_plan(const CostModel& cost, const std::string& policy,
-                                               std::string* why_not = nullptr);
+                                               std::string* why_not = nullptr,
+                                               double* serial_seconds = nullptr);
 
 // `plan`, unless the contention-aware evaluator says the fastest single-device plan finishes sooner (and,
 // with `respect_capacity`, fits in memory), in which case that plan under `plan`'s policy name. A list

@@ -252,3 +252,27 @@ TEST_CASE("a late input holds up one stream, not the ops queued behind it on ano
     CHECK(run_simgrid(spread, cost).makespan == doctest::Approx(expected).epsilon(1e-6));
   }
 }
+
+TEST_CASE("the single-device plan takes at least its ops' summed time, the bound list schedulers skip by") {
+  // no_worse_than_single_device skips evaluating the single-device plan where the summed time alone is
+  // longer than the plan it checks; that is sound only while the evaluator never runs one stream's ops
+  // faster than their summed times.
+  for (const char* platform : {"workstation", "hetero-server", "multi-gpu-node"})
+    for (const char* workload :
+         {"random:ops=80,precision=fp16", "gpt2-small:seq=32,decode=2", "resnet18:image=64"}) {
+      CAPTURE(platform);
+      CAPTURE(workload);
+      const Graph g = load_workload(workload, 3);
+      const Platform p = load_platform(platform);
+      const CostModel cost(g, p);
+      double serial = 0;
+      const auto single = fastest_single_device_plan(cost, "single", nullptr, &serial);
+      REQUIRE(single);
+      double summed = 0;
+      const DeviceId d = single->device.front();
+      for (OpId o = 0; o < g.op_count(); ++o)
+        summed += cost.op_time(o, d);
+      CHECK(serial == summed);
+      CHECK(run_contention(*single, cost).makespan >= serial * (1 - 1e-12));
+    }
+}
