@@ -4,7 +4,6 @@
 // between two already placed on the resource.
 #include "sim/cost_model.hpp"
 
-#include <algorithm>
 #include <vector>
 
 namespace hs {
@@ -26,8 +25,7 @@ public:
     const auto r = static_cast<std::size_t>(resource);
     const auto& slots = busy_[r];
     return (slots.empty() || slots.back().second <= t) &&
-           std::all_of(tentative_[r].begin(), tentative_[r].end(),
-                       [&](const auto& b) { return b.second <= t; });
+           (tentative_[r].empty() || tentative_[r].back().second <= t);
   }
 
   // A trial's bookings: seen by the queries above like reserved ones, all dropped at once. A list scheduler
