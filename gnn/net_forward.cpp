@@ -1,6 +1,8 @@
 #include "gnn/net_forward.hpp"
 
 #include <cmath>
+#include <cstring>
+#include <vector>
 
 namespace hs::gnn {
 namespace {
@@ -44,19 +46,36 @@ void message_layer(const NetWeights& w, std::size_t l, const GraphFeatures& f, M
 
 // The head's score of every (op, device): head(relu(pair_head_in(pair) + h)), op by op, so the [ops x
 // devices, hidden] activations never exist at once (they were a few MB on a large graph, most of the pass's
-// time). `h_biased` is h plus pair_head_in's bias.
+// time). Devices whose pair features are the same bits (identical devices, such as a node's eight GPUs) get
+// the same score, so each op scores its distinct rows only; a row's product does not depend on the rows
+// beside it, so the scores are bit-identical to scoring every row. `h_biased` is h plus pair_head_in's bias.
 Matrix pair_scores(const NetWeights& w, const Eigen::Map<const Matrix>& pair, const Matrix& h_biased,
                    Eigen::Index devices) {
-  const Eigen::Index n = h_biased.rows();
+  const Eigen::Index n = h_biased.rows(), width = pair.cols();
   const Matrix w_t = w.pair_head_in.weight.transpose(); // [pair features, hidden]
   const Eigen::RowVectorXf head = w.head.weight.row(0);
   const float head_bias = w.head.bias(0);
   Matrix scores(n, devices);
-  Matrix block(devices, w_t.cols());
+  Matrix distinct(devices, width), block(devices, w_t.cols());
+  Eigen::VectorXf distinct_scores(devices);
+  std::vector<Eigen::Index> same_as(static_cast<std::size_t>(devices));
+  const auto row_bytes = static_cast<std::size_t>(width) * sizeof(float);
   for (Eigen::Index i = 0; i < n; ++i) {
-    block.noalias() = pair.middleRows(i * devices, devices) * w_t;
-    block.rowwise() += h_biased.row(i);
-    scores.row(i) = (block.cwiseMax(0.0f) * head.transpose()).transpose().array() + head_bias;
+    Eigen::Index kept = 0;
+    for (Eigen::Index k = 0; k < devices; ++k) {
+      const float* row = pair.data() + (i * devices + k) * width;
+      Eigen::Index j = 0;
+      while (j < kept && std::memcmp(&distinct(j, 0), row, row_bytes) != 0)
+        ++j;
+      if (j == kept) distinct.row(kept++) = pair.row(i * devices + k);
+      same_as[static_cast<std::size_t>(k)] = j;
+    }
+    auto rows = block.topRows(kept);
+    rows.noalias() = distinct.topRows(kept) * w_t;
+    rows.rowwise() += h_biased.row(i);
+    distinct_scores.head(kept).noalias() = rows.cwiseMax(0.0f) * head.transpose();
+    for (Eigen::Index k = 0; k < devices; ++k)
+      scores(i, k) = distinct_scores(same_as[static_cast<std::size_t>(k)]) + head_bias;
   }
   return scores;
 }
