@@ -5,7 +5,6 @@
 #include "validation/deepbench.hpp"
 
 #include <map>
-#include <set>
 
 namespace hs::validation {
 
@@ -13,13 +12,15 @@ namespace {
 
 // A problem's key within one GPU's fp32 block: its label and how many times the label came before (a
 // convolution's label leaves out padding and stride, so it can repeat).
-std::map<std::string, const DeepBenchPoint*> fp32_block(const std::vector<DeepBenchPoint>& points,
-                                                        const std::string& gpu) {
-  std::map<std::string, const DeepBenchPoint*> block;
-  std::map<std::string, int> seen;
+using Block = std::map<std::string, const DeepBenchPoint*>;
+
+// Every GPU's fp32 block, keyed as above, in one pass.
+std::map<std::string, Block> fp32_blocks(const std::vector<DeepBenchPoint>& points) {
+  std::map<std::string, Block> blocks;
+  std::map<std::string, std::map<std::string, int>> seen; // per GPU, per label
   for (const auto& p : points)
-    if (p.precision == "fp32" && p.gpu == gpu) block[p.label + "#" + std::to_string(seen[p.label]++)] = &p;
-  return block;
+    if (p.precision == "fp32") blocks[p.gpu][p.label + "#" + std::to_string(seen[p.gpu][p.label]++)] = &p;
+  return blocks;
 }
 
 } // namespace
@@ -28,15 +29,16 @@ void evaluate_deepbench_twins(const std::vector<DeepBenchPoint>& points, DeepBen
   std::map<std::string, std::string> architecture;
   for (const auto& p : points)
     if (p.precision == "fp32" && !p.device.architecture.empty()) architecture[p.gpu] = p.device.architecture;
+  const std::map<std::string, Block> blocks = fp32_blocks(points);
   std::vector<double> all_scaled, all_unscaled;
   for (const auto& [gpu, arch] : architecture) {
     const auto wave = res.wave_fit_shared_without.find(gpu);
     if (wave == res.wave_fit_shared_without.end()) continue;
-    const auto own = fp32_block(points, gpu);
+    const Block& own = blocks.at(gpu);
     std::vector<double> scaled, unscaled;
     for (const auto& [twin, twin_arch] : architecture) {
       if (twin == gpu || twin_arch != arch) continue;
-      for (const auto& [key, t] : fp32_block(points, twin)) {
+      for (const auto& [key, t] : blocks.at(twin)) {
         const auto g = own.find(key);
         if (g == own.end()) continue;
         const double ratio = gemm_wave_time(g->second->shape, g->second->device, wave->second).seconds /
