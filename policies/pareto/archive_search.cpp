@@ -1,118 +1,20 @@
 #include "policies/pareto/archive_search.hpp"
 
 #include "policies/pareto/hypervolume.hpp"
+#include "policies/pareto/mover.hpp"
+#include "policies/pareto/surrogate_screen.hpp"
 #include "sim/random.hpp"
 
 #include <algorithm>
 #include <optional>
 #include <pagmo/utils/hypervolume.hpp>
-#include <set>
 
 namespace hs::pareto {
 namespace {
 
-std::vector<std::vector<int>> super_node_neighbours(const Encoding& enc) {
-  const Graph& g = enc.base().graph();
-  const auto& node_of = enc.coarse().node_of;
-  std::vector<std::set<int>> adj(enc.coarse().nodes.size());
-  for (const Tensor& t : g.tensors)
-    for (OpId c : t.consumers) {
-      const int a = node_of[static_cast<std::size_t>(t.producer)], b = node_of[static_cast<std::size_t>(c)];
-      if (a == b) continue;
-      adj[static_cast<std::size_t>(a)].insert(b);
-      adj[static_cast<std::size_t>(b)].insert(a);
-    }
-  std::vector<std::vector<int>> out;
-  for (const auto& s : adj)
-    out.emplace_back(s.begin(), s.end());
-  return out;
-}
-
 std::size_t pick(Rng& rng, std::size_t n) {
   return static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(n) - 1));
 }
-
-class Mover {
-public:
-  explicit Mover(const Encoding& enc) : enc_(enc), neighbours_(super_node_neighbours(enc)) {
-    for (std::size_t s = 0; s < enc.coarse().nodes.size(); ++s)
-      if (enc.upper()[s] > 0) movable_.push_back(s);
-    // Super-nodes in the order their first op appears topologically, for segment moves.
-    const Graph& g = enc.base().graph();
-    std::vector<char> seen(enc.coarse().nodes.size(), 0);
-    for (OpId o : g.topological_order()) {
-      const auto s = static_cast<std::size_t>(enc.coarse().node_of[static_cast<std::size_t>(o)]);
-      if (!seen[s]) {
-        seen[s] = 1;
-        topo_nodes_.push_back(s);
-      }
-    }
-  }
-
-  void apply(Genome& g, Rng& rng) const {
-    const std::size_t fusions = enc_.candidates().fusions.size(), splits = enc_.candidates().splits.size();
-    // Without placement choices (one allowed device everywhere) only rewrite moves remain.
-    const double r = movable_.empty() ? rng.uniform() * ((splits > 0 ? 0.25 : 0.15)) : rng.uniform();
-    if (movable_.empty() && fusions == 0 && splits == 0) return;
-    if (r < 0.05 && fusions > 0) {
-      const int on = rng.uniform() < 0.8 ? 1 : 0; // all fusions at once: mostly a gain, so mostly on
-      for (std::size_t f = 0; f < fusions; ++f)
-        g[enc_.fusion_gene(f)] = on;
-    } else if (r < 0.15 && fusions > 0) {
-      const std::size_t f = enc_.fusion_gene(pick(rng, fusions));
-      g[f] = 1 - g[f];
-    } else if (r < 0.25 && splits > 0) {
-      const std::size_t s = enc_.split_gene(pick(rng, splits));
-      g[s] = static_cast<int>(rng.integer(0, enc_.upper()[s]));
-    } else if (r < 0.40 && !movable_.empty()) {
-      block_move(g, rng);
-    } else if (r < 0.55 && !movable_.empty()) {
-      segment_move(g, rng);
-    } else if (!movable_.empty()) {
-      const std::size_t s = movable_[pick(rng, movable_.size())];
-      const int other = static_cast<int>(rng.integer(0, enc_.upper()[s] - 1));
-      g[s] = other >= g[s] ? other + 1 : other; // any index but the current one
-    }
-  }
-
-private:
-  void block_move(Genome& g, Rng& rng) const {
-    const std::size_t s = movable_[pick(rng, movable_.size())];
-    const auto& nodes = enc_.coarse().nodes;
-    const DeviceId target = nodes[s].devices[pick(rng, nodes[s].devices.size())];
-    auto place = [&](std::size_t node) {
-      const auto& devs = nodes[node].devices;
-      const auto it = std::find(devs.begin(), devs.end(), target);
-      if (it != devs.end()) g[node] = static_cast<int>(it - devs.begin());
-    };
-    place(s);
-    for (int nb : neighbours_[s])
-      place(static_cast<std::size_t>(nb));
-  }
-
-  // A run of super-nodes consecutive in topological order, of log-uniform length up to half the graph,
-  // to one device: pipeline-like cuts that single moves would need many steps to reach.
-  void segment_move(Genome& g, Rng& rng) const {
-    const auto& nodes = enc_.coarse().nodes;
-    const std::size_t n = topo_nodes_.size();
-    const auto len = static_cast<std::size_t>(
-        std::max(1.0, std::floor(rng.log_uniform(1.0, std::max(1.0, static_cast<double>(n) / 2) + 1))));
-    const std::size_t start = pick(rng, n);
-    const std::size_t s0 = movable_[pick(rng, movable_.size())];
-    const DeviceId target = nodes[s0].devices[pick(rng, nodes[s0].devices.size())];
-    for (std::size_t k = start; k < std::min(n, start + len); ++k) {
-      const std::size_t node = topo_nodes_[k];
-      const auto& devs = nodes[node].devices;
-      const auto it = std::find(devs.begin(), devs.end(), target);
-      if (it != devs.end()) g[node] = static_cast<int>(it - devs.begin());
-    }
-  }
-
-  const Encoding& enc_;
-  std::vector<std::size_t> topo_nodes_;
-  std::vector<std::vector<int>> neighbours_;
-  std::vector<std::size_t> movable_;
-};
 
 // Each member's exclusive hypervolume contribution (pagmo, exact); members outside the reference box: 0.
 std::vector<double> hv_contributions(const std::vector<std::vector<double>>& pts,
@@ -193,12 +95,6 @@ void corner_child(SearchState& state, PriorGuide& guide, std::size_t k, Rng& rng
   if (e && e->value.point[k] < best_value) guide.reinforce_corner(child, k);
 }
 
-void beam_child(SearchState& state, PriorGuide& guide, const std::vector<double>& contribution, Rng& rng) {
-  const auto beam = top_k(contribution, static_cast<std::size_t>(guide.options().beam));
-  const Genome child = guide.propose(state.archive().entries()[beam[pick(rng, beam.size())]].genome, rng);
-  if (!state.seen(child)) submit_guided(state, child, "prior", &guide);
-}
-
 void mover_child(SearchState& state, const Mover& mover, const std::vector<double>& contribution, Rng& rng,
                  PriorGuide* guide) {
   const auto& entries = state.archive().entries();
@@ -217,20 +113,69 @@ void mover_child(SearchState& state, const Mover& mover, const std::vector<doubl
   submit_guided(state, child, "search", guide);
 }
 
+// A neighbour of a tournament-drawn member by one to three plain moves.
+Candidate moved_child(const SearchState& state, const Mover& mover, const std::vector<double>& contribution,
+                      Rng& rng) {
+  const Entry& parent = state.archive().entries()[tournament(contribution, rng)];
+  Genome g = parent.genome;
+  const int moves = 1 + (rng.uniform() < 0.5 ? 1 + (rng.uniform() < 0.5 ? 1 : 0) : 0);
+  for (int m = 0; m < moves; ++m)
+    mover.apply(g, rng);
+  return {&parent, std::move(g)};
+}
+
+// Of a batch of plain-move neighbours, the one the surrogate ranks first (plain moves until it can rank).
+void surrogate_child(SearchState& state, SurrogateScreen& screen, const Mover& mover,
+                     const std::vector<double>& contribution, Rng& rng, PriorGuide& guide) {
+  if (!screen.ready(state)) {
+    mover_child(state, mover, contribution, rng, &guide);
+    return;
+  }
+  std::vector<Candidate> batch;
+  for (int c = 0; c < guide.options().surrogate_batch; ++c)
+    batch.push_back(moved_child(state, mover, contribution, rng));
+  if (const auto child = screen.best_of(state, std::move(batch)))
+    submit_guided(state, *child, "surrogate", &guide);
+}
+
+// A neighbour of a beam member from the guide's distribution; of `beam_batch` such, the one the surrogate
+// ranks first, where it can rank.
+void beam_child(SearchState& state, PriorGuide& guide, const std::vector<double>& contribution, Rng& rng,
+                SurrogateScreen& screen) {
+  const auto beam = top_k(contribution, static_cast<std::size_t>(guide.options().beam));
+  const auto make = [&] {
+    const Entry& parent = state.archive().entries()[beam[pick(rng, beam.size())]];
+    return Candidate{&parent, guide.propose(parent.genome, rng)};
+  };
+  if (guide.options().beam_batch > 1 && screen.ready(state)) {
+    std::vector<Candidate> batch;
+    for (int c = 0; c < guide.options().beam_batch; ++c)
+      batch.push_back(make());
+    if (const auto child = screen.best_of(state, std::move(batch)))
+      submit_guided(state, *child, "prior", &guide);
+    return;
+  }
+  const Genome child = make().genome;
+  if (!state.seen(child)) submit_guided(state, child, "prior", &guide);
+}
+
 // Which kind of child comes next, with a guide: arm 0 the plain moves, 1 the guide's beam, 2 + k objective
-// k's corner. Each arm starts at its share of PriorGuideOptions; once `warm_up` evaluations are made, arms
-// are drawn in proportion to their recent hypervolume gain per evaluation (an exponential average, step
-// `gain_step`), each kept at `arm_floor` at least (a corner: `corner_floor`), so the budget goes where the
-// front still moves.
+// k's corner, the last the surrogate's pick of plain moves. Each arm starts at its share of
+// PriorGuideOptions; once `warm_up` evaluations are made, arms are drawn in proportion to their recent
+// hypervolume gain per evaluation (an exponential average, step `gain_step`), each kept at `arm_floor` at
+// least (a corner: `corner_floor`), so the budget goes where the front still moves.
 class Allocation {
 public:
   Allocation(const SearchState& state, const PriorGuideOptions& o, std::size_t objectives)
-      : o_(o), share_(2 + objectives), gain_(2 + objectives, 0.0), start_(state.evaluations()),
+      : o_(o), share_(3 + objectives), gain_(3 + objectives, 0.0), start_(state.evaluations()),
         hv_(hypervolume(state.archive().points(), state.problem().reference_point())) {
     share_[0] = 1 - o.share;
     share_[1] = o.share * (1 - o.corner_share);
     for (std::size_t k = 0; k < objectives; ++k)
       share_[2 + k] = o.share * o.corner_share / static_cast<double>(objectives);
+    for (double& x : share_)
+      x *= 1 - o.surrogate_share;
+    share_.back() = o.surrogate_share;
   }
 
   std::size_t draw(const SearchState& state, Rng& rng) const {
@@ -260,7 +205,10 @@ public:
   }
 
 private:
-  double floor(std::size_t a) const { return a < 2 ? o_.arm_floor : o_.corner_floor; }
+  double floor(std::size_t a) const {
+    if (a + 1 == share_.size()) return o_.surrogate_share > 0 ? o_.arm_floor : 0.0;
+    return a < 2 ? o_.arm_floor : o_.corner_floor;
+  }
   PriorGuideOptions o_;
   std::vector<double> share_, gain_;
   int start_;
@@ -306,6 +254,7 @@ void run_archive_search(SearchState& state, const std::vector<Baseline>& baselin
       submit_guided(state, g, "prior-seed", guide);
   const Mover mover(enc);
   const std::size_t objectives = state.problem().reference_point().size();
+  SurrogateScreen surrogate(state);
   std::optional<Allocation> allocation;
   if (guide && guide->options().adaptive) allocation.emplace(state, guide->options(), objectives);
   // A bound on tries, so a space smaller than the budget ends the search instead of looping.
@@ -318,7 +267,9 @@ void run_archive_search(SearchState& state, const std::vector<Baseline>& baselin
       if (arm == 0)
         mover_child(state, mover, contribution, rng, guide);
       else if (arm == 1)
-        beam_child(state, *guide, contribution, rng);
+        beam_child(state, *guide, contribution, rng, surrogate);
+      else if (arm == 2 + objectives)
+        surrogate_child(state, surrogate, mover, contribution, rng, *guide);
       else
         corner_child(state, *guide, arm - 2, rng);
       allocation->record(state, arm, before);
@@ -328,7 +279,7 @@ void run_archive_search(SearchState& state, const std::vector<Baseline>& baselin
       if (rng.uniform() < guide->options().corner_share)
         corner_child(state, *guide, pick(rng, objectives), rng);
       else
-        beam_child(state, *guide, contribution, rng);
+        beam_child(state, *guide, contribution, rng, surrogate);
       continue;
     }
     mover_child(state, mover, contribution, rng, guide);

@@ -39,6 +39,7 @@ PriorGuide::PriorGuide(const Encoding& enc, const OpDeviceProbabilities& p, std:
     if (enc.upper()[s] > 0) movable_.push_back(s);
   }
   prior_ = q_;
+  kin_ = find_kin(enc);
   std::vector<char> seen(nodes.size(), 0);
   for (OpId op : enc.base().graph().topological_order()) {
     const auto s = static_cast<std::size_t>(enc.coarse().node_of[static_cast<std::size_t>(op)]);
@@ -84,6 +85,19 @@ Genome PriorGuide::propose_from(const Distribution& q, const Genome& parent, Rng
   if (kind < 0.15) { // a fresh proposal from the distribution
     for (std::size_t s : movable_)
       child[s] = draw(q, s, -1, rng);
+    return child;
+  }
+  // Kin first, in proportion to how much of the graph has kin: a transformer's layers and decode steps
+  // are best moved a periodic subset at a time.
+  if (!kin_.classes.empty() && rng.uniform() < kin_.coverage) {
+    // A periodic subset of a class of kin to the device the distribution draws for one of them.
+    const auto& members = kin_.classes[static_cast<std::size_t>(
+        rng.integer(0, static_cast<std::int64_t>(kin_.classes.size()) - 1))];
+    const std::size_t s0 =
+        members[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(members.size()) - 1))];
+    const int target = draw(q, s0, -1, rng);
+    for (std::size_t s : kin_subset(members, rng))
+      child[s] = target;
     return child;
   }
   if (kind < 0.5) { // a run of log-uniform length up to half the graph, redrawn

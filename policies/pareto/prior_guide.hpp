@@ -13,6 +13,7 @@
 // plan on one objective from that objective's distribution, so the extremes, which the whole front's
 // distribution averages away, are sharpened on their own. The archive is the final Pareto filter.
 #include "policies/pareto/encoding.hpp"
+#include "policies/pareto/kin.hpp"
 #include "policies/pareto/proposal_prior.hpp"
 #include "sim/random.hpp"
 
@@ -37,6 +38,12 @@ struct PriorGuideOptions {
   double gain_step = 0.1;
   double arm_floor = 0.1;
   double corner_floor = 0.03;
+  // The surrogate (surrogate_screen.hpp): the starting share of children that are its pick of
+  // `surrogate_batch` plain-move neighbours, and the batch of beam proposals it picks each beam child from
+  // (1: no pick). Large batches pick the surrogate's most optimistic errors, so they stay small.
+  double surrogate_share = 0.3;
+  int surrogate_batch = 64;
+  int beam_batch = 8;
 };
 
 class PriorGuide {
@@ -75,6 +82,7 @@ private:
   Distribution prior_;                // q_ as the prior gave it, where every corner starts
   std::vector<Distribution> corners_; // per objective, made on first use
   std::vector<std::size_t> movable_;
+  KinClasses kin_;
   std::vector<std::size_t> topo_movable_; // movable_ in the order their first op appears topologically
   Rng seed_rng_;
 };

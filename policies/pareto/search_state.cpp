@@ -14,7 +14,8 @@ std::optional<Evaluated> SearchState::submit(const Genome& g, const std::string&
   if (auto it = memo_.find(g); it != memo_.end()) return it->second;
   if (exhausted()) return std::nullopt;
   Evaluated v = problem_->evaluate(g);
-  memo_.emplace(g, v);
+  const auto it = memo_.emplace(g, v).first;
+  evaluated_.push_back({&it->first, &it->second});
   ++evaluations_;
   archive_.offer({g, std::nullopt, v, origin, evaluations_});
   after_evaluation();

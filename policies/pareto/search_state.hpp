@@ -10,6 +10,11 @@
 
 namespace hs::pareto {
 
+struct EvaluatedGenome {
+  const Genome* genome;
+  const Evaluated* value;
+};
+
 struct HistoryPoint {
   int evaluations = 0;
   double hypervolume = 0.0;
@@ -34,6 +39,8 @@ public:
   void submit_baseline(const Baseline& b);
 
   const Archive& archive() const { return archive_; }
+  // Every genome evaluated so far, in the order of evaluation.
+  const std::vector<EvaluatedGenome>& evaluated() const { return evaluated_; }
   const std::vector<HistoryPoint>& history() const { return history_; }
   // Records the final point of the history (call once the algorithm stops).
   void finish();
@@ -46,6 +53,7 @@ private:
   int evaluations_ = 0;
   int checkpoint_every_;
   std::map<Genome, Evaluated> memo_;
+  std::vector<EvaluatedGenome> evaluated_;
   Archive archive_;
   std::vector<HistoryPoint> history_;
 };
