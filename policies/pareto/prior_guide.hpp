@@ -42,8 +42,8 @@ struct PriorGuideOptions {
   // `surrogate_batch` plain-move neighbours, and the batch of beam proposals it picks each beam child from
   // (1: no pick). Large batches pick the surrogate's most optimistic errors, so they stay small.
   double surrogate_share = 0.3;
-  int surrogate_batch = 64;
-  int beam_batch = 8;
+  int surrogate_batch = 128;
+  int beam_batch = 16;
 };
 
 class PriorGuide {

@@ -67,15 +67,17 @@ std::optional<Genome> SurrogateScreen::best_of(const SearchState& state,
   for (Candidate& c : candidates) {
     if (state.seen(c.genome)) continue;
     const auto p = predict(state, *c.parent, c.genome);
-    double epsilon = 1e300; // additive epsilon to the front: negative when no member dominates p
+    // How far p is from every member in its best objective: positive when no member weakly dominates p
+    // (it would enter the front), else minus how much p must still improve to enter.
+    double margin = 1e300;
     for (const auto& a : front) {
-      double worst = -1e300;
+      double best_k = -1e300;
       for (std::size_t k = 0; k < p.size(); ++k)
-        worst = std::max(worst, p[k] - a[k]);
-      epsilon = std::min(epsilon, worst);
+        best_k = std::max(best_k, a[k] - p[k]);
+      margin = std::min(margin, best_k);
     }
-    double score = -epsilon; // entering the front outranks nearing it
-    if (epsilon < 0) {
+    double score = margin; // entering the front outranks nearing it
+    if (margin > 0) {
       front.push_back(p);
       score = 1.0 + (hypervolume(front, ref) - now);
       front.pop_back();
