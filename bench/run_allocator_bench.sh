@@ -16,8 +16,8 @@ launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 cmake -S . -B "$glibc_build" -DCMAKE_BUILD_TYPE=Release -DHS_JEMALLOC=OFF "${launcher[@]}" >/dev/null
 nice make -C "$glibc_build" -j2 heterosim >/dev/null
-ldd "$build/heterosim" | grep -q jemalloc || { echo "bench: $build/heterosim is not linked with jemalloc" >&2; exit 1; }
-if ldd "$glibc_build/heterosim" | grep -q jemalloc; then
+grep -q jemalloc <<<"$(ldd "$build/heterosim")" || { echo "bench: $build/heterosim is not linked with jemalloc" >&2; exit 1; }
+if grep -q jemalloc <<<"$(ldd "$glibc_build/heterosim")"; then
   echo "bench: $glibc_build/heterosim is linked with jemalloc" >&2
   exit 1
 fi

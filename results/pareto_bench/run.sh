@@ -12,10 +12,12 @@ seeds="${SEEDS:-1 2 3}"
 platform="${PLATFORM:-hetero-server}"
 # One model per family where the builders exist; the random DAG otherwise (see table.md for what ran).
 default_workloads=()
+# The list is read once: `grep -q` in a pipe under pipefail would count the writer's SIGPIPE as a miss.
+registered="$("$cli" workloads 2>/dev/null)"
 for spec in "resnet50:batch=8,precision=fp16" "bert-base:batch=8,precision=fp16" \
             "gpt2-small:precision=fp16,heads=fused" "gcn:precision=fp16" "random:ops=200,precision=fp16"; do
   name="${spec%%:*}"
-  if "$cli" workloads 2>/dev/null | grep -q "^ *$name\b"; then default_workloads+=("$spec"); fi
+  if grep -q "^ *$name\b" <<<"$registered"; then default_workloads+=("$spec"); fi
 done
 read -r -a workloads <<<"${WORKLOADS:-${default_workloads[*]}}"
 out="$here/out"

@@ -16,7 +16,7 @@ platform="${PLATFORM:-hetero-server}"
 # One model per family, as results/pareto_bench/ (fp16, so that every device of hetero-server can take work).
 read -r -a workloads <<<"${WORKLOADS:-resnet50:batch=8,precision=fp16 bert-base:batch=8,precision=fp16 \
 gpt2-small:precision=fp16,heads=fused gcn:precision=fp16 random:ops=200,precision=fp16}"
-if ! "$cli" pareto --help | grep -q -- "--prior"; then echo "$cli has no --prior" >&2; exit 1; fi
+if ! grep -q -- "--prior" <<<"$("$cli" pareto --help)"; then echo "$cli has no --prior" >&2; exit 1; fi
 out="$here/out"
 mkdir -p "$out"
 runs=()
