@@ -81,8 +81,6 @@ std::size_t best_on(const std::vector<std::vector<double>>& pts, std::size_t k) 
   return best;
 }
 
-// One child of the guide: around the front's best plan on an objective drawn uniformly, from that
-// objective's distribution (a new best on it sharpens that distribution), or around a beam member.
 // A child around the front's best plan on objective `k`, from that objective's distribution (a new best on it
 // sharpens that distribution).
 void corner_child(SearchState& state, PriorGuide& guide, std::size_t k, Rng& rng) {
