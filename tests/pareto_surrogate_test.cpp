@@ -173,7 +173,7 @@ TEST_CASE("the screen learns every evaluated plan and picks the candidate its pr
   Rng rng(5);
   for (int i = 0; i < 60; ++i)
     state.submit(random_genome(enc, rng), "test");
-  SurrogateScreen screen(state);
+  SurrogateScreen screen(state, find_kin(enc));
   REQUIRE(screen.ready(state));
   const auto& entries = state.archive().entries();
   std::vector<Candidate> batch;

@@ -93,11 +93,16 @@ void corner_child(SearchState& state, PriorGuide& guide, std::size_t k, Rng& rng
   if (e && e->value.point[k] < best_value) guide.reinforce_corner(child, k);
 }
 
+// How many plain moves a child takes: one, two or three (1/2, 1/4, 1/4).
+int plain_move_count(Rng& rng) {
+  return 1 + (rng.uniform() < 0.5 ? 1 + (rng.uniform() < 0.5 ? 1 : 0) : 0);
+}
+
 void mover_child(SearchState& state, const Mover& mover, const std::vector<double>& contribution, Rng& rng,
                  PriorGuide* guide) {
   const auto& entries = state.archive().entries();
   Genome child = entries[tournament(contribution, rng)].genome;
-  int moves = 1 + (rng.uniform() < 0.5 ? 1 + (rng.uniform() < 0.5 ? 1 : 0) : 0);
+  int moves = plain_move_count(rng);
   if (entries.size() > 1 && rng.uniform() < 0.25) {
     // Uniform crossover with a second member: combines what two front plans got right.
     const Genome& other = entries[tournament(contribution, rng)].genome;
@@ -116,7 +121,7 @@ Candidate moved_child(const SearchState& state, const Mover& mover, const std::v
                       Rng& rng) {
   const Entry& parent = state.archive().entries()[tournament(contribution, rng)];
   Genome g = parent.genome;
-  const int moves = 1 + (rng.uniform() < 0.5 ? 1 + (rng.uniform() < 0.5 ? 1 : 0) : 0);
+  const int moves = plain_move_count(rng);
   for (int m = 0; m < moves; ++m)
     mover.apply(g, rng);
   return {&parent, std::move(g)};
@@ -250,9 +255,12 @@ void run_archive_search(SearchState& state, const std::vector<Baseline>& baselin
   if (guide)
     for (const Genome& g : guide->seeds())
       submit_guided(state, g, "prior-seed", guide);
-  const Mover mover(enc);
+  const KinClasses kin = find_kin(enc);
+  const Mover mover(enc, kin);
   const std::size_t objectives = state.problem().reference_point().size();
-  SurrogateScreen surrogate(state);
+  // Only a guided search screens its children.
+  std::optional<SurrogateScreen> surrogate;
+  if (guide) surrogate.emplace(state, kin);
   std::optional<Allocation> allocation;
   if (guide && guide->options().adaptive) allocation.emplace(state, guide->options(), objectives);
   // A bound on tries, so a space smaller than the budget ends the search instead of looping.
@@ -265,9 +273,9 @@ void run_archive_search(SearchState& state, const std::vector<Baseline>& baselin
       if (arm == 0)
         mover_child(state, mover, contribution, rng, guide);
       else if (arm == 1)
-        beam_child(state, *guide, contribution, rng, surrogate);
+        beam_child(state, *guide, contribution, rng, *surrogate);
       else if (arm == 2 + objectives)
-        surrogate_child(state, surrogate, mover, contribution, rng, *guide);
+        surrogate_child(state, *surrogate, mover, contribution, rng, *guide);
       else
         corner_child(state, *guide, arm - 2, rng);
       allocation->record(state, arm, before);
@@ -277,7 +285,7 @@ void run_archive_search(SearchState& state, const std::vector<Baseline>& baselin
       if (rng.uniform() < guide->options().corner_share)
         corner_child(state, *guide, pick(rng, objectives), rng);
       else
-        beam_child(state, *guide, contribution, rng, surrogate);
+        beam_child(state, *guide, contribution, rng, *surrogate);
       continue;
     }
     mover_child(state, mover, contribution, rng, guide);

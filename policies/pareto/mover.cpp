@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <utility>
 
 namespace hs::pareto {
 namespace {
@@ -33,7 +34,8 @@ std::size_t pick(Rng& rng, std::size_t n) {
 
 } // namespace
 
-Mover::Mover(const Encoding& enc) : enc_(enc), kin_(find_kin(enc)), neighbours_(super_node_neighbours(enc)) {
+Mover::Mover(const Encoding& enc, KinClasses kin)
+    : enc_(enc), kin_(std::move(kin)), neighbours_(super_node_neighbours(enc)) {
   for (std::size_t s = 0; s < enc.coarse().nodes.size(); ++s)
     if (enc.upper()[s] > 0) movable_.push_back(s);
   // Super-nodes in the order their first op appears topologically, for segment moves.

@@ -14,7 +14,7 @@ namespace hs::pareto {
 
 class Mover {
 public:
-  explicit Mover(const Encoding& enc);
+  Mover(const Encoding& enc, KinClasses kin);
   // One move, drawn by the shares above.
   void apply(Genome& g, Rng& rng) const;
 

@@ -55,8 +55,7 @@ AdditiveSurrogate::AdditiveSurrogate(const Encoding& enc, const KinClasses& kin,
     joined_feature_.push_back(it->second);
   }
   features_ = next;
-  gram_ = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(next), static_cast<Eigen::Index>(next));
-  rhs_ = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(next), static_cast<Eigen::Index>(targets));
+  targets_ = targets;
 }
 
 AdditiveSurrogate::Features AdditiveSurrogate::features_of(const Genome& g) const {
@@ -77,6 +76,11 @@ AdditiveSurrogate::Features AdditiveSurrogate::features_of(const Genome& g) cons
 }
 
 void AdditiveSurrogate::add(const Genome& g, const std::vector<double>& targets) {
+  if (samples_ == 0) { // the normal equations only once there is something to learn: they are features^2
+    const auto n = static_cast<Eigen::Index>(features_);
+    gram_ = Eigen::MatrixXd::Zero(n, n);
+    rhs_ = Eigen::MatrixXd::Zero(n, static_cast<Eigen::Index>(targets_));
+  }
   const Features x = features_of(g);
   for (const auto& [i, xi] : x) {
     for (const auto& [j, xj] : x)

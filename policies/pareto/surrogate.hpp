@@ -43,7 +43,8 @@ private:
   std::vector<std::pair<std::size_t, std::size_t>> joined_; // super-node pairs joined by a tensor
   std::vector<std::size_t> joined_feature_;                 // per pair: its class pair's feature
   std::size_t features_ = 0;
-  Eigen::MatrixXd gram_; // X^T X
+  std::size_t targets_ = 0;
+  Eigen::MatrixXd gram_; // X^T X, made by the first add()
   Eigen::MatrixXd rhs_;  // X^T Y, one column per target
   Eigen::MatrixXd weights_;
   double ridge_;

@@ -6,11 +6,10 @@
 
 namespace hs::pareto {
 
-SurrogateScreen::SurrogateScreen(const SearchState& state, SurrogateScreenOptions o)
+SurrogateScreen::SurrogateScreen(const SearchState& state, const KinClasses& kin, SurrogateScreenOptions o)
     : options_(o), objectives_(state.problem().reference_point().size()),
       devices_(state.problem().cost().platform().device_count()),
-      model_(state.problem().encoding(), find_kin(state.problem().encoding()), objectives_ + devices_,
-             o.ridge) {
+      model_(state.problem().encoding(), kin, objectives_ + devices_, o.ridge) {
   const auto& objectives = state.problem().objectives();
   for (std::size_t k = 0; k < objectives.size(); ++k)
     if (objectives[k] == Objective::Memory) memory_ = k;

@@ -27,7 +27,7 @@ struct SurrogateScreenOptions {
 
 class SurrogateScreen {
 public:
-  explicit SurrogateScreen(const SearchState& state, SurrogateScreenOptions o = {});
+  SurrogateScreen(const SearchState& state, const KinClasses& kin, SurrogateScreenOptions o = {});
 
   // Learns what was evaluated since it last looked; whether it can rank candidates now.
   bool ready(const SearchState& state);
