@@ -63,6 +63,8 @@ NetWeights weights_of(const PlacementNet& net) {
     w.succ_w.push_back(dense_of(parameters, std::string("succ_w.").append(i)));
     w.msg_w.push_back(dense_of(parameters, std::string("msg_w.").append(i)));
   }
+  for (std::size_t l = 0; l < w.self_w.size(); ++l)
+    w.fused.push_back(fuse_layer(w, l));
   return w;
 }
 

@@ -5,78 +5,122 @@
 #include <vector>
 
 namespace hs::gnn {
-namespace {
 
-// Into each op, the mean of the messages along its edges from the op at `from` to the op at `into`. The
-// message layer is linear in [h, edge features], so its h part is multiplied once per op (`hw`, h W_h^T) and
-// gathered, and messages are summed as they are made rather than stored per edge.
-void mean_messages(const Matrix& hw, const Dense& m, const std::vector<long>& from,
-                   const std::vector<long>& into, const std::vector<float>& degree, const GraphFeatures& f,
-                   Matrix& out) {
-  const Eigen::Index width = edge_feature_count(), h = hw.cols();
-  out.setZero(hw.rows(), h);
-  for (std::size_t k = 0; k < from.size(); ++k) {
-    auto row = out.row(into[k]);
-    row += hw.row(from[k]) + m.bias;
-    for (Eigen::Index j = 0; j < width; ++j)
-      row += f.edge[k * static_cast<std::size_t>(width) + static_cast<std::size_t>(j)] *
-             m.weight.col(h + j).transpose();
-  }
-  for (Eigen::Index i = 0; i < out.rows(); ++i)
-    out.row(i) /= degree[static_cast<std::size_t>(i)];
+// One message-passing layer, h += relu(self(h) + pred(from predecessors) + succ(from successors)), where a
+// direction's input is the mean over the op's edges of the message msg([h of the other end, edge features]).
+// The message layer is linear, so pred(mean of messages) = mean of h (W_pred W_msg,h)^T + mean of edge
+// features (W_pred W_msg,e)^T + W_pred b_msg (the last only where the op has such edges): the layer is one
+// product of [h | mean h over predecessors | mean h over successors] with the three fused weights, made once
+// per checkpoint, instead of four products over every op.
+FusedLayer fuse_layer(const NetWeights& w, std::size_t l) {
+  const Eigen::Index h = w.self_w[l].weight.rows();
+  const Dense& m = w.msg_w[l];
+  const auto msg_h = m.weight.leftCols(h);
+  const auto msg_e = m.weight.rightCols(m.weight.cols() - h);
+  FusedLayer f;
+  f.weight.resize(h, 3 * h);
+  f.weight.leftCols(h) = w.self_w[l].weight;
+  f.weight.middleCols(h, h).noalias() = w.pred_w[l].weight * msg_h;
+  f.weight.rightCols(h).noalias() = w.succ_w[l].weight * msg_h;
+  f.bias = w.self_w[l].bias + w.pred_w[l].bias + w.succ_w[l].bias;
+  f.pred_edge.noalias() = (w.pred_w[l].weight * msg_e).transpose();
+  f.succ_edge.noalias() = (w.succ_w[l].weight * msg_e).transpose();
+  f.pred_msg.noalias() = m.bias * w.pred_w[l].weight.transpose();
+  f.succ_msg.noalias() = m.bias * w.succ_w[l].weight.transpose();
+  return f;
 }
 
-// One message-passing layer, h += relu(self(h) + pred(from predecessors) + succ(from successors)), in
-// buffers kept across layers: on a large graph, allocating a dozen [ops, hidden] temporaries per layer
-// cost more than the products.
+namespace {
+
+// Into each op (rows of `mean_h` and `mean_edge`), the mean over its edges from the op at `from` to the op at
+// `into` of the other end's h and of the edge's features; `has` whether it has any such edge.
+template <class Block>
+void mean_over_edges(const Matrix& h, const std::vector<long>& from, const std::vector<long>& into,
+                     const std::vector<float>& degree, const GraphFeatures& f, Block mean_h,
+                     Matrix& mean_edge, std::vector<unsigned char>& has) {
+  const Eigen::Index width = edge_feature_count();
+  mean_h.setZero();
+  mean_edge.setZero(h.rows(), width);
+  has.assign(static_cast<std::size_t>(h.rows()), 0);
+  for (std::size_t k = 0; k < from.size(); ++k) {
+    mean_h.row(into[k]) += h.row(from[k]);
+    for (Eigen::Index j = 0; j < width; ++j)
+      mean_edge(into[k], j) += f.edge[k * static_cast<std::size_t>(width) + static_cast<std::size_t>(j)];
+    has[static_cast<std::size_t>(into[k])] = 1;
+  }
+  for (Eigen::Index i = 0; i < h.rows(); ++i) {
+    const float d = degree[static_cast<std::size_t>(i)];
+    mean_h.row(i) /= d;
+    mean_edge.row(i) /= d;
+  }
+}
+
+// Buffers kept across layers: on a large graph, allocating [ops, hidden] temporaries per layer cost more than
+// the products.
 struct LayerBuffers {
-  Matrix hw, from_preds, from_succs, update;
+  Matrix stacked, update, mean_edge_pred, mean_edge_succ;
+  std::vector<unsigned char> has_pred, has_succ;
 };
-void message_layer(const NetWeights& w, std::size_t l, const GraphFeatures& f, Matrix& h, LayerBuffers& b) {
-  const Dense& m = w.msg_w[l];
-  b.hw.noalias() = h * m.weight.leftCols(h.cols()).transpose();
-  mean_messages(b.hw, m, f.edge_src, f.edge_dst, f.in_degree, f, b.from_preds);
-  mean_messages(b.hw, m, f.edge_dst, f.edge_src, f.out_degree, f, b.from_succs);
-  b.update.noalias() = h * w.self_w[l].weight.transpose();
-  b.update.noalias() += b.from_preds * w.pred_w[l].weight.transpose();
-  b.update.noalias() += b.from_succs * w.succ_w[l].weight.transpose();
-  b.update.rowwise() += w.self_w[l].bias + w.pred_w[l].bias + w.succ_w[l].bias;
+
+void message_layer(const FusedLayer& w, const GraphFeatures& f, Matrix& h, LayerBuffers& b) {
+  const Eigen::Index n = h.rows(), hidden = h.cols();
+  b.stacked.resize(n, 3 * hidden);
+  b.stacked.leftCols(hidden) = h;
+  mean_over_edges(h, f.edge_src, f.edge_dst, f.in_degree, f, b.stacked.middleCols(hidden, hidden),
+                  b.mean_edge_pred, b.has_pred);
+  mean_over_edges(h, f.edge_dst, f.edge_src, f.out_degree, f, b.stacked.rightCols(hidden), b.mean_edge_succ,
+                  b.has_succ);
+  b.update.noalias() = b.stacked * w.weight.transpose();
+  b.update.rowwise() += w.bias;
+  b.update.noalias() += b.mean_edge_pred * w.pred_edge;
+  b.update.noalias() += b.mean_edge_succ * w.succ_edge;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    if (b.has_pred[static_cast<std::size_t>(i)]) b.update.row(i) += w.pred_msg;
+    if (b.has_succ[static_cast<std::size_t>(i)]) b.update.row(i) += w.succ_msg;
+  }
   h += b.update.cwiseMax(0.0f);
 }
 
-// The head's score of every (op, device): head(relu(pair_head_in(pair) + h)), op by op, so the [ops x
-// devices, hidden] activations never exist at once (they were a few MB on a large graph, most of the pass's
-// time). Devices whose pair features are the same bits (identical devices, such as a node's eight GPUs) get
-// the same score, so each op scores its distinct rows only; a row's product does not depend on the rows
-// beside it, so the scores are bit-identical to scoring every row. `h_biased` is h plus pair_head_in's bias.
+// The head's score of every (op, device): head(relu(pair_head_in(pair) + h)). Devices whose pair features
+// are the same bits (identical devices, such as a node's eight GPUs) get the same score, so each op's
+// distinct rows are gathered first and multiplied in one product; a row's product does not depend on the
+// rows beside it, so the scores are bit-identical to scoring every row. `h_biased` is h plus pair_head_in's
+// bias.
 Matrix pair_scores(const NetWeights& w, const Eigen::Map<const Matrix>& pair, const Matrix& h_biased,
                    Eigen::Index devices) {
   const Eigen::Index n = h_biased.rows(), width = pair.cols();
-  const Matrix w_t = w.pair_head_in.weight.transpose(); // [pair features, hidden]
-  const Eigen::RowVectorXf head = w.head.weight.row(0);
-  const float head_bias = w.head.bias(0);
-  Matrix scores(n, devices);
-  Matrix distinct(devices, width), block(devices, w_t.cols());
-  Eigen::VectorXf distinct_scores(devices);
-  std::vector<Eigen::Index> same_as(static_cast<std::size_t>(devices));
   const auto row_bytes = static_cast<std::size_t>(width) * sizeof(float);
+  Matrix distinct(n * devices, width);
+  std::vector<Eigen::Index> owner;                                          // per distinct row: its op
+  std::vector<Eigen::Index> same_as(static_cast<std::size_t>(n * devices)); // per pair: its distinct row
+  owner.reserve(static_cast<std::size_t>(n * devices));
+  Eigen::Index kept = 0;
   for (Eigen::Index i = 0; i < n; ++i) {
-    Eigen::Index kept = 0;
+    const Eigen::Index first = kept;
     for (Eigen::Index k = 0; k < devices; ++k) {
       const float* row = pair.data() + (i * devices + k) * width;
-      Eigen::Index j = 0;
+      Eigen::Index j = first;
       while (j < kept && std::memcmp(&distinct(j, 0), row, row_bytes) != 0)
         ++j;
-      if (j == kept) distinct.row(kept++) = pair.row(i * devices + k);
-      same_as[static_cast<std::size_t>(k)] = j;
+      if (j == kept) {
+        distinct.row(kept++) = pair.row(i * devices + k);
+        owner.push_back(i);
+      }
+      same_as[static_cast<std::size_t>(i * devices + k)] = j;
     }
-    auto rows = block.topRows(kept);
-    rows.noalias() = distinct.topRows(kept) * w_t;
-    rows.rowwise() += h_biased.row(i);
-    distinct_scores.head(kept).noalias() = rows.cwiseMax(0.0f) * head.transpose();
-    for (Eigen::Index k = 0; k < devices; ++k)
-      scores(i, k) = distinct_scores(same_as[static_cast<std::size_t>(k)]) + head_bias;
   }
+  Matrix hidden(kept, w.pair_head_in.weight.rows());
+  hidden.noalias() = distinct.topRows(kept) * w.pair_head_in.weight.transpose();
+  const Eigen::RowVectorXf head = w.head.weight.row(0);
+  const float head_bias = w.head.bias(0);
+  Eigen::VectorXf distinct_scores(kept);
+  for (Eigen::Index r = 0; r < kept; ++r)
+    distinct_scores(r) =
+        (hidden.row(r) + h_biased.row(owner[static_cast<std::size_t>(r)])).cwiseMax(0.0f).dot(head);
+  Matrix scores(n, devices);
+  for (Eigen::Index i = 0; i < n; ++i)
+    for (Eigen::Index k = 0; k < devices; ++k)
+      scores(i, k) = distinct_scores(same_as[static_cast<std::size_t>(i * devices + k)]) + head_bias;
   return scores;
 }
 
@@ -113,7 +157,7 @@ ForwardResult forward(const NetWeights& w, const GraphFeatures& f) {
   Matrix h = (w.op_in.apply(op) + context).cwiseMax(0.0f);
   LayerBuffers buffers;
   for (std::size_t l = 0; l < w.self_w.size(); ++l)
-    message_layer(w, l, f, h, buffers);
+    message_layer(l < w.fused.size() ? w.fused[l] : fuse_layer(w, l), f, h, buffers);
   ForwardResult r;
   r.logits = pair_scores(w, pair, h + w.pair_head_in.bias.replicate(n, 1), d);
   for (Eigen::Index i = 0; i < n; ++i)

@@ -20,10 +20,24 @@ struct Dense {
   Matrix apply(const Matrix& x) const;
 };
 
+// A message-passing layer's weights with the message layer multiplied into the ones that read it
+// (net_forward.cpp says how): what the pass uses.
+struct FusedLayer {
+  Matrix weight; // [hidden, 3 hidden]: self, pred after msg, succ after msg
+  Eigen::RowVectorXf bias;
+  Matrix pred_edge, succ_edge;           // [edge features, hidden]
+  Eigen::RowVectorXf pred_msg, succ_msg; // b_msg through pred and succ
+};
+
 struct NetWeights {
   Dense op_in, pair_in, pair_head_in, head, prio;
   std::vector<Dense> self_w, pred_w, succ_w, msg_w; // one per message-passing layer
+  // fuse_layer of each layer, made once per checkpoint (a pass on a small graph costs about as much as
+  // fusing); a layer without one is fused by the pass.
+  std::vector<FusedLayer> fused;
 };
+
+FusedLayer fuse_layer(const NetWeights& w, std::size_t layer);
 
 struct ForwardResult {
   Matrix logits;               // [ops, devices], infeasible devices at -1e9

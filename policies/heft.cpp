@@ -112,7 +112,12 @@ Candidate choose_pruned(OpId o, const CostModel& cost, InputArrival& inputs, con
   for (const Candidate& bound : bounds) {
     if (!bound.beats(best)) break;
     const double w = cost.op_time(o, bound.device);
-    const double ready = inputs.ready_time(o, bound.device, s.device, s.finish);
+    // Scores do not fall as the finish rises, so once the inputs alone finish too late the device is out.
+    const auto hopeless = [&](double ready) {
+      return !Candidate{bound.device, score(o, bound.device, ready + w), 0, 0}.beats(best);
+    };
+    const double ready = best.device < 0 ? inputs.ready_time(o, bound.device, s.device, s.finish)
+                                         : inputs.ready_time(o, bound.device, s.device, s.finish, hopeless);
     if (ready == kInfeasible) continue;
     const double start = table.earliest_start(bound.device, ready, w);
     const Candidate c{bound.device, score(o, bound.device, start + w), start, start + w};

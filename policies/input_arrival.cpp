@@ -26,23 +26,35 @@ InputArrival::InputArrival(const CostModel& cost, bool contention)
   link_base_ = next;
   const auto n = static_cast<std::size_t>(devices_);
   route_resources_.resize(n * n);
+  routes_.assign(n * n, nullptr);
   for (DeviceId a = 0; a < devices_; ++a)
     for (DeviceId b = 0; b < devices_; ++b)
-      if (const Route* r = a != b ? p.route(a, b) : nullptr)
+      if (const Route* r = a != b ? p.route(a, b) : nullptr) {
+        routes_[static_cast<std::size_t>(a) * n + static_cast<std::size_t>(b)] = r;
         for (const auto& hop : r->hops)
           route_resources_[static_cast<std::size_t>(a) * n + static_cast<std::size_t>(b)].push_back(
               link_base_ + link_direction(p, hop));
+      }
   arrival_.resize(static_cast<std::size_t>(cost.graph().tensor_count()));
 }
 
+double InputArrival::transfer_time(TensorId t, DeviceId from, DeviceId to) const {
+  if (from == to) return 0.0;
+  const Tensor& tensor = cost_.graph().tensor(t);
+  if (tensor.comm_time && *tensor.comm_time >= 0) return *tensor.comm_time;
+  const Route* r = routes_[static_cast<std::size_t>(from) * static_cast<std::size_t>(devices_) +
+                           static_cast<std::size_t>(to)];
+  return r ? r->time(tensor.bytes) : kInfeasible;
+}
+
 double InputArrival::ready_time(OpId op, DeviceId device, const std::vector<DeviceId>& placed_on,
-                                const std::vector<double>& finish) {
-  return arrive(op, device, placed_on, finish, false);
+                                const std::vector<double>& finish, const Hopeless& hopeless) {
+  return arrive(op, device, placed_on, finish, false, hopeless ? &hopeless : nullptr);
 }
 
 double InputArrival::commit(OpId op, DeviceId device, const std::vector<DeviceId>& placed_on,
                             const std::vector<double>& finish) {
-  return arrive(op, device, placed_on, finish, true);
+  return arrive(op, device, placed_on, finish, true, nullptr);
 }
 
 double InputArrival::ready_lower_bound(OpId op, DeviceId device, const std::vector<DeviceId>& placed_on,
@@ -61,8 +73,7 @@ double InputArrival::ready_lower_bound(OpId op, DeviceId device, const std::vect
     const auto& known = arrival_[static_cast<std::size_t>(t)];
     const auto it =
         std::find_if(known.begin(), known.end(), [&](const auto& a) { return a.first == device; });
-    ready =
-        std::max(ready, it != known.end() ? it->second : finish[pi] + cost_.transfer_time(t, from, device));
+    ready = std::max(ready, it != known.end() ? it->second : finish[pi] + transfer_time(t, from, device));
   }
   return ready;
 }
@@ -104,9 +115,10 @@ const InputArrival::Trial* InputArrival::matching_trial(OpId op, DeviceId device
 }
 
 double InputArrival::arrive(OpId op, DeviceId device, const std::vector<DeviceId>& placed_on,
-                            const std::vector<double>& finish, bool keep) {
+                            const std::vector<double>& finish, bool keep, const Hopeless* hopeless) {
   if (!contention_) return data_ready_time(op, device, cost_, placed_on, finish);
   double ready = gather(op, device, placed_on, finish);
+  if (hopeless && !pending_.empty() && (*hopeless)(ready)) return ready;
   const Trial* found = keep ? matching_trial(op, device) : nullptr;
   tentative_.clear();
   std::vector<double> ends_here;
@@ -119,11 +131,19 @@ double InputArrival::arrive(OpId op, DeviceId device, const std::vector<DeviceId
     Trial* trial = keep ? nullptr : &trials_[trial_count_++];
     std::vector<double>& out = trial ? trial->ends : ends_here;
     out.clear();
+    double so_far = ready;
     for (std::size_t i = 0; i < pending_.size(); ++i) {
       const PendingTransfer& p = pending_[i];
       // A trial's last transfer delays nothing after it, so it need not be booked only to be dropped.
       const Hold hold = keep ? Hold::reserve : i + 1 < pending_.size() ? Hold::tentative : Hold::none;
-      out.push_back(book_transfer(p.tensor, p.from, device, p.ready, hold));
+      so_far = std::max(so_far, out.emplace_back(book_transfer(p.tensor, p.from, device, p.ready, hold)));
+      if (hopeless && i + 1 < pending_.size() && (*hopeless)(so_far)) {
+        // Abandoned: the caller has no use for the rest, and a commit cannot reuse a part.
+        --trial_count_;
+        table_.drop_tentative();
+        tentative_.clear();
+        return so_far;
+      }
     }
     if (trial) {
       trial->op = op;
@@ -148,7 +168,7 @@ double InputArrival::arrive(OpId op, DeviceId device, const std::vector<DeviceId
 
 double InputArrival::book_transfer(TensorId t, DeviceId from, DeviceId to, double ready, Hold hold) {
   const Tensor& tensor = cost_.graph().tensor(t);
-  const double duration = cost_.transfer_time(t, from, to);
+  const double duration = transfer_time(t, from, to);
   if (tensor.comm_time || duration == kInfeasible) return ready + duration;
   const auto& links = route_resources_[static_cast<std::size_t>(from) * static_cast<std::size_t>(devices_) +
                                        static_cast<std::size_t>(to)];
@@ -161,8 +181,10 @@ double InputArrival::book_transfer(TensorId t, DeviceId from, DeviceId to, doubl
   engine_bounds(out_base_[static_cast<std::size_t>(from)], outs, ready, duration, out_bounds_);
   engine_bounds(in_base_[static_cast<std::size_t>(to)], ins, ready, duration, in_bounds_);
   double route_bound = ready;
+  link_starts_.clear();
   for (int res : links)
-    route_bound = std::max(route_bound, table_.earliest_start(res, ready, duration));
+    route_bound =
+        std::max(route_bound, link_starts_.emplace_back(table_.earliest_start(res, ready, duration)));
   double best = kInfeasible;
   int best_out = -1, best_in = -1, best_k = 0, best_j = 0;
   for (const EngineBound& o : out_bounds_) {
@@ -171,7 +193,8 @@ double InputArrival::book_transfer(TensorId t, DeviceId from, DeviceId to, doubl
       const double bound = std::max({o.start, i.start, route_bound});
       if (bound > best) break;
       if (bound == best && std::make_pair(o.index, i.index) >= std::make_pair(best_k, best_j)) continue;
-      const double start = earliest_common_start(o.engine, i.engine, links, bound, duration);
+      const double start =
+          earliest_common_start({o.engine, o.start}, {i.engine, i.start}, links, bound, duration);
       if (start < best ||
           (start == best && std::make_pair(o.index, i.index) < std::make_pair(best_k, best_j))) {
         best = start;
@@ -214,20 +237,29 @@ void InputArrival::engine_bounds(int base, int count, double ready, double durat
   std::sort(bounds.begin(), bounds.end());
 }
 
-// The earliest start every resource agrees on: each pushes it to its next gap long enough; repeat until none
-// moves it (each step only moves it later, past a booked interval, so this ends).
-double InputArrival::earliest_common_start(int out_engine, int in_engine, const std::vector<int>& links,
+// The earliest start every resource agrees on: each pushes it to its next gap long enough, in turn, until a
+// whole round of them has agreed with it (each step only moves it later, past a booked interval, so this
+// ends). A resource that agreed since the last move need not be asked again, nor one whose own earliest
+// start (from the transfer's ready time, `link_starts_` for the links) is the start itself.
+double InputArrival::earliest_common_start(std::pair<int, double> out_engine,
+                                           std::pair<int, double> in_engine, const std::vector<int>& links,
                                            double ready, double duration) const {
+  const int count = 2 + static_cast<int>(links.size());
+  const auto resource = [&](int r) {
+    return r == 0   ? out_engine
+           : r == 1 ? in_engine
+                    : std::make_pair(links[static_cast<std::size_t>(r - 2)],
+                                     link_starts_[static_cast<std::size_t>(r - 2)]);
+  };
   double start = ready;
-  for (bool moved = true; moved;) {
-    moved = false;
-    for (int r = -2; r < static_cast<int>(links.size()); ++r) {
-      const int res = r == -2 ? out_engine : r == -1 ? in_engine : links[static_cast<std::size_t>(r)];
-      const double s = table_.earliest_start(res, start, duration);
-      if (s > start) {
-        start = s;
-        moved = true;
-      }
+  for (int r = 0, agreed = 0; agreed < count; r = (r + 1) % count) {
+    const auto [res, own_start] = resource(r);
+    const double s = own_start == start ? start : table_.earliest_start(res, start, duration);
+    if (s > start) {
+      start = s;
+      agreed = 1;
+    } else {
+      ++agreed;
     }
   }
   return start;

@@ -15,6 +15,7 @@
 // bypass links and copy engines, as in both engines, so textbook answers do not change.
 #include "policies/timetable.hpp"
 
+#include <functional>
 #include <tuple>
 #include <vector>
 
@@ -25,10 +26,14 @@ public:
   InputArrival(const CostModel& cost, bool contention);
 
   bool contention() const { return contention_; }
+  // Whether a ready time of t or later is of no use to the caller (it must stay so for every later t).
+  using Hopeless = std::function<bool(double t)>;
   // Earliest time all of `op`'s inputs can be on `device`, given where and when their producers finished.
-  // Leaves no bookings behind.
+  // Leaves no bookings behind. Once the inputs booked so far make `hopeless` true, it stops booking and
+  // returns that time, a lower bound of the real one: a list scheduler trying a device that cannot win
+  // need not book the rest of its transfers.
   double ready_time(OpId op, DeviceId device, const std::vector<DeviceId>& placed_on,
-                    const std::vector<double>& finish);
+                    const std::vector<double>& finish, const Hopeless& hopeless = {});
   // A lower bound of ready_time(), without booking anything: each input's contention-free arrival (or the
   // arrival already booked for it). Cheap, so a list scheduler can skip devices that cannot win.
   double ready_lower_bound(OpId op, DeviceId device, const std::vector<DeviceId>& placed_on,
@@ -75,7 +80,7 @@ private:
                 const std::vector<double>& finish);
   const Trial* matching_trial(OpId op, DeviceId device) const;
   double arrive(OpId op, DeviceId device, const std::vector<DeviceId>& placed_on,
-                const std::vector<double>& finish, bool keep);
+                const std::vector<double>& finish, bool keep, const Hopeless* hopeless);
   // Finds t's transfer's earliest slot, notes its bookings in tentative_, holds them as `hold` says, and
   // returns its end.
   double book_transfer(TensorId t, DeviceId from, DeviceId to, double ready, Hold hold);
@@ -83,8 +88,9 @@ private:
   // with its own earliest start, by increasing start.
   void engine_bounds(int base, int count, double ready, double duration,
                      std::vector<EngineBound>& bounds) const;
-  double earliest_common_start(int out_engine, int in_engine, const std::vector<int>& links, double ready,
-                               double duration) const;
+  // `out_engine` and `in_engine`: (resource, its own earliest start for this transfer).
+  double earliest_common_start(std::pair<int, double> out_engine, std::pair<int, double> in_engine,
+                               const std::vector<int>& links, double ready, double duration) const;
 
   const CostModel& cost_;
   bool contention_;
@@ -94,7 +100,12 @@ private:
   std::vector<int> out_base_, in_base_;
   int link_base_ = 0;
   Timetable table_;
+  // A tensor's transfer time from one device to another, as CostModel::transfer_time gives it, without
+  // asking the platform for the route each time (its lookups were a tenth of a list schedule's time).
+  double transfer_time(TensorId t, DeviceId from, DeviceId to) const;
+
   std::vector<std::vector<int>> route_resources_;                 // [from * n + to]: link resources only
+  std::vector<const Route*> routes_;                              // [from * n + to]; nullptr: none
   std::vector<std::vector<std::pair<DeviceId, double>>> arrival_; // per tensor: committed (device, time)
   std::vector<Booking> tentative_;
   std::vector<Trial> trials_; // the first trial_count_ are valid
@@ -102,6 +113,7 @@ private:
   std::vector<std::pair<double, TensorId>> inputs_; // scratch
   std::vector<PendingTransfer> pending_;            // scratch
   std::vector<EngineBound> out_bounds_, in_bounds_; // scratch
+  std::vector<double> link_starts_;                 // scratch: each route link's own earliest start
 };
 
 } // namespace hs

@@ -83,6 +83,7 @@ Plan spread_over_streams(Plan plan, const CostModel& cost, bool respect_capacity
       for (OpId o : plan.queues[static_cast<std::size_t>(d)][s])
         spread.append(o, d, static_cast<int>(s), plan.pstate[static_cast<std::size_t>(o)]);
   }
+  if (spread.queues == plan.queues) return plan; // dealt as it was: nothing to judge
   // Every stream follows the plan's own order, which respects dependencies, so the streams cannot wait on
   // each other in a cycle; the check stays, and a spread it refused would simply not be used.
   try {
