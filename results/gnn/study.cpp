@@ -72,8 +72,10 @@ std::pair<double, double> study_search(const hs::CostModel& cost, int budget, co
   return {best, study_median(seconds)};
 }
 
-// gnn-placement's plan with `shortlist` choices per op (2 is the policy's default), the median CPU time of 21
-// runs of the whole placement (features, forward pass, list schedule, refinement) and of its forward part.
+// gnn-placement's plan with `shortlist` choices per op (2 is the policy's default), the median CPU time of
+// repeated runs of the whole placement (features, forward pass, list schedule, refinement) and of its forward
+// part: at least 21 runs, and as many as fill about 0.3 s, so that a placement of a small graph (0.1 ms) is
+// timed over a span of the host's load as long as the search's, not in one 3 ms window of it.
 struct StudyGnnPlan {
   hs::Plan plan;
   double seconds, forward_seconds;
@@ -81,12 +83,14 @@ struct StudyGnnPlan {
 StudyGnnPlan study_gnn_plan(const hs::CostModel& cost, int shortlist) {
   std::vector<double> total, forward;
   std::optional<hs::Plan> plan;
-  for (int run = 0; run < 21; ++run) {
+  int runs = 21;
+  for (int run = 0; run < runs; ++run) {
     const auto start = study_cpu_now();
     const auto proposal = hs::gnn::propose(cost, hs::gnn::shipped_checkpoint_path());
     forward.push_back(study_seconds_since(start));
     plan = hs::gnn::plan_for_shortlist(cost, proposal, shortlist, "gnn-placement", true);
     total.push_back(study_seconds_since(start));
+    if (run == 0) runs = std::clamp(static_cast<int>(0.3 / std::max(total[0], 1e-6)), 21, 5001);
   }
   return {std::move(*plan), study_median(total), study_median(forward)};
 }
