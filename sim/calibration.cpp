@@ -3,6 +3,7 @@
 #include "sim/json_input.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 namespace hs {
@@ -21,6 +22,13 @@ void load_parameters(const JsonNode& node, Calibration::Entry& e) {
       e.compute_efficiency[kind] = v.as_fraction();
     }
   if (auto me = node.find("memory_efficiency")) e.memory_efficiency = me->as_fraction();
+  if (auto factors = node.find("memory_time_factor"))
+    for (const auto& [kind, v] : factors->members()) {
+      v.expect_op_kind_key(kind, false);
+      const double f = v.as_number();
+      if (!(f > 0) || !std::isfinite(f)) v.fail("must be a positive number");
+      e.memory_time_factor[kind] = f;
+    }
   if (auto lo = node.find("launch_overhead")) e.launch_overhead = lo->as_quantity(units::Quantity::Time);
   if (auto tiers = node.find("memory_tiers"))
     for (const auto& t : tiers->items()) {
@@ -90,8 +98,8 @@ void load_framework_model(const JsonNode& node, Calibration::Entry& e) {
 void load_version_1(const JsonNode& root, Calibration& c) {
   root.expect_only({"format", "version", "source", "devices", "notes", "fit"});
   for (const auto& [key, node] : root.at("devices").members()) {
-    node.expect_only(
-        {"efficiency", "memory_efficiency", "launch_overhead", "memory_tiers", "gemm_structure"});
+    node.expect_only({"efficiency", "memory_efficiency", "memory_time_factor", "launch_overhead",
+                      "memory_tiers", "gemm_structure"});
     Calibration::Entry e;
     e.name = key;
     e.applies_to.devices = {key}; // version 1 keys were a device name or a device kind
@@ -105,8 +113,9 @@ void load_version_2(const JsonNode& root, Calibration& c) {
   root.expect_only({"format", "version", "source", "entries", "notes", "fit"});
   for (const auto& node : root.at("entries").items()) {
     node.expect_only({"name", "applies_to", "measured", "held_out_mape_percent", "efficiency",
-                      "memory_efficiency", "launch_overhead", "memory_tiers", "gemm_structure", "wave_model",
-                      "learned_model", "framework_model", "intra_op_threads", "notes"});
+                      "memory_efficiency", "memory_time_factor", "launch_overhead", "memory_tiers",
+                      "gemm_structure", "wave_model", "learned_model", "framework_model", "intra_op_threads",
+                      "notes"});
     Calibration::Entry e;
     e.name = node.at("name").as_string();
     for (const auto& other : c.entries)

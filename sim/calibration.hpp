@@ -39,6 +39,11 @@ struct Calibration {
     std::optional<double> memory_efficiency;
     std::optional<double> launch_overhead;
     std::vector<MemoryTier> memory_tiers; // ascending up_to; ops larger than the last use memory_efficiency
+    // Per op kind, its memory-bound time over what the bandwidth above gives (1 where absent): kernels that
+    // move the same bytes differ in how many streams they run and how their stores and prefetches use the
+    // memory system (measured on this project's CPU kernels: a two-input elementwise pass at 0.88 of a
+    // copy's rate), which one bandwidth per cache level cannot say.
+    std::map<std::string, double> memory_time_factor;
     // When set, GEMMs and convolutions that name their dimensions are costed by the loop structure of a CPU
     // BLAS (sim/cost_model.cpp): the operands are packed into blocks, a convolution's im2col first writes
     // its column matrix, then the packed GEMM runs at the "gemm" efficiency; the steps follow one another.

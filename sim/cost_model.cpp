@@ -173,11 +173,16 @@ double CostModel::roofline(const Op& o, const Device& d) const {
     }
   }
   if (is_synchronisation_kind(o.kind)) launch = 0.0;
+  // A kind's memory time factor divides the bandwidth it sees (calibration.hpp).
+  double kind_factor = 1.0;
+  if (cal)
+    if (auto f = cal->memory_time_factor.find(o.kind); f != cal->memory_time_factor.end())
+      kind_factor = f->second;
   const auto bandwidth_for = [&](double bytes) {
     if (cal)
       for (const auto& tier : cal->memory_tiers)
-        if (bytes <= tier.up_to) return tier.bandwidth;
-    return d.memory_bandwidth * memory_efficiency;
+        if (bytes <= tier.up_to) return tier.bandwidth / kind_factor;
+    return d.memory_bandwidth * memory_efficiency / kind_factor;
   };
   if (cal && cal->gemm_structure) {
     const auto gemm = gemm_shape_of(o);

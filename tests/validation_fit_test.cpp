@@ -136,6 +136,69 @@ TEST_CASE("a calibration file with memory tiers out of order is refused with its
   std::filesystem::remove(path);
 }
 
+TEST_CASE(
+    "each kind's memory time factor is recovered beside the bandwidths, and the cost model applies it") {
+  // Copies move their bytes 20 % faster than the tiers say, elementwise passes 25 % slower (the truth's
+  // factors have geometric mean 1 over the points, as the fit normalises them).
+  RooflineFit t = truth();
+  t.memory_time_factor = {{"copy", 0.8}, {"elementwise", 1.25}};
+  std::vector<FitPoint> pts;
+  for (double n : {1e4, 1e5, 1e6, 1e7}) {
+    pts.push_back({"copy", 0, 8 * n, 0, 100e9, 10e9});
+    pts.push_back({"elementwise", n, 12 * n, 0, 100e9, 10e9});
+  }
+  for (auto& p : pts)
+    p.seconds = t.predict(p);
+  const RooflineFit fit = fit_roofline(pts, {}, {1e6, 32e6});
+  REQUIRE(fit.memory_time_factor.size() == 2);
+  CHECK(fit.memory_time_factor.at("copy") == doctest::Approx(0.8).epsilon(1e-6));
+  CHECK(fit.memory_time_factor.at("elementwise") == doctest::Approx(1.25).epsilon(1e-6));
+  REQUIRE(fit.memory_tiers.size() == 2);
+  CHECK(fit.memory_tiers[0].bandwidth == doctest::Approx(40e9).epsilon(1e-6));
+  CHECK(fit.memory_efficiency == doctest::Approx(0.8).epsilon(1e-6));
+  // Without the factors no one set of bandwidths fits both kinds.
+  RooflineFit without = fit;
+  without.memory_time_factor.clear();
+  double worst = 0;
+  for (const auto& p : pts) {
+    CHECK(fit.predict(p) == doctest::Approx(p.seconds).epsilon(1e-6));
+    worst = std::max(worst, std::abs(without.predict(p) / p.seconds - 1));
+  }
+  CHECK(worst > 0.15);
+  // Through the file `validate` writes, the cost model costs each kind as the fit does.
+  const Calibration cal = written_and_read(fit);
+  GraphBuilder b("g");
+  for (std::size_t i = 0; i < pts.size(); ++i)
+    b.op(std::to_string(i)).kind(pts[i].kind).flops(pts[i].flops).reads(pts[i].bytes);
+  const Graph g = std::move(b).build();
+  const CostModel cost(g, one_cpu(), cal);
+  for (std::size_t i = 0; i < pts.size(); ++i)
+    CHECK(cost.op_time(static_cast<OpId>(i), 0) == doctest::Approx(pts[i].seconds).epsilon(1e-9));
+}
+
+TEST_CASE(
+    "a memory time factor that is not a positive number, or of an unknown kind, is refused with its place") {
+  for (const auto& [factors, place] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"copy": 0})", "devices.cpu.memory_time_factor.copy"},
+           {R"({"copy": -1.5})", "devices.cpu.memory_time_factor.copy"},
+           {R"({"no_such_kind": 1.1})", "no_such_kind"}}) {
+    const auto path = temp_file("hs-badfactor-");
+    write_file_atomically(path.string(),
+                          R"({"format": "heterosim-calibration", "version": 1, "devices": {"cpu": {
+        "memory_time_factor": )" +
+                              factors + "}}}",
+                          true);
+    try {
+      load_calibration(path.string());
+      FAIL("expected an error");
+    } catch (const InputError& e) {
+      CHECK_MESSAGE(std::string(e.what()).find(place) != std::string::npos, e.what());
+      CHECK(std::string(e.what()).find(path.string()) != std::string::npos);
+    }
+    std::filesystem::remove(path);
+  }
+}
+
 namespace {
 
 // A CPU on which GEMMs and convolutions run as a BLAS runs them: packing at 5 GB/s, im2col at 2 GB/s,

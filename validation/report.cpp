@@ -20,6 +20,7 @@ Json fit_json(const RooflineFit& f) {
             {"launch_overhead_s", f.launch_overhead}};
   for (const auto& t : f.memory_tiers)
     j["memory_tiers"].push_back({{"up_to_bytes", t.up_to}, {"bandwidth_Bps", t.bandwidth}});
+  if (!f.memory_time_factor.empty()) j["memory_time_factor"] = f.memory_time_factor;
   return j;
 }
 
@@ -286,6 +287,11 @@ std::string validation_report_text(const ValidationReport& r) {
     s << "\n  compute efficiency:";
     for (const auto& [kind, e] : v.fit.efficiency)
       s << " " << kind << " " << fmt("%.3f", e);
+    if (!v.fit.memory_time_factor.empty()) {
+      s << "\n  memory time factor:";
+      for (const auto& [kind, g] : v.fit.memory_time_factor)
+        s << " " << kind << " " << fmt("%.3f", g);
+    }
     s << "\n";
     s << stats_line("nominal (no calib.)", v.nominal_all);
     s << stats_line("calibrated, all", v.calibrated_all);

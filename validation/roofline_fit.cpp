@@ -24,7 +24,9 @@ double RooflineFit::predict(const FitPoint& p) const {
   const double copies = structured ? p.im2col_bytes / gemm_structure->im2col_bandwidth +
                                          p.pack_bytes / gemm_structure->pack_bandwidth
                                    : 0.0;
-  return launch_overhead + copies + std::max(compute, bytes / bandwidth);
+  const auto factor = memory_time_factor.find(p.kind);
+  const double memory = bytes / bandwidth * (factor == memory_time_factor.end() ? 1.0 : factor->second);
+  return launch_overhead + copies + std::max(compute, memory);
 }
 
 double datasheet_prediction(const FitPoint& p) {
@@ -36,6 +38,7 @@ Calibration::Entry RooflineFit::as_calibration_entry() const {
   e.name = "fit";
   e.compute_efficiency = efficiency;
   e.memory_efficiency = memory_efficiency;
+  e.memory_time_factor = memory_time_factor;
   e.launch_overhead = launch_overhead;
   e.memory_tiers = memory_tiers;
   e.gemm_structure = gemm_structure;
@@ -85,12 +88,17 @@ Eigen::VectorXd bounded_least_squares(const Eigen::MatrixXd& a, const Eigen::Vec
   return x;
 }
 
-} // namespace
-
-RooflineFit fit_roofline(const std::vector<FitPoint>& points, const std::vector<std::string>& compute_kinds,
-                         const std::vector<double>& tier_bounds) {
+// The fit for fixed memory time factors (`factors`, per kind; 1 where absent).
+RooflineFit fit_given_factors(const std::vector<FitPoint>& points,
+                              const std::vector<std::string>& compute_kinds,
+                              const std::vector<double>& tier_bounds,
+                              const std::map<std::string, double>& factors) {
   RooflineFit fit;
-  if (points.empty()) return fit;
+  fit.memory_time_factor = factors;
+  const auto factor_of = [&](const std::string& kind) {
+    const auto f = factors.find(kind);
+    return f == factors.end() ? 1.0 : f->second;
+  };
   // Memory column of each point: 0 main memory, 1 + t for tier t.
   std::vector<std::size_t> tier_of(points.size(), 0);
   std::vector<bool> tier_used(tier_bounds.size(), false);
@@ -142,7 +150,8 @@ RooflineFit fit_roofline(const std::vector<FitPoint>& points, const std::vector<
       } else if (compute[i]) {
         a(r, column.at(p.kind)) = p.flops / p.peak_flops / p.seconds;
       } else {
-        a(r, 1 + static_cast<Eigen::Index>(tier_of[i])) = p.bytes / p.bandwidth / p.seconds;
+        a(r, 1 + static_cast<Eigen::Index>(tier_of[i])) =
+            factor_of(p.kind) * p.bytes / p.bandwidth / p.seconds;
         if (tier_of[i] == 0)
           any_memory = true;
         else
@@ -202,6 +211,88 @@ RooflineFit fit_roofline(const std::vector<FitPoint>& points, const std::vector<
   return fit;
 }
 
+// The summed relative error of `fit` over `points` (what the IRLS fit drives towards its least).
+double summed_relative_error(const std::vector<FitPoint>& points, const RooflineFit& fit) {
+  double sum = 0;
+  for (const auto& p : points)
+    sum += std::abs(fit.predict(p) / p.seconds - 1);
+  return sum;
+}
+
+// Memory-bound points per kind under `fit` (structured GEMMs excluded: their memory term is not the kind's).
+std::map<std::string, int> memory_bound_counts(const std::vector<FitPoint>& points, const RooflineFit& fit) {
+  std::map<std::string, int> counts;
+  for (const auto& p : points) {
+    if (p.pack_bytes > 0) continue;
+    FitPoint memory_only = p;
+    memory_only.flops = 0;
+    const double memory = fit.predict(memory_only) - fit.launch_overhead;
+    const auto e = fit.efficiency.find(p.kind);
+    if (e == fit.efficiency.end() || p.flops / (p.peak_flops * e->second) < memory) ++counts[p.kind];
+  }
+  return counts;
+}
+
+} // namespace
+
+// The factors are found by variable projection: for given factors the rest is the linear fit above, so each
+// factor in turn is moved (a golden-section search on its logarithm, the rest refitted at every trial) to
+// where the summed relative error is least; a few sweeps. Then they are normalised so that the memory-bound
+// points' factors have geometric mean 1 (a common scale belongs to the bandwidths) and the rest refitted.
+RooflineFit fit_roofline(const std::vector<FitPoint>& points, const std::vector<std::string>& compute_kinds,
+                         const std::vector<double>& tier_bounds) {
+  if (points.empty()) return {};
+  std::map<std::string, double> factors;
+  const RooflineFit plain = fit_given_factors(points, compute_kinds, tier_bounds, factors);
+  const auto counts = memory_bound_counts(points, plain);
+  for (const auto& [kind, n] : counts)
+    if (n >= kMinFactorPoints) factors[kind] = 1.0;
+  if (factors.empty()) return plain;
+  const auto error_with = [&](const std::map<std::string, double>& g) {
+    return summed_relative_error(points, fit_given_factors(points, compute_kinds, tier_bounds, g));
+  };
+  const double ratio = (std::sqrt(5.0) - 1) / 2;
+  for (int sweep = 0; sweep < 3; ++sweep)
+    for (auto& [kind, g] : factors) {
+      double lo = std::log(g) - 1.0, hi = std::log(g) + 1.0; // within e^-1 .. e of where it stands
+      const auto at = [&](double x) {
+        auto trial = factors;
+        trial[kind] = std::exp(x);
+        return error_with(trial);
+      };
+      double a = hi - ratio * (hi - lo), b = lo + ratio * (hi - lo);
+      double fa = at(a), fb = at(b);
+      for (int step = 0; step < 30; ++step) {
+        if (fa <= fb) {
+          hi = b;
+          b = a;
+          fb = fa;
+          a = hi - ratio * (hi - lo);
+          fa = at(a);
+        } else {
+          lo = a;
+          a = b;
+          fa = fb;
+          b = lo + ratio * (hi - lo);
+          fb = at(b);
+        }
+      }
+      const double best = fa <= fb ? a : b;
+      if ((fa <= fb ? fa : fb) < error_with(factors)) g = std::exp(best);
+    }
+  double log_sum = 0, memory_points = 0;
+  for (const auto& [kind, n] :
+       memory_bound_counts(points, fit_given_factors(points, compute_kinds, tier_bounds, factors))) {
+    const auto f = factors.find(kind);
+    log_sum += n * (f == factors.end() ? 0.0 : std::log(f->second));
+    memory_points += n;
+  }
+  const double mean = memory_points > 0 ? std::exp(log_sum / memory_points) : 1.0;
+  for (auto& [kind, g] : factors)
+    g /= mean;
+  return fit_given_factors(points, compute_kinds, tier_bounds, factors);
+}
+
 std::string calibration_json(const std::vector<CalibrationOut>& entries, const std::string& source,
                              const std::string& notes) {
   Json j;
@@ -223,6 +314,7 @@ std::string calibration_json(const std::vector<CalibrationOut>& entries, const s
     if (e.held_out_mape_percent) d["held_out_mape_percent"] = *e.held_out_mape_percent;
     d["efficiency"] = f.efficiency;
     d["memory_efficiency"] = f.memory_efficiency;
+    if (!f.memory_time_factor.empty()) d["memory_time_factor"] = f.memory_time_factor;
     d["launch_overhead"] = f.launch_overhead;
     if (f.gemm_structure)
       d["gemm_structure"] = {{"method", "packed"},

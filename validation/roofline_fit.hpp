@@ -33,6 +33,10 @@ struct FitPoint {
 struct RooflineFit {
   std::map<std::string, double> efficiency; // per kind, only kinds with compute-bound points
   double memory_efficiency = 1.0;
+  // Per kind with at least kMinFactorPoints memory-bound points: its memory time over the bandwidth's
+  // (Calibration::Entry::memory_time_factor), normalised so that the memory-bound points' geometric mean is
+  // 1 and the bandwidths stay those of a typical kind.
+  std::map<std::string, double> memory_time_factor;
   double launch_overhead = 0.0;                      // seconds
   std::vector<Calibration::MemoryTier> memory_tiers; // fitted bandwidth of each cache level with points
   // Fitted when structured points (pack_bytes > 0) were: what Calibration::Entry::GemmStructure holds.
@@ -46,9 +50,12 @@ struct RooflineFit {
 // The seconds the platform's nominal figures alone predict (efficiency 1, no launch overhead).
 double datasheet_prediction(const FitPoint& p);
 
+inline constexpr int kMinFactorPoints = 3;
+
 // `compute_kinds` start as compute-bound, others as memory-bound. `tier_bounds` (ascending bytes, for
 // example the L2 and L3 cache sizes) gives memory-bound points that move at most that many bytes their
-// own fitted bandwidth; empty: one bandwidth for all.
+// own fitted bandwidth; empty: one bandwidth for all. Each kind's memory time factor is fitted with the rest
+// by variable projection (roofline_fit.cpp).
 RooflineFit fit_roofline(const std::vector<FitPoint>& points, const std::vector<std::string>& compute_kinds,
                          const std::vector<double>& tier_bounds = {});
 
