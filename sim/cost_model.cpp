@@ -141,6 +141,25 @@ std::string CostModel::structural_reason(const Op& o, DeviceId dev) const {
   return "";
 }
 
+namespace {
+
+// The bandwidth an op of `kind` moving `bytes` sees: its cache level's in the calibration (else
+// `main_memory`), divided by the kind's memory time factor (calibration.hpp).
+double calibrated_bandwidth(const Calibration::Entry* cal, double main_memory, const std::string& kind,
+                            double bytes) {
+  if (!cal) return main_memory;
+  double bandwidth = main_memory;
+  for (const auto& tier : cal->memory_tiers)
+    if (bytes <= tier.up_to) {
+      bandwidth = tier.bandwidth;
+      break;
+    }
+  const auto factor = cal->memory_time_factor.find(kind);
+  return factor == cal->memory_time_factor.end() ? bandwidth : bandwidth / factor->second;
+}
+
+} // namespace
+
 double CostModel::roofline(const Op& o, const Device& d) const {
   if (o.has_explicit_times()) return o.times.at(d.name);
   const Calibration::Entry* cal = calibration_.find(d);
@@ -173,16 +192,8 @@ double CostModel::roofline(const Op& o, const Device& d) const {
     }
   }
   if (is_synchronisation_kind(o.kind)) launch = 0.0;
-  // A kind's memory time factor divides the bandwidth it sees (calibration.hpp).
-  double kind_factor = 1.0;
-  if (cal)
-    if (auto f = cal->memory_time_factor.find(o.kind); f != cal->memory_time_factor.end())
-      kind_factor = f->second;
   const auto bandwidth_for = [&](double bytes) {
-    if (cal)
-      for (const auto& tier : cal->memory_tiers)
-        if (bytes <= tier.up_to) return tier.bandwidth / kind_factor;
-    return d.memory_bandwidth * memory_efficiency / kind_factor;
+    return calibrated_bandwidth(cal, d.memory_bandwidth * memory_efficiency, o.kind, bytes);
   };
   if (cal && cal->gemm_structure) {
     const auto gemm = gemm_shape_of(o);
