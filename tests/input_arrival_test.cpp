@@ -5,6 +5,7 @@
 #include "sim/graph_builder.hpp"
 
 #include <doctest/doctest.h>
+#include <tuple>
 
 using namespace hs;
 
@@ -27,11 +28,7 @@ Platform two_devices() {
 }
 
 // Four producers on d0, all done at time 0, each sending 100 MB (10 ms on the link) to one consumer.
-struct FourInputs {
-  Graph g;
-  OpId consumer = -1;
-};
-FourInputs four_inputs() {
+Graph four_inputs() {
   GraphBuilder b("four-inputs");
   auto c = b.op("c").kind("gemm").flops(1e9);
   for (int k = 0; k < 4; ++k)
@@ -39,20 +36,25 @@ FourInputs four_inputs() {
         .kind("gemm")
         .flops(1e9)
         .feeds(c, 1e8);
-  FourInputs f{std::move(b).build(), -1};
-  f.consumer = *f.g.find_op("c");
-  return f;
+  return std::move(b).build();
 }
+
+// The graph on the platform, every producer placed on d0 and done at time 0.
+struct FourInputs {
+  Graph g = four_inputs();
+  Platform p = two_devices();
+  CostModel cost{g, p};
+  OpId consumer = *g.find_op("c");
+  std::vector<DeviceId> placed = std::vector<DeviceId>(static_cast<std::size_t>(g.op_count()), 0);
+  std::vector<double> finish = std::vector<double>(placed.size(), 0.0);
+};
 
 } // namespace
 
 TEST_CASE("input arrival: transfers over one link queue, and a trial books nothing") {
-  const FourInputs f = four_inputs();
-  const Platform p = two_devices();
-  const CostModel cost(f.g, p);
-  std::vector<DeviceId> placed(static_cast<std::size_t>(f.g.op_count()), 0);
-  std::vector<double> finish(placed.size(), 0.0);
-  InputArrival inputs(cost, true);
+  const FourInputs f;
+  const auto& [placed, finish] = std::tie(f.placed, f.finish);
+  InputArrival inputs(f.cost, true);
   const double ready = inputs.ready_time(f.consumer, 1, placed, finish);
   CHECK(ready == doctest::Approx(0.04)); // four 10 ms transfers, one after another
   CHECK(inputs.ready_time(f.consumer, 1, placed, finish) == ready);
@@ -60,15 +62,12 @@ TEST_CASE("input arrival: transfers over one link queue, and a trial books nothi
 }
 
 TEST_CASE("input arrival: a hopeless trial stops early with a lower bound and leaves no trace") {
-  const FourInputs f = four_inputs();
-  const Platform p = two_devices();
-  const CostModel cost(f.g, p);
-  std::vector<DeviceId> placed(static_cast<std::size_t>(f.g.op_count()), 0);
-  std::vector<double> finish(placed.size(), 0.0);
-  InputArrival fresh(cost, true);
+  const FourInputs f;
+  const auto& [placed, finish] = std::tie(f.placed, f.finish);
+  InputArrival fresh(f.cost, true);
   const double full = fresh.ready_time(f.consumer, 1, placed, finish);
 
-  InputArrival inputs(cost, true);
+  InputArrival inputs(f.cost, true);
   int asked = 0;
   const double early = inputs.ready_time(f.consumer, 1, placed, finish, [&](double t) {
     ++asked;
@@ -83,6 +82,6 @@ TEST_CASE("input arrival: a hopeless trial stops early with a lower bound and le
   CHECK(inputs.commit(f.consumer, 1, placed, finish) == full);
   CHECK(fresh.commit(f.consumer, 1, placed, finish) == full);
   // A hope that never fails changes nothing.
-  InputArrival hopeful(cost, true);
+  InputArrival hopeful(f.cost, true);
   CHECK(hopeful.ready_time(f.consumer, 1, placed, finish, [](double) { return false; }) == full);
 }
