@@ -255,9 +255,10 @@ RooflineFit fit_roofline(const std::vector<FitPoint>& points, const std::vector<
   for (int sweep = 0; sweep < 3; ++sweep)
     for (auto& [kind, g] : factors) {
       double lo = std::log(g) - 1.0, hi = std::log(g) + 1.0; // within e^-1 .. e of where it stands
+      const std::string& name = kind; // a lambda may not capture a structured binding (clang before 16)
       const auto at = [&](double x) {
         auto trial = factors;
-        trial[kind] = std::exp(x);
+        trial[name] = std::exp(x);
         return error_with(trial);
       };
       double a = hi - ratio * (hi - lo), b = lo + ratio * (hi - lo);
