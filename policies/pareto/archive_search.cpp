@@ -93,16 +93,11 @@ void corner_child(SearchState& state, PriorGuide& guide, std::size_t k, Rng& rng
   if (e && e->value.point[k] < best_value) guide.reinforce_corner(child, k);
 }
 
-// How many plain moves a child takes: one, two or three (1/2, 1/4, 1/4).
-int plain_move_count(Rng& rng) {
-  return 1 + (rng.uniform() < 0.5 ? 1 + (rng.uniform() < 0.5 ? 1 : 0) : 0);
-}
-
 void mover_child(SearchState& state, const Mover& mover, const std::vector<double>& contribution, Rng& rng,
                  PriorGuide* guide) {
   const auto& entries = state.archive().entries();
   Genome child = entries[tournament(contribution, rng)].genome;
-  int moves = plain_move_count(rng);
+  int moves = move_count(rng);
   if (entries.size() > 1 && rng.uniform() < 0.25) {
     // Uniform crossover with a second member: combines what two front plans got right.
     const Genome& other = entries[tournament(contribution, rng)].genome;
@@ -121,7 +116,7 @@ Candidate moved_child(const SearchState& state, const Mover& mover, const std::v
                       Rng& rng) {
   const Entry& parent = state.archive().entries()[tournament(contribution, rng)];
   Genome g = parent.genome;
-  const int moves = plain_move_count(rng);
+  const int moves = move_count(rng);
   for (int m = 0; m < moves; ++m)
     mover.apply(g, rng);
   return {&parent, std::move(g)};

@@ -12,6 +12,11 @@
 
 namespace hs::pareto {
 
+// How many moves a child takes, here and in the prior guide's proposals: one, two or three (1/2, 1/4, 1/4).
+inline int move_count(Rng& rng) {
+  return 1 + (rng.uniform() < 0.5 ? 1 + (rng.uniform() < 0.5 ? 1 : 0) : 0);
+}
+
 class Mover {
 public:
   Mover(const Encoding& enc, KinClasses kin);

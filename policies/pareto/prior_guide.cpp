@@ -1,5 +1,7 @@
 #include "policies/pareto/prior_guide.hpp"
 
+#include "policies/pareto/mover.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -113,7 +115,7 @@ Genome PriorGuide::propose_from(const Distribution& q, const Genome& parent, Rng
   std::vector<double> disagreement(movable_.size());
   for (std::size_t i = 0; i < movable_.size(); ++i)
     disagreement[i] = 1.0 - q[movable_[i]][static_cast<std::size_t>(parent[movable_[i]])] + options_.floor;
-  const int moves = 1 + (rng.uniform() < 0.5 ? 1 + (rng.uniform() < 0.5 ? 1 : 0) : 0);
+  const int moves = move_count(rng);
   for (int m = 0; m < moves; ++m) {
     const std::size_t s = movable_[draw_weighted(disagreement, rng)];
     child[s] = draw(q, s, child[s], rng);
