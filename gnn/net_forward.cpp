@@ -32,51 +32,60 @@ FusedLayer fuse_layer(const NetWeights& w, std::size_t l) {
 
 namespace {
 
-// Into each op (rows of `mean_h` and `mean_edge`), the mean over its edges from the op at `from` to the op at
-// `into` of the other end's h and of the edge's features; `has` whether it has any such edge.
-template <class Block>
-void mean_over_edges(const Matrix& h, const std::vector<long>& from, const std::vector<long>& into,
-                     const std::vector<float>& degree, const GraphFeatures& f, Block mean_h,
-                     Matrix& mean_edge, std::vector<unsigned char>& has) {
-  const Eigen::Index width = edge_feature_count();
-  mean_h.setZero();
-  mean_edge.setZero(h.rows(), width);
-  has.assign(static_cast<std::size_t>(h.rows()), 0);
+// One direction of the edges into each op (from the op at `from` to the op at `into`): the mean of their
+// features and whether the op has any. Neither depends on h, so they are made once per pass.
+struct EdgeSide {
+  const std::vector<long>& from;
+  const std::vector<long>& into;
+  const std::vector<float>& degree;
+  Matrix mean_edge;
+  std::vector<unsigned char> has;
+};
+
+EdgeSide edge_side(const std::vector<long>& from, const std::vector<long>& into,
+                   const std::vector<float>& degree, const GraphFeatures& f) {
+  const Eigen::Index width = edge_feature_count(), n = f.ops;
+  EdgeSide side{from, into, degree, Matrix::Zero(n, width),
+                std::vector<unsigned char>(static_cast<std::size_t>(n), 0)};
   for (std::size_t k = 0; k < from.size(); ++k) {
-    mean_h.row(into[k]) += h.row(from[k]);
     for (Eigen::Index j = 0; j < width; ++j)
-      mean_edge(into[k], j) += f.edge[k * static_cast<std::size_t>(width) + static_cast<std::size_t>(j)];
-    has[static_cast<std::size_t>(into[k])] = 1;
+      side.mean_edge(into[k], j) += f.edge[k * static_cast<std::size_t>(width) + static_cast<std::size_t>(j)];
+    side.has[static_cast<std::size_t>(into[k])] = 1;
   }
-  for (Eigen::Index i = 0; i < h.rows(); ++i) {
-    const float d = degree[static_cast<std::size_t>(i)];
-    mean_h.row(i) /= d;
-    mean_edge.row(i) /= d;
-  }
+  for (Eigen::Index i = 0; i < n; ++i)
+    side.mean_edge.row(i) /= degree[static_cast<std::size_t>(i)];
+  return side;
+}
+
+// Into each op (rows of `mean_h`), the mean over its edges of `side` of the other end's h.
+template <class Block> void mean_over_edges(const Matrix& h, const EdgeSide& side, Block mean_h) {
+  mean_h.setZero();
+  for (std::size_t k = 0; k < side.from.size(); ++k)
+    mean_h.row(side.into[k]) += h.row(side.from[k]);
+  for (Eigen::Index i = 0; i < h.rows(); ++i)
+    mean_h.row(i) /= side.degree[static_cast<std::size_t>(i)];
 }
 
 // Buffers kept across layers: on a large graph, allocating [ops, hidden] temporaries per layer cost more than
 // the products.
 struct LayerBuffers {
-  Matrix stacked, update, mean_edge_pred, mean_edge_succ;
-  std::vector<unsigned char> has_pred, has_succ;
+  Matrix stacked, update;
 };
 
-void message_layer(const FusedLayer& w, const GraphFeatures& f, Matrix& h, LayerBuffers& b) {
+void message_layer(const FusedLayer& w, const EdgeSide& preds, const EdgeSide& succs, Matrix& h,
+                   LayerBuffers& b) {
   const Eigen::Index n = h.rows(), hidden = h.cols();
   b.stacked.resize(n, 3 * hidden);
   b.stacked.leftCols(hidden) = h;
-  mean_over_edges(h, f.edge_src, f.edge_dst, f.in_degree, f, b.stacked.middleCols(hidden, hidden),
-                  b.mean_edge_pred, b.has_pred);
-  mean_over_edges(h, f.edge_dst, f.edge_src, f.out_degree, f, b.stacked.rightCols(hidden), b.mean_edge_succ,
-                  b.has_succ);
+  mean_over_edges(h, preds, b.stacked.middleCols(hidden, hidden));
+  mean_over_edges(h, succs, b.stacked.rightCols(hidden));
   b.update.noalias() = b.stacked * w.weight.transpose();
   b.update.rowwise() += w.bias;
-  b.update.noalias() += b.mean_edge_pred * w.pred_edge;
-  b.update.noalias() += b.mean_edge_succ * w.succ_edge;
+  b.update.noalias() += preds.mean_edge * w.pred_edge;
+  b.update.noalias() += succs.mean_edge * w.succ_edge;
   for (Eigen::Index i = 0; i < n; ++i) {
-    if (b.has_pred[static_cast<std::size_t>(i)]) b.update.row(i) += w.pred_msg;
-    if (b.has_succ[static_cast<std::size_t>(i)]) b.update.row(i) += w.succ_msg;
+    if (preds.has[static_cast<std::size_t>(i)]) b.update.row(i) += w.pred_msg;
+    if (succs.has[static_cast<std::size_t>(i)]) b.update.row(i) += w.succ_msg;
   }
   h += b.update.cwiseMax(0.0f);
 }
@@ -155,9 +164,11 @@ ForwardResult forward(const NetWeights& w, const GraphFeatures& f) {
   Matrix context = mean_pair * w.pair_in.weight.transpose();
   context += any_feasible * w.pair_in.bias; // an op with no feasible device sees no platform (zeros)
   Matrix h = (w.op_in.apply(op) + context).cwiseMax(0.0f);
+  const EdgeSide preds = edge_side(f.edge_src, f.edge_dst, f.in_degree, f);
+  const EdgeSide succs = edge_side(f.edge_dst, f.edge_src, f.out_degree, f);
   LayerBuffers buffers;
   for (std::size_t l = 0; l < w.self_w.size(); ++l)
-    message_layer(l < w.fused.size() ? w.fused[l] : fuse_layer(w, l), f, h, buffers);
+    message_layer(l < w.fused.size() ? w.fused[l] : fuse_layer(w, l), preds, succs, h, buffers);
   ForwardResult r;
   r.logits = pair_scores(w, pair, h + w.pair_head_in.bias.replicate(n, 1), d);
   for (Eigen::Index i = 0; i < n; ++i)
