@@ -252,6 +252,7 @@ RooflineFit fit_roofline(const std::vector<FitPoint>& points, const std::vector<
     return summed_relative_error(points, fit_given_factors(points, compute_kinds, tier_bounds, g));
   };
   const double ratio = (std::sqrt(5.0) - 1) / 2;
+  double current = summed_relative_error(points, plain); // the error at the factors as they stand
   for (int sweep = 0; sweep < 3; ++sweep)
     for (auto& [kind, g] : factors) {
       double lo = std::log(g) - 1.0, hi = std::log(g) + 1.0; // within e^-1 .. e of where it stands
@@ -278,8 +279,10 @@ RooflineFit fit_roofline(const std::vector<FitPoint>& points, const std::vector<
           fb = at(b);
         }
       }
-      const double best = fa <= fb ? a : b;
-      if ((fa <= fb ? fa : fb) < error_with(factors)) g = std::exp(best);
+      if (std::min(fa, fb) < current) {
+        g = std::exp(fa <= fb ? a : b);
+        current = std::min(fa, fb);
+      }
     }
   double log_sum = 0, memory_points = 0;
   for (const auto& [kind, n] :
