@@ -64,6 +64,30 @@ Calibration written_and_read(const RooflineFit& fit) {
   return cal;
 }
 
+// What loading a version-1 calibration whose one entry, "cpu", has the JSON members `entry` says: its error
+// and the file it was written to. A file that loads fails the test.
+struct Refusal {
+  std::string what, file;
+};
+Refusal refusal_of(const std::string& entry) {
+  const auto path = temp_file("hs-badcal-");
+  write_file_atomically(
+      path.string(),
+      std::string(R"({"format": "heterosim-calibration", "version": 1, "devices": {"cpu": {)")
+          .append(entry)
+          .append("}}}"),
+      true);
+  Refusal r{"", path.string()};
+  try {
+    load_calibration(path.string());
+  } catch (const InputError& e) {
+    r.what = e.what();
+  }
+  std::filesystem::remove(path);
+  if (r.what.empty()) FAIL("expected an error");
+  return r;
+}
+
 // The device of truth(): peak 100 GFLOP/s, 10 GB/s.
 Platform one_cpu() {
   return parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "one",
@@ -122,18 +146,9 @@ TEST_CASE("a written calibration file makes the cost model predict what the fit 
 }
 
 TEST_CASE("a calibration file with memory tiers out of order is refused with its place") {
-  const auto path = temp_file("hs-badcal-");
-  write_file_atomically(path.string(),
-                        R"({"format": "heterosim-calibration", "version": 1, "devices": {"cpu": {
-      "memory_tiers": [{"up_to": "32MB", "bandwidth": "40GBps"}, {"up_to": "1MB", "bandwidth": "90GBps"}]}}})",
-                        true);
-  try {
-    load_calibration(path.string());
-    FAIL("expected an error");
-  } catch (const InputError& e) {
-    CHECK(std::string(e.what()).find("devices.cpu.memory_tiers[1].up_to") != std::string::npos);
-  }
-  std::filesystem::remove(path);
+  const Refusal r = refusal_of(
+      R"("memory_tiers": [{"up_to": "32MB", "bandwidth": "40GBps"}, {"up_to": "1MB", "bandwidth": "90GBps"}])");
+  CHECK(r.what.find("devices.cpu.memory_tiers[1].up_to") != std::string::npos);
 }
 
 TEST_CASE(
@@ -182,20 +197,9 @@ TEST_CASE(
            {R"({"copy": 0})", "devices.cpu.memory_time_factor.copy"},
            {R"({"copy": -1.5})", "devices.cpu.memory_time_factor.copy"},
            {R"({"no_such_kind": 1.1})", "no_such_kind"}}) {
-    const auto path = temp_file("hs-badfactor-");
-    write_file_atomically(path.string(),
-                          R"({"format": "heterosim-calibration", "version": 1, "devices": {"cpu": {
-        "memory_time_factor": )" +
-                              factors + "}}}",
-                          true);
-    try {
-      load_calibration(path.string());
-      FAIL("expected an error");
-    } catch (const InputError& e) {
-      CHECK_MESSAGE(std::string(e.what()).find(place) != std::string::npos, e.what());
-      CHECK(std::string(e.what()).find(path.string()) != std::string::npos);
-    }
-    std::filesystem::remove(path);
+    const Refusal r = refusal_of(std::string(R"("memory_time_factor": )").append(factors));
+    CHECK_MESSAGE(r.what.find(place) != std::string::npos, r.what);
+    CHECK(r.what.find(r.file) != std::string::npos);
   }
 }
 
@@ -277,24 +281,11 @@ TEST_CASE("the packed-GEMM fit recovers packing, im2col and GEMM figures, and th
 }
 
 TEST_CASE("a GEMM loop structure with an unknown method or a bandwidth that is not positive is refused") {
-  const auto path = temp_file("hs-badstructure-");
   for (const auto& [structure, place] :
        {std::pair{R"({"method": "blocked", "pack_bandwidth": "5GBps", "im2col_bandwidth": "2GBps"})",
                   "gemm_structure.method"},
         std::pair{R"({"method": "packed", "pack_bandwidth": "0GBps", "im2col_bandwidth": "2GBps"})",
-                  "gemm_structure.pack_bandwidth"}}) {
-    write_file_atomically(
-        path.string(),
-        std::string(R"({"format": "heterosim-calibration", "version": 1, "devices": {"cpu": {
-      "gemm_structure": )") +
-            structure + "}}}",
-        true);
-    try {
-      load_calibration(path.string());
-      FAIL("expected an error");
-    } catch (const InputError& e) {
-      CHECK(std::string(e.what()).find(place) != std::string::npos);
-    }
-  }
-  std::filesystem::remove(path);
+                  "gemm_structure.pack_bandwidth"}})
+    CHECK(refusal_of(std::string(R"("gemm_structure": )").append(structure)).what.find(place) !=
+          std::string::npos);
 }
