@@ -112,6 +112,12 @@ FitsByThreads fit_kernels(const MeasurementSet& kernels, const ValidateOptions& 
   return fits;
 }
 
+// `path` as a reader of a committed file should see it: relative to the data directory when inside it.
+std::string shown_path(const std::string& path) {
+  const std::string root = data_directory() + "/";
+  return path.rfind(root, 0) == 0 ? path.substr(root.size()) : path;
+}
+
 // The DeepBench calibration of one GPU: it applies to a device of that model (the datasheet's model
 // string), whatever the platform calls the device.
 std::string deepbench_calibration(const BlockResult& b, const GpuDatasheet& sheet, const WaveParams& wave,
@@ -121,7 +127,7 @@ std::string deepbench_calibration(const BlockResult& b, const GpuDatasheet& shee
   c.name = "deepbench-" + b.gpu;
   c.applies_to.models = {sheet.model.empty() ? b.gpu : sheet.model};
   c.measured = "DeepBench fp32 GEMM on " + b.gpu + ": " + std::to_string(b.train) + " published timings (" +
-               o.deepbench + "), efficiencies relative to " + o.datasheets;
+               shown_path(o.deepbench) + "), efficiencies relative to " + shown_path(o.datasheets);
   c.held_out_mape_percent = wave_held_out;
   c.fit = b.fit;
   char roofline[64];
@@ -134,22 +140,55 @@ std::string deepbench_calibration(const BlockResult& b, const GpuDatasheet& shee
           roofline + ".");
 }
 
-// The learned model trained on every GPU's fp32 DeepBench problems, for calibration entries to name.
-std::string learned_deepbench(const std::vector<DeepBenchPoint>& gemm,
-                              const std::vector<DeepBenchPoint>& conv, const ValidateOptions& o) {
+// For any device of kind gpu: the wave model's parameters fitted on every GPU's fp32 DeepBench GEMMs and the
+// learned model trained on all their fp32 GEMM and convolution problems, with the error leave one GPU out
+// measured for a GPU neither was fitted on.
+void deepbench_gpu_model(const std::vector<DeepBenchPoint>& gemm, const std::vector<DeepBenchPoint>& conv,
+                         const LearnedValidation& v, const ValidateOptions& o, Outputs& outputs) {
   std::vector<WavePoint> wave_points;
   std::vector<const DeepBenchPoint*> all;
+  std::vector<std::string> gpus;
   for (const auto* set : {&gemm, &conv})
     for (const auto& p : *set)
       if (p.precision == "fp32") {
         all.push_back(&p);
         if (set == &gemm) wave_points.push_back({p.shape, p.device, p.point.seconds});
+        if (std::find(gpus.begin(), gpus.end(), p.gpu) == gpus.end()) gpus.push_back(p.gpu);
       }
-  return train_learned(
-             all, fit_wave(wave_points),
-             "heterosim validate: XGBoost on every fp32 DeepBench GEMM and convolution problem of " +
-                 o.deepbench)
-      .file_text();
+  const std::string data = shown_path(o.deepbench);
+  const LearnedModel model = train_learned(
+      all, fit_wave(wave_points),
+      "heterosim validate: XGBoost on every fp32 DeepBench GEMM and convolution problem of " + data);
+  outputs.emplace_back(out_path(o, "learned-deepbench.json"), model.file_text());
+  std::string names;
+  for (const auto& g : gpus)
+    names.append(names.empty() ? "" : ", ").append(g);
+  char errors[256];
+  std::snprintf(
+      errors, sizeof errors,
+      "; held out, on a GPU it was not trained on (leave one GPU out): GEMM %.1f %%, convolutions "
+      "%.1f %%; on held-out problems of a GPU it was trained on: GEMM %.1f %%, convolutions %.1f %%",
+      v.gemm.mape, v.conv.mape, v.gemm_seen.mape, v.conv_seen.mape);
+  CalibrationOut c;
+  c.name = "deepbench-gpu";
+  c.applies_to.kinds = {"gpu"};
+  c.measured = "DeepBench's published fp32 timings (" + data + ") of " + std::to_string(gpus.size()) +
+               " GPUs (" + names + "): " + std::to_string(wave_points.size()) + " GEMMs and " +
+               std::to_string(all.size() - wave_points.size()) +
+               " convolutions, with their datasheet figures (" + shown_path(o.datasheets) + ")" + errors;
+  c.held_out_mape_percent = v.gemm.mape;
+  c.roofline = false;
+  c.wave = model.wave();
+  c.learned_model = "learned-deepbench.json";
+  outputs.emplace_back(
+      out_path(o, "calibration-deepbench-gpu.json"),
+      calibration_json(
+          {c}, "heterosim validate: every GPU's fp32 problems of " + data,
+          "Applies to every device of kind gpu that gives compute_units: its GEMMs, and its "
+          "convolutions that name their dims, are costed by the learned model in the precisions it "
+          "was trained on (fp32) and by the wave model it corrects in others. Every other op, and "
+          "a GPU without compute_units, keeps the platform's figures. held_out_mape_percent is "
+          "GEMM's, leave one GPU out."));
 }
 
 // The GPU model against DeepBench, with a calibration per GPU fitted on its training part.
@@ -162,7 +201,7 @@ void compare_with_deepbench(const ValidateOptions& o, ValidationReport& r, Outpu
   r.deepbench_conv = evaluate_deepbench(conv, "conv");
   if (learned_models_built()) {
     r.learned = evaluate_learned(gemm, conv, *r.deepbench_gemm);
-    outputs.emplace_back(out_path(o, "learned-deepbench.json"), learned_deepbench(gemm, conv, o));
+    deepbench_gpu_model(gemm, conv, *r.learned, o, outputs);
   }
   for (const auto& b : r.deepbench_gemm->blocks)
     if (b.precision == "fp32")
@@ -205,7 +244,9 @@ void refuse_overwriting(const ValidateOptions& o) {
     names.push_back("calibration-cpu-" + std::to_string(t) + "threads.json");
     names.push_back("calibration-gpu-" + std::to_string(t) + "threads.json");
   }
-  if (o.deepbench != "none") names.push_back("learned-deepbench.json");
+  if (o.deepbench != "none")
+    for (const char* name : {"learned-deepbench.json", "calibration-deepbench-gpu.json"})
+      names.push_back(name);
   if (o.deepbench != "none")
     for (const auto& entry : load_gpu_datasheets(o.datasheets))
       names.push_back("calibration-deepbench-gemm-" + entry.first + ".json");

@@ -236,6 +236,7 @@ nlohmann::ordered_json calibration_usage_json(const Calibration& c, const Platfo
     entry["devices"] = c.calibrated_devices(e, p);
     if (e.held_out_mape_percent) entry["held_out_mape_percent"] = *e.held_out_mape_percent;
     entry["gemm_model"] = e.learned ? "learned (" + e.learned_file + ")" : e.wave ? "wave" : "roofline";
+    if (e.learned) entry["learned_precisions"] = e.learned->precisions();
     if (e.framework) {
       entry["framework_model"] = e.framework_file;
       entry["intra_op_threads"] = e.intra_op_threads;
@@ -245,6 +246,17 @@ nlohmann::ordered_json calibration_usage_json(const Calibration& c, const Platfo
   return j;
 }
 
+namespace {
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names)
+    out.append(out.empty() ? "" : ", ").append(n);
+  return out;
+}
+
+} // namespace
+
 std::string calibration_usage_text(const Calibration& c, const Platform& p) {
   std::string text;
   for (const auto& e : c.entries) {
@@ -253,9 +265,11 @@ std::string calibration_usage_text(const Calibration& c, const Platform& p) {
       devices.append(devices.empty() ? "" : ", ").append(d);
     text.append("calibration '").append(e.name).append("' (").append(c.file).append(") calibrated ");
     text.append(devices)
-        .append(e.learned ? " (GEMMs by the learned model " + e.learned_file + ")"
-                : e.wave  ? " (GEMMs by the wave model)"
-                          : "")
+        .append(e.learned
+                    ? " (GEMMs and convolutions in " + joined(e.learned->precisions()) +
+                          " by the learned model " + e.learned_file + ", other precisions by its wave model)"
+                : e.wave ? " (GEMMs by the wave model)"
+                         : "")
         .append(e.framework ? " (ops with named dimensions by the framework model " + e.framework_file +
                                   " on " + std::to_string(e.intra_op_threads) + " intra-op thread(s))"
                             : "")

@@ -187,8 +187,11 @@ double CostModel::roofline(const Op& o, const Device& d) const {
     const auto gemm = gemm_shape_of(o);
     const auto conv = gemm ? std::nullopt : conv_shape_of(o);
     if (const auto& shape = gemm ? gemm : conv) {
-      if (cal->learned) return cal->learned->seconds(*shape, wave_device(d, o.precision), conv.has_value());
-      return gemm_wave_time(*shape, wave_device(d, o.precision), *cal->wave).seconds;
+      const WaveDevice device = wave_device(d, o.precision);
+      if (cal->learned && cal->learned->covers(o.precision))
+        return cal->learned->seconds(*shape, device, conv.has_value());
+      // A precision the trees never saw: the wave model they correct, not an extrapolation of the trees.
+      return gemm_wave_time(*shape, device, cal->learned ? cal->learned->wave() : *cal->wave).seconds;
     }
   }
   if (is_synchronisation_kind(o.kind)) launch = 0.0;

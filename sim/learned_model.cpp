@@ -3,6 +3,7 @@
 #include "sim/gpu_architecture.hpp"
 #include "sim/json_input.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #ifdef HS_HAVE_XGBOOST
@@ -16,7 +17,8 @@ namespace {
 constexpr const char* kFormat = "heterosim-learned-model";
 // 2 (2026-12-03): device features from the architecture, memory type and software stack, the layout of
 // B, a convolution's filter window and stride; no ridge point or watts per TFLOP/s.
-constexpr int kVersion = 2;
+// 3 (2026-12-05): the precisions it was trained on.
+constexpr int kVersion = 3;
 
 float log2f_of(double v) {
   return static_cast<float>(std::log2(std::max(v, 1e-30)));
@@ -114,8 +116,10 @@ std::vector<float> learned_features(const GemmShape& s, const WaveDevice& d, boo
           s.stride > 0 ? static_cast<float>(s.stride) : nan};
 }
 
-LearnedModel::LearnedModel(const std::string& booster_json, const WaveParams& wave, std::string source)
-    : booster_json_(booster_json), wave_(wave), source_(std::move(source)) {
+LearnedModel::LearnedModel(const std::string& booster_json, const WaveParams& wave, std::string source,
+                           std::vector<std::string> precisions)
+    : booster_json_(booster_json), wave_(wave), source_(std::move(source)),
+      precisions_(std::move(precisions)) {
 #ifdef HS_HAVE_XGBOOST
   BoosterHandle h = nullptr;
   check(XGBoosterCreate(nullptr, 0, &h), source_);
@@ -132,19 +136,31 @@ LearnedModel::LearnedModel(const std::string& booster_json, const WaveParams& wa
 LearnedModel LearnedModel::load(const std::string& path) {
   const Json j = read_json_file(path);
   const JsonNode root(j, path, "");
-  root.expect_only({"format", "version", "features", "wave_model", "source", "booster"});
+  root.expect_only({"format", "version", "features", "precisions", "wave_model", "source", "booster"});
   if (root.at("format").as_string() != kFormat)
     root.at("format").fail(std::string("expected format \"") + kFormat + "\"");
   const auto version = root.at("version").as_integer(1, 1000);
   if (version == 1)
     root.at("version").fail("version 1 models were trained on features this build no longer computes (it "
                             "reads version 2); retrain with `heterosim validate`");
-  if (version != kVersion)
-    root.at("version").fail("unsupported version (this build reads " + std::to_string(kVersion) + ")");
+  if (version != 2 && version != kVersion)
+    root.at("version").fail("unsupported version (this build reads 2 and " + std::to_string(kVersion) + ")");
   if (root.at("features").as_string_list() != learned_feature_names())
     root.at("features").fail("the model was trained on other features than this build computes");
+  // Version 2 had no list: `validate`, the only trainer, fitted those models on fp32 problems alone.
+  std::vector<std::string> precisions = {"fp32"};
+  if (version == 2) {
+    if (root.find("precisions")) root.at("precisions").fail("a version 2 model has no precisions");
+  } else {
+    precisions = root.at("precisions").as_string_list();
+    if (precisions.empty()) root.at("precisions").fail("names no precision");
+  }
   return LearnedModel(root.at("booster").raw().dump(), wave_of(root.at("wave_model")),
-                      root.string_or("source", path));
+                      root.string_or("source", path), std::move(precisions));
+}
+
+bool LearnedModel::covers(const std::string& precision) const {
+  return std::find(precisions_.begin(), precisions_.end(), precision) != precisions_.end();
 }
 
 std::string LearnedModel::file_text() const {
@@ -153,9 +169,13 @@ std::string LearnedModel::file_text() const {
   j["version"] = kVersion;
   j["source"] = source_;
   j["features"] = learned_feature_names();
+  j["precisions"] = precisions_;
   j["wave_model"] = wave_json(wave_);
-  j["booster"] = Json::parse(booster_json_);
-  return j.dump(1) + "\n";
+  // The header indented for a reader, the booster (megabytes of trees) on one line: indenting it would more
+  // than double the file.
+  std::string text = j.dump(1);
+  text.resize(text.size() - 2); // "\n}"
+  return text.append(",\n \"booster\": ").append(Json::parse(booster_json_).dump()).append("\n}\n");
 }
 
 std::vector<double> LearnedModel::log_ratios(const std::vector<std::vector<float>>& rows) const {

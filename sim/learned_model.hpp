@@ -14,10 +14,11 @@
 // datasheet figures. Without XGBoost the build still reads the files' headers and refuses to use them, saying
 // why.
 //
-// File: format "heterosim-learned-model", version 2 (version 1 files are refused: other features): the
-// feature names (checked on load, so a model
-// trained on other features is refused), the wave parameters it corrects, its provenance, and the booster
-// as XGBoost's own JSON.
+// File: format "heterosim-learned-model", version 3 (version 1 files are refused: other features; version 2
+// files, which `validate` trained on DeepBench's fp32 problems only, read as covering fp32): the feature
+// names (checked on load, so a model trained on other features is refused), the precisions it was trained on
+// (an op of another precision is costed by the wave model it corrects rather than by trees that never saw
+// one), the wave parameters it corrects, its provenance, and the booster as XGBoost's own JSON.
 #include "sim/wave_model.hpp"
 
 #include <memory>
@@ -36,7 +37,8 @@ std::vector<float> learned_features(const GemmShape& s, const WaveDevice& d, boo
 class LearnedModel {
 public:
   // From XGBoost's JSON model text (what the trainer saved); throws InputError when it does not load.
-  LearnedModel(const std::string& booster_json, const WaveParams& wave, std::string source);
+  LearnedModel(const std::string& booster_json, const WaveParams& wave, std::string source,
+               std::vector<std::string> precisions);
   static LearnedModel load(const std::string& path);
 
   // The versioned file's text.
@@ -45,6 +47,9 @@ public:
   std::vector<double> log_ratios(const std::vector<std::vector<float>>& rows) const;
   double seconds(const GemmShape& s, const WaveDevice& d, bool convolution) const;
   const WaveParams& wave() const { return wave_; }
+  // Whether it was trained on ops of `precision`.
+  bool covers(const std::string& precision) const;
+  const std::vector<std::string>& precisions() const { return precisions_; }
   const std::string& source() const { return source_; }
 
 private:
@@ -52,6 +57,7 @@ private:
   std::string booster_json_;
   WaveParams wave_;
   std::string source_;
+  std::vector<std::string> precisions_;
 };
 
 } // namespace hs

@@ -88,7 +88,7 @@ TEST_CASE(
                    "learned_model": "model.json"}]})");
   const Platform p =
       parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "w", "devices": [
-      {"name": "g0", "kind": "gpu", "peak": {"fp32": 15e12}, "memory": {"bandwidth": 900e9, "capacity": "16GB"},
+      {"name": "g0", "kind": "gpu", "peak": {"fp32": 15e12, "fp16": 60e12}, "memory": {"bandwidth": 900e9, "capacity": "16GB"},
        "power": {"idle": 1, "busy": 2}, "compute_units": {"count": 80, "boost_clock_mhz": 1500, "source": "test"}}],
       "links": []})",
                      "w.json");
@@ -107,10 +107,48 @@ TEST_CASE(
       .flops(2.0 * 1024 * 256 * 2048)
       .reads(4.0 * (1024 * 2048 + 2048 * 256))
       .writes(4.0 * 1024 * 256);
+  b.op("mm16")
+      .kind("gemm")
+      .precision("fp16")
+      .flops(2.0 * 1024 * 256 * 2048)
+      .reads(2.0 * (1024 * 2048 + 2048 * 256))
+      .writes(2.0 * 1024 * 256);
   const Graph g = std::move(b).build();
   const CostModel cost(g, p, load_calibration(cal.string(), p));
-  CHECK(cost.op_time(0, 0) ==
-        doctest::Approx(model.seconds({1024, 256, 2048}, wave_device(p.devices[0], "fp32"), false)));
+  // As ratios: Approx's default tolerance is absolute near zero, and these are microseconds.
+  CHECK(cost.op_time(0, 0) / model.seconds({1024, 256, 2048}, wave_device(p.devices[0], "fp32"), false) ==
+        doctest::Approx(1.0));
+  // Trained on fp32 alone: an fp16 GEMM is the wave model's, which the trees correct, not theirs.
+  REQUIRE(model.precisions() == std::vector<std::string>{"fp32"});
+  const GemmShape half{1024, 256, 2048, 1, 2};
+  CHECK(cost.op_time(1, 0) / gemm_wave_time(half, wave_device(p.devices[0], "fp16"), model.wave()).seconds ==
+        doctest::Approx(1.0));
+  CHECK(cost.op_time(1, 0) / model.seconds(half, wave_device(p.devices[0], "fp16"), false) !=
+        doctest::Approx(1.0));
   CHECK(calibration_usage_text(load_calibration(cal.string(), p), p).find("learned model") !=
         std::string::npos);
+}
+
+TEST_CASE("a learned model file says which precisions it covers; version 2 files cover fp32") {
+  if (!learned_models_built()) return;
+  const auto points = synthetic("gemm");
+  const std::string text = train_learned(pointers(points), WaveParams{}, "test").file_text();
+  const auto dir = hs::test::scratch_dir("learned", "precisions");
+  const auto replaced = [](std::string t, const std::string& from, const std::string& to) {
+    const auto at = t.find(from);
+    REQUIRE(at != std::string::npos);
+    return t.replace(at, from.size(), to);
+  };
+  const auto load = [&](const std::string& t) {
+    return LearnedModel::load(hs::test::write_file(dir / "model.json", t).string());
+  };
+  const std::string fp32_only = "\"precisions\": [\n  \"fp32\"\n ],\n";
+  CHECK(load(text).covers("fp32"));
+  CHECK_FALSE(load(text).covers("fp16"));
+  CHECK_THROWS_WITH_AS(load(replaced(text, fp32_only, "\"precisions\": [],\n")),
+                       doctest::Contains("names no precision"), InputError);
+  // Version 2 had no list (validate trained those on fp32 alone), and may not have one.
+  CHECK(load(replaced(replaced(text, fp32_only, ""), "\"version\": 3", "\"version\": 2")).covers("fp32"));
+  CHECK_THROWS_WITH_AS(load(replaced(text, "\"version\": 3", "\"version\": 2")),
+                       doctest::Contains("a version 2 model has no precisions"), InputError);
 }

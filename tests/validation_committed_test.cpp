@@ -128,6 +128,20 @@ TEST_CASE("heterosim validate on the committed sets is deterministic and refuses
   }
   for (const auto& f : torch) // the committed ones are what validate writes
     CHECK(slurp(out / "a" / f) == slurp(fs::path(kDir) / "platforms" / f));
+  if (learned_models_built()) {
+    // So is the model for any GPU that models/ ships, and `run` names it for the GPU it costs.
+    const fs::path models = fs::path(kDir).parent_path() / "models";
+    for (const char* f : {"learned-deepbench.json", "calibration-deepbench-gpu.json"})
+      CHECK(slurp(out / "a" / f) == slurp(models / f));
+    REQUIRE(run("run --quiet --report-only --platform workstation --workload bert-base:precision=fp32 "
+                "--calibration " +
+                (models / "calibration-deepbench-gpu.json").string() + " --out " +
+                (out / "run-gpu").string()) == 0);
+    const std::string report = slurp(out / "run-gpu" / "report.json");
+    CHECK(report.find("\"gpu0\"") != std::string::npos);
+    CHECK(report.find("learned (") != std::string::npos);
+    CHECK(report.find("leave one GPU out") != std::string::npos);
+  }
   // `run` costs a built ResNet-18 through the framework model the torch calibration names.
   CHECK(run("run --quiet --platform " + kDir +
             "/platforms/this-cpu-torch.json --workload resnet18 --calibration " +

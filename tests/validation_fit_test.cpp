@@ -56,8 +56,8 @@ Calibration written_and_read(const RooflineFit& fit) {
   write_file_atomically(
       path.string(),
       calibration_json(
-          {{"cpu", {{}, {"cpu"}, {}}, "synthetic points", std::nullopt, fit, std::nullopt, "", 1}}, "test",
-          "synthetic"),
+          {{"cpu", {{}, {"cpu"}, {}}, "synthetic points", std::nullopt, fit, std::nullopt, "", 1, "", true}},
+          "test", "synthetic"),
       true);
   Calibration cal = load_calibration(path.string());
   std::filesystem::remove(path);

@@ -2,6 +2,7 @@
 
 #include "sim/error.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #ifdef HS_HAVE_XGBOOST
@@ -66,6 +67,14 @@ void add_errors(const std::vector<const DeepBenchPoint*>& test, const LearnedMod
   }
 }
 
+// The precisions the points cover, in order of first appearance.
+std::vector<std::string> precisions_of(const std::vector<const DeepBenchPoint*>& points) {
+  std::vector<std::string> out;
+  for (const auto* p : points)
+    if (std::find(out.begin(), out.end(), p->precision) == out.end()) out.push_back(p->precision);
+  return out;
+}
+
 struct Fold {
   std::vector<const DeepBenchPoint*> train, test_gemm, test_conv;
 };
@@ -99,10 +108,10 @@ LearnedModel train_learned(const std::vector<const DeepBenchPoint*>& points, con
     labels.push_back(
         static_cast<float>(std::log(p->point.seconds / gemm_wave_time(p->shape, p->device, wave).seconds)));
   }
-  return LearnedModel(boost(flat, labels, learned_feature_names().size()), wave, source);
+  return LearnedModel(boost(flat, labels, learned_feature_names().size()), wave, source,
+                      precisions_of(points));
 #else
-  (void)points;
-  return LearnedModel("", wave, source); // throws: no XGBoost in this build
+  return LearnedModel("", wave, source, precisions_of(points)); // throws: no XGBoost in this build
 #endif
 }
 

@@ -297,6 +297,27 @@ RooflineFit fit_roofline(const std::vector<FitPoint>& points, const std::vector<
   return fit_given_factors(points, compute_kinds, tier_bounds, factors);
 }
 
+namespace {
+
+// The roofline parameters of `f` as a calibration entry's fields.
+void add_roofline(Json& d, const RooflineFit& f) {
+  d["efficiency"] = f.efficiency;
+  d["memory_efficiency"] = f.memory_efficiency;
+  if (!f.memory_time_factor.empty()) d["memory_time_factor"] = f.memory_time_factor;
+  d["launch_overhead"] = f.launch_overhead;
+  if (f.gemm_structure)
+    d["gemm_structure"] = {{"method", "packed"},
+                           {"pack_bandwidth", f.gemm_structure->pack_bandwidth},
+                           {"im2col_bandwidth", f.gemm_structure->im2col_bandwidth}};
+  if (!f.memory_tiers.empty()) {
+    d["memory_tiers"] = Json::array();
+    for (const auto& t : f.memory_tiers)
+      d["memory_tiers"].push_back({{"up_to", t.up_to}, {"bandwidth", t.bandwidth}});
+  }
+}
+
+} // namespace
+
 std::string calibration_json(const std::vector<CalibrationOut>& entries, const std::string& source,
                              const std::string& notes) {
   Json j;
@@ -306,7 +327,6 @@ std::string calibration_json(const std::vector<CalibrationOut>& entries, const s
   j["notes"] = notes;
   j["entries"] = Json::array();
   for (const auto& e : entries) {
-    const RooflineFit& f = e.fit;
     Json d;
     d["name"] = e.name;
     Json to = Json::object();
@@ -316,19 +336,7 @@ std::string calibration_json(const std::vector<CalibrationOut>& entries, const s
     d["applies_to"] = std::move(to);
     d["measured"] = e.measured;
     if (e.held_out_mape_percent) d["held_out_mape_percent"] = *e.held_out_mape_percent;
-    d["efficiency"] = f.efficiency;
-    d["memory_efficiency"] = f.memory_efficiency;
-    if (!f.memory_time_factor.empty()) d["memory_time_factor"] = f.memory_time_factor;
-    d["launch_overhead"] = f.launch_overhead;
-    if (f.gemm_structure)
-      d["gemm_structure"] = {{"method", "packed"},
-                             {"pack_bandwidth", f.gemm_structure->pack_bandwidth},
-                             {"im2col_bandwidth", f.gemm_structure->im2col_bandwidth}};
-    if (!f.memory_tiers.empty()) {
-      d["memory_tiers"] = Json::array();
-      for (const auto& t : f.memory_tiers)
-        d["memory_tiers"].push_back({{"up_to", t.up_to}, {"bandwidth", t.bandwidth}});
-    }
+    if (e.roofline) add_roofline(d, e.fit);
     if (e.wave)
       d["wave_model"] = {{"peak_efficiency", e.wave->peak_efficiency},
                          {"tile_intensity_knee", e.wave->tile_intensity_knee},
@@ -337,6 +345,7 @@ std::string calibration_json(const std::vector<CalibrationOut>& entries, const s
                          {"watts_per_tflops", e.wave->watts_per_tflops},
                          {"transposed_a_efficiency", e.wave->transposed_a_efficiency},
                          {"tile_k_overhead", e.wave->tile_k_overhead}};
+    if (!e.learned_model.empty()) d["learned_model"] = e.learned_model;
     if (!e.framework_model.empty()) {
       d["framework_model"] = e.framework_model;
       d["intra_op_threads"] = e.intra_op_threads;

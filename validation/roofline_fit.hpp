@@ -71,6 +71,10 @@ struct CalibrationOut {
   // devices run each op on (docs/calibration.md); empty: none.
   std::string framework_model;
   int intra_op_threads = 1;
+  std::string learned_model; // a heterosim-learned-model file named relative to the calibration; empty: none
+  // `fit` is written unless false: an entry for a kind of device that only says how its GEMMs run leaves
+  // every other op to the platform's own figures.
+  bool roofline = true;
 };
 
 // A calibration file (format "heterosim-calibration", version 2) with the provenance that `heterosim run
