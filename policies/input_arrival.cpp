@@ -41,10 +41,9 @@ InputArrival::InputArrival(const CostModel& cost, bool contention)
 double InputArrival::transfer_time(TensorId t, DeviceId from, DeviceId to) const {
   if (from == to) return 0.0;
   const Tensor& tensor = cost_.graph().tensor(t);
-  if (tensor.comm_time && *tensor.comm_time >= 0) return *tensor.comm_time;
-  const Route* r = routes_[static_cast<std::size_t>(from) * static_cast<std::size_t>(devices_) +
-                           static_cast<std::size_t>(to)];
-  return r ? r->time(tensor.bytes) : kInfeasible;
+  return transfer_seconds(routes_[static_cast<std::size_t>(from) * static_cast<std::size_t>(devices_) +
+                                  static_cast<std::size_t>(to)],
+                          tensor.bytes, tensor.comm_time ? *tensor.comm_time : -1.0);
 }
 
 double InputArrival::ready_time(OpId op, DeviceId device, const std::vector<DeviceId>& placed_on,

@@ -227,11 +227,14 @@ double CostModel::op_time(OpId op, DeviceId dev, int pstate) const {
   return t * states.front().speed / states.at(static_cast<std::size_t>(pstate)).speed;
 }
 
+double transfer_seconds(const Route* route, double bytes, double comm_time) {
+  if (comm_time >= 0) return comm_time;
+  return route ? route->time(bytes) : kInfeasible;
+}
+
 double transfer_seconds(const Platform& p, DeviceId from, DeviceId to, double bytes, double comm_time) {
   if (from == to) return 0.0;
-  if (comm_time >= 0) return comm_time;
-  const Route* r = p.route(from, to);
-  return r ? r->time(bytes) : kInfeasible;
+  return transfer_seconds(comm_time >= 0 ? nullptr : p.route(from, to), bytes, comm_time);
 }
 
 double CostModel::transfer_time(TensorId t, DeviceId from, DeviceId to) const {

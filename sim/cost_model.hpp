@@ -20,6 +20,9 @@ constexpr double kInfeasible = std::numeric_limits<double>::infinity();
 // `comm_time` when it is not negative (textbook edges carry their own cost, no route needed), else the
 // route's latency plus bytes over its bandwidth, kInfeasible without a route.
 double transfer_seconds(const Platform& p, DeviceId from, DeviceId to, double bytes, double comm_time);
+// The same between two different devices whose route the caller has already looked up (nullptr: none), as a
+// planner that keeps a table of routes does.
+double transfer_seconds(const Route* route, double bytes, double comm_time);
 
 // Why `o` may not run on `d` by the op's own restrictions (device kinds, pinned devices); empty when it may.
 std::string placement_restriction(const Op& o, const Device& d);
