@@ -1,8 +1,8 @@
 #include "cli/sweep_spec.hpp"
 
 #include "cli/platform_patch.hpp"
-#include "policies/policy_runner.hpp"
 #include "cli/sweep_metrics.hpp"
+#include "policies/policy_runner.hpp"
 #include "sim/nearest_name.hpp"
 #include "sim/platform.hpp"
 

@@ -1,6 +1,8 @@
 #include "sim/calibration.hpp"
 
+#include "sim/data_directory.hpp"
 #include "sim/json_input.hpp"
+#include "sim/nearest_name.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -200,7 +202,35 @@ Calibration load_calibration(const std::string& path) {
   return c;
 }
 
-Calibration load_calibration(const std::string& path, const Platform& p) {
+std::vector<std::string> shipped_calibration_names() {
+  namespace fs = std::filesystem;
+  std::vector<std::string> names;
+  std::error_code ec;
+  const std::string prefix = "calibration-";
+  for (const auto& entry : fs::directory_iterator(data_directory() + "/models", ec)) {
+    const std::string stem = entry.path().stem().string();
+    if (entry.path().extension() == ".json" && stem.rfind(prefix, 0) == 0)
+      names.push_back(stem.substr(prefix.size()));
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string calibration_file(const std::string& name_or_path) {
+  if (path_exists(name_or_path)) return name_or_path;
+  // A name with a directory or an extension is a file the user meant, not a shipped calibration.
+  if (looks_like_a_path(name_or_path)) throw InputError(name_or_path, "", "no such file");
+  const std::string shipped = data_directory() + "/models/calibration-" + name_or_path + ".json";
+  if (!path_exists(shipped))
+    throw InputError(name_or_path, "",
+                     "no such file, and no calibration of that name" +
+                         did_you_mean(name_or_path, shipped_calibration_names()) + " in " + data_directory() +
+                         "/models (shipped: " + name_list(shipped_calibration_names()) + ")");
+  return shipped;
+}
+
+Calibration load_calibration(const std::string& name_or_path, const Platform& p) {
+  const std::string path = calibration_file(name_or_path);
   Calibration c = load_calibration(path);
   if (c.entries.empty()) throw InputError(path, "entries", "the calibration has no entries");
   for (const auto& d : p.devices) {

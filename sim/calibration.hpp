@@ -81,8 +81,12 @@ struct Calibration {
 Calibration load_calibration(const std::string& path);
 // The same, for use on `p`: every entry must calibrate at least one device of `p` (a calibration that
 // would change nothing is an error naming the entry and the file), and no device may be matched equally
-// well by two entries.
-Calibration load_calibration(const std::string& path, const Platform& p);
+// well by two entries. `name_or_path` is a file, or the name of one shipped in the data directory's models/
+// ("deepbench-gpu" for models/calibration-deepbench-gpu.json).
+Calibration load_calibration(const std::string& name_or_path, const Platform& p);
+// The file `name_or_path` stands for (see above); throws InputError naming the shipped ones when neither.
+std::string calibration_file(const std::string& name_or_path);
+std::vector<std::string> shipped_calibration_names();
 
 // What a run records: the file, its source, and per entry what was measured and which devices it
 // calibrated. One line per entry for the terminal.

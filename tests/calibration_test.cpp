@@ -6,6 +6,7 @@
 #include "sim/error.hpp"
 #include "sim/graph_builder.hpp"
 
+#include <algorithm>
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
@@ -139,4 +140,21 @@ TEST_CASE("validate on a GPU measurement set writes that GPU's calibration and p
   const auto report = nlohmann::json::parse(hs::test::slurp(dir / "run" / "report.json"));
   CHECK(report["calibration"]["entries"][0]["devices"] == nlohmann::json::array({"gpu0"}));
   CHECK(report["calibration"]["entries"][0].contains("held_out_mape_percent"));
+}
+
+TEST_CASE("a calibration shipped in models/ is found by its name; an unknown name lists the shipped ones") {
+  const Platform p = load_platform("workstation");
+  CHECK(calibration_file("deepbench-gpu").ends_with("/models/calibration-deepbench-gpu.json"));
+  const std::vector<std::string> shipped = shipped_calibration_names();
+  CHECK(std::find(shipped.begin(), shipped.end(), "deepbench-gpu") != shipped.end());
+  CHECK_THROWS_WITH_AS(load_calibration("deepbench-gpus", p),
+                       doctest::Contains("did you mean 'deepbench-gpu'"), InputError);
+  // A name that looks like a path is a file the user meant.
+  CHECK_THROWS_WITH_AS(load_calibration("deepbench-gpu.json", p), doctest::Contains("no such file"),
+                       InputError);
+  if (!learned_models_built()) return; // the shipped one names a learned model
+  const Calibration c = load_calibration("deepbench-gpu", p);
+  REQUIRE(c.entries.size() == 1);
+  CHECK(c.calibrated_devices(c.entries.front(), p) == std::vector<std::string>{"gpu0"});
+  CHECK(c.entries.front().learned != nullptr);
 }
