@@ -144,7 +144,8 @@ std::string deepbench_calibration(const BlockResult& b, const GpuDatasheet& shee
 // learned model trained on all their fp32 GEMM and convolution problems, with the error leave one GPU out
 // measured for a GPU neither was fitted on.
 void deepbench_gpu_model(const std::vector<DeepBenchPoint>& gemm, const std::vector<DeepBenchPoint>& conv,
-                         const LearnedValidation& v, const ValidateOptions& o, Outputs& outputs) {
+                         const LearnedValidation& v, const std::map<std::string, GpuDatasheet>& sheets,
+                         const ValidateOptions& o, Outputs& outputs) {
   std::vector<WavePoint> wave_points;
   std::vector<const DeepBenchPoint*> all;
   std::vector<std::string> gpus;
@@ -177,6 +178,12 @@ void deepbench_gpu_model(const std::vector<DeepBenchPoint>& gemm, const std::vec
                std::to_string(all.size() - wave_points.size()) +
                " convolutions, with their datasheet figures (" + shown_path(o.datasheets) + ")" + errors;
   c.held_out_mape_percent = v.gemm.mape;
+  for (const auto& [gpu, stats] : v.gemm_by_gpu) {
+    const auto sheet = sheets.find(gpu);
+    c.held_out_mape_percent_by_model[sheet == sheets.end() || sheet->second.model.empty()
+                                         ? gpu
+                                         : sheet->second.model] = stats.mape;
+  }
   c.roofline = false;
   c.wave = model.wave();
   c.learned_model = "learned-deepbench.json";
@@ -188,7 +195,8 @@ void deepbench_gpu_model(const std::vector<DeepBenchPoint>& gemm, const std::vec
           "convolutions that name their dims, are costed by the learned model in the precisions it "
           "was trained on (fp32) and by the wave model it corrects in others. Every other op, and "
           "a GPU without compute_units, keeps the platform's figures. held_out_mape_percent is "
-          "GEMM's, leave one GPU out."));
+          "GEMM's, leave one GPU out; held_out_mape_percent_by_model each DeepBench GPU's own GEMM "
+          "figure with that GPU left out of the fit."));
 }
 
 // The GPU model against DeepBench, with a calibration per GPU fitted on its training part.
@@ -201,7 +209,7 @@ void compare_with_deepbench(const ValidateOptions& o, ValidationReport& r, Outpu
   r.deepbench_conv = evaluate_deepbench(conv, "conv");
   if (learned_models_built()) {
     r.learned = evaluate_learned(gemm, conv, *r.deepbench_gemm);
-    deepbench_gpu_model(gemm, conv, *r.learned, o, outputs);
+    deepbench_gpu_model(gemm, conv, *r.learned, sheets, o, outputs);
   }
   for (const auto& b : r.deepbench_gemm->blocks)
     if (b.precision == "fp32")

@@ -114,10 +114,10 @@ void load_version_1(const JsonNode& root, Calibration& c) {
 void load_version_2(const JsonNode& root, Calibration& c) {
   root.expect_only({"format", "version", "source", "entries", "notes", "fit"});
   for (const auto& node : root.at("entries").items()) {
-    node.expect_only({"name", "applies_to", "measured", "held_out_mape_percent", "efficiency",
-                      "memory_efficiency", "memory_time_factor", "launch_overhead", "memory_tiers",
-                      "gemm_structure", "wave_model", "learned_model", "framework_model", "intra_op_threads",
-                      "notes"});
+    node.expect_only({"name", "applies_to", "measured", "held_out_mape_percent",
+                      "held_out_mape_percent_by_model", "efficiency", "memory_efficiency",
+                      "memory_time_factor", "launch_overhead", "memory_tiers", "gemm_structure", "wave_model",
+                      "learned_model", "framework_model", "intra_op_threads", "notes"});
     Calibration::Entry e;
     e.name = node.at("name").as_string();
     for (const auto& other : c.entries)
@@ -131,6 +131,9 @@ void load_version_2(const JsonNode& root, Calibration& c) {
       to.fail("names no device, kind or model");
     e.measured = node.at("measured").as_string();
     if (auto h = node.find("held_out_mape_percent")) e.held_out_mape_percent = h->as_number();
+    if (auto h = node.find("held_out_mape_percent_by_model"))
+      for (const auto& [model, value] : h->members())
+        e.held_out_mape_percent_by_model[model] = value.as_number();
     if (auto w = node.find("wave_model")) e.wave = load_wave(*w);
     if (auto l = node.find("learned_model")) {
       const std::filesystem::path file = std::filesystem::path(root.file()).parent_path() / l->as_string();
@@ -254,6 +257,23 @@ Calibration load_calibration(const std::string& name_or_path, const Platform& p)
   return c;
 }
 
+namespace {
+
+// The calibrated devices of `e` whose model has its own held-out error, with that error.
+std::vector<std::pair<std::string, double>> own_held_out(const Calibration& c, const Calibration::Entry& e,
+                                                         const Platform& p) {
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& name : c.calibrated_devices(e, p)) {
+    const Device& d = p.devices[static_cast<std::size_t>(*p.find_device(name))];
+    if (auto it = e.held_out_mape_percent_by_model.find(d.model);
+        it != e.held_out_mape_percent_by_model.end())
+      out.emplace_back(name, it->second);
+  }
+  return out;
+}
+
+} // namespace
+
 nlohmann::ordered_json calibration_usage_json(const Calibration& c, const Platform& p) {
   nlohmann::ordered_json j;
   j["file"] = c.file;
@@ -265,6 +285,8 @@ nlohmann::ordered_json calibration_usage_json(const Calibration& c, const Platfo
     entry["measured"] = e.measured.empty() ? "not recorded (version 1 file)" : e.measured;
     entry["devices"] = c.calibrated_devices(e, p);
     if (e.held_out_mape_percent) entry["held_out_mape_percent"] = *e.held_out_mape_percent;
+    for (const auto& [device, percent] : own_held_out(c, e, p))
+      entry["held_out_mape_percent_by_device"][device] = percent;
     entry["gemm_model"] = e.learned ? "learned (" + e.learned_file + ")" : e.wave ? "wave" : "roofline";
     if (e.learned) entry["learned_precisions"] = e.learned->precisions();
     if (e.framework) {
@@ -309,6 +331,11 @@ std::string calibration_usage_text(const Calibration& c, const Platform& p) {
       char held[64];
       std::snprintf(held, sizeof held, "; held-out error %.1f %%", *e.held_out_mape_percent);
       text.append(held);
+    }
+    for (const auto& [device, percent] : own_held_out(c, e, p)) {
+      char held[64];
+      std::snprintf(held, sizeof held, ": %.1f %%", percent);
+      text.append("; held out for ").append(device).append("'s own model").append(held);
     }
     text.append("\n");
   }

@@ -35,6 +35,9 @@ struct Calibration {
     AppliesTo applies_to;
     std::string measured; // what the fit was made on (empty in version-1 files, which do not say)
     std::optional<double> held_out_mape_percent; // the error `validate` measured on points it did not fit
+    // Per device model string, the error measured for that model itself where the entry was fitted on
+    // several (for the DeepBench GPU model: each GPU left out of the fit); `run` names it for such a device.
+    std::map<std::string, double> held_out_mape_percent_by_model;
     std::map<std::string, double> compute_efficiency; // per op kind, "default" as fallback
     std::optional<double> memory_efficiency;
     std::optional<double> launch_overhead;

@@ -158,3 +158,23 @@ TEST_CASE("a calibration shipped in models/ is found by its name; an unknown nam
   CHECK(c.calibrated_devices(c.entries.front(), p) == std::vector<std::string>{"gpu0"});
   CHECK(c.entries.front().learned != nullptr);
 }
+
+TEST_CASE("run names the held-out error of a device's own model where the entry has one") {
+  const Platform p = two_gpus();
+  const Calibration c = load(calibration(R"({"name": "gpus", "applies_to": {"kinds": ["gpu"]},
+      "measured": "synthetic", "held_out_mape_percent": 16.4, "efficiency": {"gemm": 0.5},
+      "held_out_mape_percent_by_model": {"NVIDIA A100-SXM4-40GB": 12.5, "Tesla V100-SXM2-16GB": 19.0}})"),
+                             p);
+  const std::string text = calibration_usage_text(c, p);
+  CHECK(text.find("held-out error 16.4 %") != std::string::npos);
+  CHECK(text.find("held out for left's own model: 12.5 %") != std::string::npos);
+  CHECK(text.find("held out for right's own model: 12.5 %") != std::string::npos);
+  CHECK(text.find("19.0") == std::string::npos); // no device of that model
+  const auto j = calibration_usage_json(c, p);
+  CHECK(j["entries"][0]["held_out_mape_percent_by_device"]["left"].get<double>() == 12.5);
+  CHECK_FALSE(j["entries"][0]["held_out_mape_percent_by_device"].contains("host"));
+  CHECK_THROWS_WITH_AS(load(calibration(R"({"name": "g", "applies_to": {"kinds": ["gpu"]}, "measured": "m",
+      "held_out_mape_percent_by_model": {"A": "twelve"}})"),
+                            p),
+                       doctest::Contains("held_out_mape_percent_by_model"), InputError);
+}

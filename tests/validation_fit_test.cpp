@@ -53,12 +53,20 @@ std::filesystem::path temp_file(const char* stem) {
 // The calibration `fit` makes, through the file `validate` would write.
 Calibration written_and_read(const RooflineFit& fit) {
   const auto path = temp_file("hs-calibration-");
-  write_file_atomically(
-      path.string(),
-      calibration_json(
-          {{"cpu", {{}, {"cpu"}, {}}, "synthetic points", std::nullopt, fit, std::nullopt, "", 1, "", true}},
-          "test", "synthetic"),
-      true);
+  write_file_atomically(path.string(),
+                        calibration_json({{"cpu",
+                                           {{}, {"cpu"}, {}},
+                                           "synthetic points",
+                                           std::nullopt,
+                                           fit,
+                                           std::nullopt,
+                                           "",
+                                           1,
+                                           "",
+                                           true,
+                                           {}}},
+                                         "test", "synthetic"),
+                        true);
   Calibration cal = load_calibration(path.string());
   std::filesystem::remove(path);
   return cal;

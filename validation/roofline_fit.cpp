@@ -336,6 +336,8 @@ std::string calibration_json(const std::vector<CalibrationOut>& entries, const s
     d["applies_to"] = std::move(to);
     d["measured"] = e.measured;
     if (e.held_out_mape_percent) d["held_out_mape_percent"] = *e.held_out_mape_percent;
+    if (!e.held_out_mape_percent_by_model.empty())
+      d["held_out_mape_percent_by_model"] = e.held_out_mape_percent_by_model;
     if (e.roofline) add_roofline(d, e.fit);
     if (e.wave)
       d["wave_model"] = {{"peak_efficiency", e.wave->peak_efficiency},

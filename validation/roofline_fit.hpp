@@ -75,6 +75,7 @@ struct CalibrationOut {
   // `fit` is written unless false: an entry for a kind of device that only says how its GEMMs run leaves
   // every other op to the platform's own figures.
   bool roofline = true;
+  std::map<std::string, double> held_out_mape_percent_by_model; // see Calibration::Entry
 };
 
 // A calibration file (format "heterosim-calibration", version 2) with the provenance that `heterosim run
