@@ -3,6 +3,7 @@
 #include "cli/commands.hpp"
 #include "sim/data_directory.hpp"
 #include "sim/json_input.hpp"
+#include "sim/nearest_name.hpp"
 #include "validation/cpu_measure.hpp"
 #include "validation/gpu_platform.hpp"
 #include "validation/learned_fit.hpp"
@@ -161,9 +162,6 @@ void deepbench_gpu_model(const std::vector<DeepBenchPoint>& gemm, const std::vec
       all, fit_wave(wave_points),
       "heterosim validate: XGBoost on every fp32 DeepBench GEMM and convolution problem of " + data);
   outputs.emplace_back(out_path(o, "learned-deepbench.json"), model.file_text());
-  std::string names;
-  for (const auto& g : gpus)
-    names.append(names.empty() ? "" : ", ").append(g);
   char errors[256];
   std::snprintf(
       errors, sizeof errors,
@@ -174,7 +172,7 @@ void deepbench_gpu_model(const std::vector<DeepBenchPoint>& gemm, const std::vec
   c.name = "deepbench-gpu";
   c.applies_to.kinds = {"gpu"};
   c.measured = "DeepBench's published fp32 timings (" + data + ") of " + std::to_string(gpus.size()) +
-               " GPUs (" + names + "): " + std::to_string(wave_points.size()) + " GEMMs and " +
+               " GPUs (" + name_list(gpus) + "): " + std::to_string(wave_points.size()) + " GEMMs and " +
                std::to_string(all.size() - wave_points.size()) +
                " convolutions, with their datasheet figures (" + shown_path(o.datasheets) + ")" + errors;
   c.held_out_mape_percent = v.gemm.mape;

@@ -1,6 +1,7 @@
 #include "sim/calibration.hpp"
 
 #include "sim/data_directory.hpp"
+#include "sim/data_files.hpp"
 #include "sim/json_input.hpp"
 #include "sim/nearest_name.hpp"
 
@@ -206,30 +207,13 @@ Calibration load_calibration(const std::string& path) {
 }
 
 std::vector<std::string> shipped_calibration_names() {
-  namespace fs = std::filesystem;
-  std::vector<std::string> names;
-  std::error_code ec;
-  const std::string prefix = "calibration-";
-  for (const auto& entry : fs::directory_iterator(data_directory() + "/models", ec)) {
-    const std::string stem = entry.path().stem().string();
-    if (entry.path().extension() == ".json" && stem.rfind(prefix, 0) == 0)
-      names.push_back(stem.substr(prefix.size()));
-  }
-  std::sort(names.begin(), names.end());
-  return names;
+  return data_file_names(data_directory() + "/models", "calibration-");
 }
 
 std::string calibration_file(const std::string& name_or_path) {
-  if (path_exists(name_or_path)) return name_or_path;
-  // A name with a directory or an extension is a file the user meant, not a shipped calibration.
-  if (looks_like_a_path(name_or_path)) throw InputError(name_or_path, "", "no such file");
-  const std::string shipped = data_directory() + "/models/calibration-" + name_or_path + ".json";
-  if (!path_exists(shipped))
-    throw InputError(name_or_path, "",
-                     "no such file, and no calibration of that name" +
-                         did_you_mean(name_or_path, shipped_calibration_names()) + " in " + data_directory() +
-                         "/models (shipped: " + name_list(shipped_calibration_names()) + ")");
-  return shipped;
+  return find_data_file(
+      name_or_path, data_directory() + "/models", "calibration-", "calibration",
+      [](const std::vector<std::string>& names) { return " (shipped: " + name_list(names) + ")"; });
 }
 
 Calibration load_calibration(const std::string& name_or_path, const Platform& p) {
@@ -263,12 +247,11 @@ namespace {
 std::vector<std::pair<std::string, double>> own_held_out(const Calibration& c, const Calibration::Entry& e,
                                                          const Platform& p) {
   std::vector<std::pair<std::string, double>> out;
-  for (const auto& name : c.calibrated_devices(e, p)) {
-    const Device& d = p.devices[static_cast<std::size_t>(*p.find_device(name))];
-    if (auto it = e.held_out_mape_percent_by_model.find(d.model);
-        it != e.held_out_mape_percent_by_model.end())
-      out.emplace_back(name, it->second);
-  }
+  for (const auto& d : p.devices)
+    if (c.find(d) == &e)
+      if (auto it = e.held_out_mape_percent_by_model.find(d.model);
+          it != e.held_out_mape_percent_by_model.end())
+        out.emplace_back(d.name, it->second);
   return out;
 }
 
@@ -298,17 +281,6 @@ nlohmann::ordered_json calibration_usage_json(const Calibration& c, const Platfo
   return j;
 }
 
-namespace {
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names)
-    out.append(out.empty() ? "" : ", ").append(n);
-  return out;
-}
-
-} // namespace
-
 std::string calibration_usage_text(const Calibration& c, const Platform& p) {
   std::string text;
   for (const auto& e : c.entries) {
@@ -318,7 +290,7 @@ std::string calibration_usage_text(const Calibration& c, const Platform& p) {
     text.append("calibration '").append(e.name).append("' (").append(c.file).append(") calibrated ");
     text.append(devices)
         .append(e.learned
-                    ? " (GEMMs and convolutions in " + joined(e.learned->precisions()) +
+                    ? " (GEMMs and convolutions in " + name_list(e.learned->precisions()) +
                           " by the learned model " + e.learned_file + ", other precisions by its wave model)"
                 : e.wave ? " (GEMMs by the wave model)"
                          : "")

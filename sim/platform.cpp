@@ -2,6 +2,7 @@
 
 #include "sim/cluster_platform.hpp"
 #include "sim/data_directory.hpp"
+#include "sim/data_files.hpp"
 #include "sim/error.hpp"
 #include "sim/json_input.hpp"
 #include "sim/key_values.hpp"
@@ -277,28 +278,13 @@ std::string platforms_directory() {
 }
 
 std::vector<std::string> preset_platform_names() {
-  namespace fs = std::filesystem;
-  std::vector<std::string> names;
-  std::error_code ec;
-  if (fs::is_directory(platforms_directory(), ec))
-    for (const auto& entry : fs::directory_iterator(platforms_directory(), ec))
-      if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
-  std::sort(names.begin(), names.end());
-  return names;
+  return data_file_names(platforms_directory(), "");
 }
 
 std::string platform_file(const std::string& name_or_path) {
-  namespace fs = std::filesystem;
-  if (path_exists(name_or_path)) return name_or_path;
-  const auto preset = fs::path(platforms_directory()) / (name_or_path + ".json");
-  // A name with a directory or an extension is a file the user meant, not a preset.
-  if (looks_like_a_path(name_or_path)) throw InputError(name_or_path, "", "no such file");
-  if (!path_exists(preset))
-    throw InputError(name_or_path, "",
-                     "no such file, and no preset of that name" +
-                         did_you_mean(name_or_path, preset_platform_names()) + " in " +
-                         platforms_directory() + " (see `heterosim platforms`)");
-  return preset.string();
+  return find_data_file(
+      name_or_path, platforms_directory(), "", "preset",
+      [](const std::vector<std::string>&) { return std::string(" (see `heterosim platforms`)"); });
 }
 
 Platform load_platform(const std::string& name_or_path) {
