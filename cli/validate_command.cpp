@@ -145,8 +145,9 @@ std::string deepbench_calibration(const BlockResult& b, const GpuDatasheet& shee
 // learned model trained on all their fp32 GEMM and convolution problems, with the error leave one GPU out
 // measured for a GPU neither was fitted on.
 void deepbench_gpu_model(const std::vector<DeepBenchPoint>& gemm, const std::vector<DeepBenchPoint>& conv,
-                         const LearnedValidation& v, const std::map<std::string, GpuDatasheet>& sheets,
-                         const ValidateOptions& o, Outputs& outputs) {
+                         const LearnedValidation& v, const ErrorStats& wave_held_out,
+                         const std::map<std::string, GpuDatasheet>& sheets, const ValidateOptions& o,
+                         Outputs& outputs) {
   std::vector<WavePoint> wave_points;
   std::vector<const DeepBenchPoint*> all;
   std::vector<std::string> gpus;
@@ -182,6 +183,7 @@ void deepbench_gpu_model(const std::vector<DeepBenchPoint>& gemm, const std::vec
                                          ? gpu
                                          : sheet->second.model] = stats.mape;
   }
+  c.wave_held_out_mape_percent = wave_held_out.mape;
   c.roofline = false;
   c.wave = model.wave();
   c.learned_model = "learned-deepbench.json";
@@ -192,9 +194,12 @@ void deepbench_gpu_model(const std::vector<DeepBenchPoint>& gemm, const std::vec
           "Applies to every device of kind gpu that gives compute_units: its GEMMs, and its "
           "convolutions that name their dims, are costed by the learned model in the precisions it "
           "was trained on (fp32) and by the wave model it corrects in others. Every other op, and "
-          "a GPU without compute_units, keeps the platform's figures. held_out_mape_percent is "
+          "a GPU without compute_units, keeps the platform's figures. A GPU whose architecture is not "
+          "given, or is outside the generations the trees were trained on (learned-deepbench.json's "
+          "architectures, per vendor), is costed by the wave model alone. held_out_mape_percent is "
           "GEMM's, leave one GPU out; held_out_mape_percent_by_model each DeepBench GPU's own GEMM "
-          "figure with that GPU left out of the fit."));
+          "figure with that GPU left out of the fit; wave_held_out_mape_percent the wave model's alone, "
+          "leave one GPU out."));
 }
 
 // The GPU model against DeepBench, with a calibration per GPU fitted on its training part.
@@ -207,7 +212,8 @@ void compare_with_deepbench(const ValidateOptions& o, ValidationReport& r, Outpu
   r.deepbench_conv = evaluate_deepbench(conv, "conv");
   if (learned_models_built()) {
     r.learned = evaluate_learned(gemm, conv, *r.deepbench_gemm);
-    deepbench_gpu_model(gemm, conv, *r.learned, sheets, o, outputs);
+    deepbench_gpu_model(gemm, conv, *r.learned, r.deepbench_gemm->wave_leave_one_gpu_out_shared_all, sheets,
+                        o, outputs);
   }
   for (const auto& b : r.deepbench_gemm->blocks)
     if (b.precision == "fp32")

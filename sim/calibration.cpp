@@ -116,9 +116,10 @@ void load_version_2(const JsonNode& root, Calibration& c) {
   root.expect_only({"format", "version", "source", "entries", "notes", "fit"});
   for (const auto& node : root.at("entries").items()) {
     node.expect_only({"name", "applies_to", "measured", "held_out_mape_percent",
-                      "held_out_mape_percent_by_model", "efficiency", "memory_efficiency",
-                      "memory_time_factor", "launch_overhead", "memory_tiers", "gemm_structure", "wave_model",
-                      "learned_model", "framework_model", "intra_op_threads", "notes"});
+                      "held_out_mape_percent_by_model", "wave_held_out_mape_percent", "efficiency",
+                      "memory_efficiency", "memory_time_factor", "launch_overhead", "memory_tiers",
+                      "gemm_structure", "wave_model", "learned_model", "framework_model", "intra_op_threads",
+                      "notes"});
     Calibration::Entry e;
     e.name = node.at("name").as_string();
     for (const auto& other : c.entries)
@@ -135,6 +136,7 @@ void load_version_2(const JsonNode& root, Calibration& c) {
     if (auto h = node.find("held_out_mape_percent_by_model"))
       for (const auto& [model, value] : h->members())
         e.held_out_mape_percent_by_model[model] = value.as_number();
+    if (auto h = node.find("wave_held_out_mape_percent")) e.wave_held_out_mape_percent = h->as_number();
     if (auto w = node.find("wave_model")) e.wave = load_wave(*w);
     if (auto l = node.find("learned_model")) {
       const std::filesystem::path file = std::filesystem::path(root.file()).parent_path() / l->as_string();
@@ -243,15 +245,35 @@ Calibration load_calibration(const std::string& name_or_path, const Platform& p)
 
 namespace {
 
-// The calibrated devices of `e` whose model has its own held-out error, with that error.
+// Why the learned model of `e` leaves device `d`'s GEMMs to its wave model; empty when the trees cost them.
+std::string wave_only_reason(const Calibration::Entry& e, const Device& d) {
+  return e.learned && d.units.count > 0 ? e.learned->untrained_reason(d.units.architecture) : "";
+}
+
+// The calibrated devices of `e` with a held-out error of their own: the wave model's where it alone costs
+// them, else their model's where the entry has one.
 std::vector<std::pair<std::string, double>> own_held_out(const Calibration& c, const Calibration::Entry& e,
                                                          const Platform& p) {
   std::vector<std::pair<std::string, double>> out;
+  for (const auto& d : p.devices) {
+    if (c.find(d) != &e) continue;
+    if (!wave_only_reason(e, d).empty()) {
+      if (e.wave_held_out_mape_percent) out.emplace_back(d.name, *e.wave_held_out_mape_percent);
+    } else if (auto it = e.held_out_mape_percent_by_model.find(d.model);
+               it != e.held_out_mape_percent_by_model.end()) {
+      out.emplace_back(d.name, it->second);
+    }
+  }
+  return out;
+}
+
+// The calibrated devices of `e` whose GEMMs its learned model leaves to the wave model, with why.
+std::vector<std::pair<std::string, std::string>>
+wave_only_devices(const Calibration& c, const Calibration::Entry& e, const Platform& p) {
+  std::vector<std::pair<std::string, std::string>> out;
   for (const auto& d : p.devices)
     if (c.find(d) == &e)
-      if (auto it = e.held_out_mape_percent_by_model.find(d.model);
-          it != e.held_out_mape_percent_by_model.end())
-        out.emplace_back(d.name, it->second);
+      if (auto reason = wave_only_reason(e, d); !reason.empty()) out.emplace_back(d.name, std::move(reason));
   return out;
 }
 
@@ -272,6 +294,8 @@ nlohmann::ordered_json calibration_usage_json(const Calibration& c, const Platfo
       entry["held_out_mape_percent_by_device"][device] = percent;
     entry["gemm_model"] = e.learned ? "learned (" + e.learned_file + ")" : e.wave ? "wave" : "roofline";
     if (e.learned) entry["learned_precisions"] = e.learned->precisions();
+    for (const auto& [device, reason] : wave_only_devices(c, e, p))
+      entry["wave_model_only"][device] = reason;
     if (e.framework) {
       entry["framework_model"] = e.framework_file;
       entry["intra_op_threads"] = e.intra_op_threads;
@@ -304,10 +328,18 @@ std::string calibration_usage_text(const Calibration& c, const Platform& p) {
       std::snprintf(held, sizeof held, "; held-out error %.1f %%", *e.held_out_mape_percent);
       text.append(held);
     }
+    const auto wave_only = wave_only_devices(c, e, p);
+    for (const auto& [device, reason] : wave_only)
+      text.append("; ").append(device).append("'s GEMMs by the wave model alone: ").append(reason);
     for (const auto& [device, percent] : own_held_out(c, e, p)) {
+      const bool wave = std::any_of(wave_only.begin(), wave_only.end(),
+                                    [&, name = device](const auto& w) { return w.first == name; });
       char held[64];
       std::snprintf(held, sizeof held, ": %.1f %%", percent);
-      text.append("; held out for ").append(device).append("'s own model").append(held);
+      text.append("; held out for ")
+          .append(device)
+          .append(wave ? " (the wave model, leave one GPU out)" : "'s own model")
+          .append(held);
     }
     text.append("\n");
   }

@@ -38,6 +38,9 @@ struct Calibration {
     // Per device model string, the error measured for that model itself where the entry was fitted on
     // several (for the DeepBench GPU model: each GPU left out of the fit); `run` names it for such a device.
     std::map<std::string, double> held_out_mape_percent_by_model;
+    // The wave model's own error, leave one GPU out, for the devices a learned model's trees do not apply to
+    // (LearnedModel::untrained_reason), whose GEMMs the wave model alone costs.
+    std::optional<double> wave_held_out_mape_percent;
     std::map<std::string, double> compute_efficiency; // per op kind, "default" as fallback
     std::optional<double> memory_efficiency;
     std::optional<double> launch_overhead;

@@ -29,8 +29,12 @@ ArchitectureTraits architecture_traits(const std::string& architecture) {
   std::string lower = architecture;
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  for (const Row& r : kRows)
-    if (lower == r.name) return {true, r.amd, r.generation};
+  int position = 0; // the rows run through NVIDIA's line, then AMD's
+  for (std::size_t i = 0; i < kRows.size(); ++i) {
+    if (i > 0 && kRows[i].amd != kRows[i - 1].amd) position = 0;
+    if (lower == kRows[i].name) return {true, kRows[i].amd, kRows[i].generation, position};
+    ++position;
+  }
   return {};
 }
 

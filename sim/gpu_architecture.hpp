@@ -12,6 +12,7 @@ struct ArchitectureTraits {
   bool known = false;
   bool amd = false;
   double generation = 0;
+  int position = 0; // in the vendor's line, one per architecture (Kepler 0, Maxwell 1, ...; Polaris 0, ...)
 };
 
 ArchitectureTraits architecture_traits(const std::string& architecture);

@@ -2,6 +2,7 @@
 
 #include "sim/gpu_architecture.hpp"
 #include "sim/json_input.hpp"
+#include "sim/nearest_name.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -18,7 +19,8 @@ constexpr const char* kFormat = "heterosim-learned-model";
 // 2 (2026-12-03): device features from the architecture, memory type and software stack, the layout of
 // B, a convolution's filter window and stride; no ridge point or watts per TFLOP/s.
 // 3 (2026-12-05): the precisions it was trained on.
-constexpr int kVersion = 3;
+// 4 (2026-12-05): the architectures of the GPUs it was trained on.
+constexpr int kVersion = 4;
 
 float log2f_of(double v) {
   return static_cast<float>(std::log2(std::max(v, 1e-30)));
@@ -117,9 +119,9 @@ std::vector<float> learned_features(const GemmShape& s, const WaveDevice& d, boo
 }
 
 LearnedModel::LearnedModel(const std::string& booster_json, const WaveParams& wave, std::string source,
-                           std::vector<std::string> precisions)
+                           std::vector<std::string> precisions, std::vector<std::string> architectures)
     : booster_json_(booster_json), wave_(wave), source_(std::move(source)),
-      precisions_(std::move(precisions)) {
+      precisions_(std::move(precisions)), architectures_(std::move(architectures)) {
 #ifdef HS_HAVE_XGBOOST
   BoosterHandle h = nullptr;
   check(XGBoosterCreate(nullptr, 0, &h), source_);
@@ -136,15 +138,16 @@ LearnedModel::LearnedModel(const std::string& booster_json, const WaveParams& wa
 LearnedModel LearnedModel::load(const std::string& path) {
   const Json j = read_json_file(path);
   const JsonNode root(j, path, "");
-  root.expect_only({"format", "version", "features", "precisions", "wave_model", "source", "booster"});
+  root.expect_only(
+      {"format", "version", "features", "precisions", "architectures", "wave_model", "source", "booster"});
   if (root.at("format").as_string() != kFormat)
     root.at("format").fail(std::string("expected format \"") + kFormat + "\"");
   const auto version = root.at("version").as_integer(1, 1000);
   if (version == 1)
     root.at("version").fail("version 1 models were trained on features this build no longer computes (it "
                             "reads version 2); retrain with `heterosim validate`");
-  if (version != 2 && version != kVersion)
-    root.at("version").fail("unsupported version (this build reads 2 and " + std::to_string(kVersion) + ")");
+  if (version > kVersion)
+    root.at("version").fail("unsupported version (this build reads 2 to " + std::to_string(kVersion) + ")");
   if (root.at("features").as_string_list() != learned_feature_names())
     root.at("features").fail("the model was trained on other features than this build computes");
   // Version 2 had no list: `validate`, the only trainer, fitted those models on fp32 problems alone.
@@ -155,8 +158,38 @@ LearnedModel LearnedModel::load(const std::string& path) {
     precisions = root.at("precisions").as_string_list();
     if (precisions.empty()) root.at("precisions").fail("names no precision");
   }
+  // Absent (versions 2 and 3, or GPUs whose architecture was not given): the trees apply to any device.
+  std::vector<std::string> architectures;
+  if (const auto list = root.find("architectures")) {
+    if (version < 4) list->fail("a version " + std::to_string(version) + " model lists no architectures");
+    architectures = list->as_string_list();
+    if (architectures.empty()) list->fail("names no architecture (leave it out when none is known)");
+    for (const auto& a : architectures)
+      if (!architecture_traits(a).known) list->fail("unknown architecture '" + a + "'");
+  }
   return LearnedModel(root.at("booster").raw().dump(), wave_of(root.at("wave_model")),
-                      root.string_or("source", path), std::move(precisions));
+                      root.string_or("source", path), std::move(precisions), std::move(architectures));
+}
+
+std::string LearnedModel::untrained_reason(const std::string& architecture) const {
+  if (architectures_.empty()) return "";
+  const ArchitectureTraits device = architecture_traits(architecture);
+  if (!device.known)
+    return architecture.empty() ? "the device does not give its architecture (compute_units.architecture)"
+                                : "architecture '" + architecture + "' is not one HeteroSim knows";
+  int oldest = 1000, newest = -1;
+  for (const auto& a : architectures_)
+    if (const ArchitectureTraits t = architecture_traits(a); t.amd == device.amd) {
+      oldest = std::min(oldest, t.position);
+      newest = std::max(newest, t.position);
+    }
+  if (oldest > newest) return "it was trained on no " + std::string(device.amd ? "AMD" : "NVIDIA") + " GPU";
+  // One architecture beyond what the trees saw, they still help: leaving out DeepBench's only Turing GPU
+  // (T4), trees trained up to Volta put its GEMMs at 17.1 % against the wave model's 20.6 %.
+  const std::string trained = " than the " + name_list(architectures_) + " GPUs it was trained on";
+  if (device.position > newest + 1) return architecture + " is more than one architecture newer" + trained;
+  if (device.position < oldest - 1) return architecture + " is more than one architecture older" + trained;
+  return "";
 }
 
 bool LearnedModel::covers(const std::string& precision) const {
@@ -170,6 +203,7 @@ std::string LearnedModel::file_text() const {
   j["source"] = source_;
   j["features"] = learned_feature_names();
   j["precisions"] = precisions_;
+  if (!architectures_.empty()) j["architectures"] = architectures_;
   j["wave_model"] = wave_json(wave_);
   // The header indented for a reader, the booster (megabytes of trees) on one line: indenting it would more
   // than double the file.
@@ -202,6 +236,7 @@ std::vector<double> LearnedModel::log_ratios(const std::vector<std::vector<float
 
 double LearnedModel::seconds(const GemmShape& s, const WaveDevice& d, bool convolution) const {
   const double base = gemm_wave_time(s, d, wave_).seconds;
+  if (!untrained_reason(d.architecture).empty()) return base;
   const auto r = log_ratios({learned_features(s, d, convolution, wave_)});
   return r.empty() ? base : base * std::exp(r.front());
 }

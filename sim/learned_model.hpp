@@ -14,11 +14,21 @@
 // datasheet figures. Without XGBoost the build still reads the files' headers and refuses to use them, saying
 // why.
 //
-// File: format "heterosim-learned-model", version 3 (version 1 files are refused: other features; version 2
-// files, which `validate` trained on DeepBench's fp32 problems only, read as covering fp32): the feature
-// names (checked on load, so a model trained on other features is refused), the precisions it was trained on
-// (an op of another precision is costed by the wave model it corrects rather than by trees that never saw
-// one), the wave parameters it corrects, its provenance, and the booster as XGBoost's own JSON.
+// Trees do not extrapolate: on a GPU of an architecture newer or older than any they were trained on, the
+// leaves they fall into are those of the nearest GPUs they saw, whose software and kernels it does not share.
+// The DeepBench model (Maxwell to Turing) put BERT-large's fp32 GEMMs on an H100 (Hopper, three architectures
+// on) at 21-29 TFLOP/s and on an L4 (Ada, two on) at 4.3-7.3, where issue 10's measurement says 33-39 and
+// 5.5-8, and the wave model alone says 33-42 and 5.8-8.6; one architecture on, leave one GPU out shows the
+// trees still help (T4). So a device more than one architecture newer or older than those it was trained
+// on, per vendor, or whose architecture is not given, is costed by the wave model alone (`untrained_reason`
+// says why), and leave one GPU out applies the same rule to the GPU it leaves out.
+//
+// File: format "heterosim-learned-model", version 4 (version 1 files are refused: other features; version 2
+// files, which `validate` trained on DeepBench's fp32 problems only, read as covering fp32; versions 2 and 3
+// do not list architectures and apply to any device): the feature names (checked on load, so a model trained
+// on other features is refused), the precisions it was trained on (an op of another precision is costed by
+// the wave model it corrects rather than by trees that never saw one), the architectures of the GPUs it was
+// trained on, the wave parameters it corrects, its provenance, and the booster as XGBoost's own JSON.
 #include "sim/wave_model.hpp"
 
 #include <memory>
@@ -38,14 +48,18 @@ class LearnedModel {
 public:
   // From XGBoost's JSON model text (what the trainer saved); throws InputError when it does not load.
   LearnedModel(const std::string& booster_json, const WaveParams& wave, std::string source,
-               std::vector<std::string> precisions);
+               std::vector<std::string> precisions, std::vector<std::string> architectures);
   static LearnedModel load(const std::string& path);
 
   // The versioned file's text.
   std::string file_text() const;
   // log(seconds / wave seconds) for each row of features.
   std::vector<double> log_ratios(const std::vector<std::vector<float>>& rows) const;
+  // The trees' time where they apply to `d` (untrained_reason empty), else the wave model's.
   double seconds(const GemmShape& s, const WaveDevice& d, bool convolution) const;
+  // Why the trees do not apply to a GPU of `architecture` (ComputeUnits::architecture), empty when they do.
+  std::string untrained_reason(const std::string& architecture) const;
+  const std::vector<std::string>& architectures() const { return architectures_; }
   const WaveParams& wave() const { return wave_; }
   // Whether it was trained on ops of `precision`.
   bool covers(const std::string& precision) const;
@@ -58,6 +72,7 @@ private:
   WaveParams wave_;
   std::string source_;
   std::vector<std::string> precisions_;
+  std::vector<std::string> architectures_; // empty: not recorded (versions 2 and 3), the trees apply anywhere
 };
 
 } // namespace hs

@@ -4,8 +4,10 @@
 #include "cli_support.hpp"
 #include "sim/cost_model.hpp"
 #include "sim/error.hpp"
+#include "sim/gpu_architecture.hpp"
 #include "sim/graph_builder.hpp"
 #include "sim/learned_model.hpp"
+#include "validation/error_stats.hpp"
 #include "validation/learned_fit.hpp"
 
 #include <doctest/doctest.h>
@@ -35,6 +37,15 @@ std::vector<DeepBenchPoint> synthetic(const std::string& kind) {
       p.point.seconds = gemm_wave_time(p.shape, p.device, WaveParams{}).seconds * (1.0 + 0.3 * (i % 2));
       points.push_back(p);
     }
+  return points;
+}
+
+// The same, GPUs a and b of `ab`'s architecture and c of `c`'s.
+std::vector<DeepBenchPoint> of_architectures(const std::string& kind, const std::string& ab,
+                                             const std::string& c) {
+  auto points = synthetic(kind);
+  for (auto& p : points)
+    p.device.architecture = p.gpu == "c" ? c : ab;
   return points;
 }
 
@@ -148,7 +159,104 @@ TEST_CASE("a learned model file says which precisions it covers; version 2 files
   CHECK_THROWS_WITH_AS(load(replaced(text, fp32_only, "\"precisions\": [],\n")),
                        doctest::Contains("names no precision"), InputError);
   // Version 2 had no list (validate trained those on fp32 alone), and may not have one.
-  CHECK(load(replaced(replaced(text, fp32_only, ""), "\"version\": 3", "\"version\": 2")).covers("fp32"));
-  CHECK_THROWS_WITH_AS(load(replaced(text, "\"version\": 3", "\"version\": 2")),
+  CHECK(load(replaced(replaced(text, fp32_only, ""), "\"version\": 4", "\"version\": 2")).covers("fp32"));
+  CHECK_THROWS_WITH_AS(load(replaced(text, "\"version\": 4", "\"version\": 2")),
                        doctest::Contains("a version 2 model has no precisions"), InputError);
+}
+
+TEST_CASE("the trees cost only GPUs within one architecture of those they were trained on") {
+  CHECK(architecture_traits("Maxwell").position == 1);
+  CHECK(architecture_traits("Hopper").position == 7);
+  CHECK(architecture_traits("Vega").position == 1);
+  if (!learned_models_built()) return;
+  const auto points = of_architectures("gemm", "Pascal", "Volta");
+  const LearnedModel model = train_learned(pointers(points), WaveParams{}, "test");
+  CHECK(model.architectures() == std::vector<std::string>{"Pascal", "Volta"});
+  for (const char* near : {"Maxwell", "Pascal", "Turing"})
+    CHECK(model.untrained_reason(near).empty());
+  CHECK(model.untrained_reason("Ampere").find("more than one architecture newer") != std::string::npos);
+  CHECK(model.untrained_reason("Kepler").find("more than one architecture older") != std::string::npos);
+  CHECK(model.untrained_reason("Vega").find("no AMD GPU") != std::string::npos);
+  CHECK(model.untrained_reason("").find("does not give its architecture") != std::string::npos);
+  CHECK(model.untrained_reason("Fermi").find("not one HeteroSim knows") != std::string::npos);
+  // Outside, the wave model's time exactly; inside, the trees' correction of it (the odd points are 30 %
+  // slower than the wave model says, which the trees learned).
+  WaveDevice device = points[1].device;
+  const double wave = gemm_wave_time(points[1].shape, device, model.wave()).seconds;
+  device.architecture = "Hopper";
+  CHECK(model.seconds(points[1].shape, device, false) == wave);
+  device.architecture = "Turing";
+  CHECK(model.seconds(points[1].shape, device, false) > 1.1 * wave);
+  // The file keeps the list; an unknown name in it is refused.
+  const auto dir = hs::test::scratch_dir("learned", "architectures");
+  const auto file = hs::test::write_file(dir / "model.json", model.file_text());
+  CHECK(LearnedModel::load(file.string()).architectures() == model.architectures());
+  std::string text = model.file_text();
+  text.replace(text.find("\"Pascal\""), 8, "\"Fermi\"");
+  CHECK_THROWS_WITH_AS(LearnedModel::load(hs::test::write_file(dir / "bad.json", text).string()),
+                       doctest::Contains("unknown architecture 'Fermi'"), InputError);
+}
+
+TEST_CASE("leave one GPU out costs a GPU of an architecture the trees never came near by the wave model") {
+  if (!learned_models_built()) return;
+  const auto gemm = of_architectures("gemm", "Maxwell", "Hopper");
+  const auto conv = of_architectures("conv2d", "Maxwell", "Hopper");
+  DeepBenchResult wave;
+  evaluate_deepbench_wave(gemm, wave);
+  const LearnedValidation v = evaluate_learned(gemm, conv, wave);
+  std::vector<double> expected;
+  for (const auto& p : gemm)
+    if (p.gpu == "c")
+      expected.push_back(percent_error(
+          gemm_wave_time(p.shape, p.device, wave.wave_fit_shared_without.at("c")).seconds, p.point.seconds));
+  CHECK(v.gemm_by_gpu.at("c").mean_signed / summarize(expected).mean_signed == doctest::Approx(1.0));
+  // Leaving out a (Maxwell, as b is), the trees trained on b and c cost it, and differ from the wave model.
+  std::vector<double> wave_only;
+  for (const auto& p : gemm)
+    if (p.gpu == "a")
+      wave_only.push_back(percent_error(
+          gemm_wave_time(p.shape, p.device, wave.wave_fit_shared_without.at("a")).seconds, p.point.seconds));
+  CHECK(v.gemm_by_gpu.at("a").mean_signed != doctest::Approx(summarize(wave_only).mean_signed));
+}
+
+TEST_CASE("run names the devices the trees leave to the wave model, with the wave model's held-out error") {
+  if (!learned_models_built()) return;
+  const auto dir = hs::test::scratch_dir("learned", "wave-only");
+  const auto points = of_architectures("gemm", "Pascal", "Volta");
+  const LearnedModel model = train_learned(pointers(points), WaveParams{}, "test");
+  hs::test::write_file(dir / "model.json", model.file_text());
+  const auto cal = hs::test::write_file(dir / "cal.json", R"({"format": "heterosim-calibration", "version": 2,
+      "entries": [{"name": "g", "applies_to": {"kinds": ["gpu"]}, "measured": "synthetic",
+                   "held_out_mape_percent": 16.5, "wave_held_out_mape_percent": 28.5,
+                   "learned_model": "model.json"}]})");
+  const Platform p =
+      parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "w", "devices": [
+      {"name": "new", "kind": "gpu", "peak": {"fp32": 60e12}, "memory": {"bandwidth": 3e12, "capacity": "80GB"},
+       "power": {"idle": 1, "busy": 2}, "compute_units": {"count": 132, "boost_clock_mhz": 1980, "architecture": "Hopper", "source": "test"}},
+      {"name": "old", "kind": "gpu", "peak": {"fp32": 15e12}, "memory": {"bandwidth": 9e11, "capacity": "16GB"},
+       "power": {"idle": 1, "busy": 2}, "compute_units": {"count": 80, "boost_clock_mhz": 1500, "architecture": "Volta", "source": "test"}}],
+      "links": [], "unreachable": [["new", "old"]]})",
+                     "w.json");
+  GraphBuilder b("g");
+  b.op("mm")
+      .kind("gemm")
+      .flops(2.0 * 1024 * 256 * 2048)
+      .reads(4.0 * (1024 * 2048 + 2048 * 256))
+      .writes(4.0 * 1024 * 256);
+  const Graph g = std::move(b).build();
+  const Calibration calibration = load_calibration(cal.string(), p);
+  const CostModel cost(g, p, calibration);
+  const GemmShape shape{1024, 256, 2048};
+  CHECK(cost.op_time(0, 0) / gemm_wave_time(shape, wave_device(p.devices[0], "fp32"), model.wave()).seconds ==
+        doctest::Approx(1.0));
+  CHECK(cost.op_time(0, 1) / model.seconds(shape, wave_device(p.devices[1], "fp32"), false) ==
+        doctest::Approx(1.0));
+  const std::string text = calibration_usage_text(calibration, p);
+  CHECK(text.find("new's GEMMs by the wave model alone: Hopper is more than one architecture newer") !=
+        std::string::npos);
+  CHECK(text.find("held out for new (the wave model, leave one GPU out): 28.5 %") != std::string::npos);
+  CHECK(text.find("old's GEMMs by the wave model alone") == std::string::npos);
+  const auto json = calibration_usage_json(calibration, p);
+  CHECK(json["entries"][0]["wave_model_only"].contains("new"));
+  CHECK(json["entries"][0]["held_out_mape_percent_by_device"]["new"] == 28.5);
 }

@@ -53,20 +53,12 @@ std::filesystem::path temp_file(const char* stem) {
 // The calibration `fit` makes, through the file `validate` would write.
 Calibration written_and_read(const RooflineFit& fit) {
   const auto path = temp_file("hs-calibration-");
-  write_file_atomically(path.string(),
-                        calibration_json({{"cpu",
-                                           {{}, {"cpu"}, {}},
-                                           "synthetic points",
-                                           std::nullopt,
-                                           fit,
-                                           std::nullopt,
-                                           "",
-                                           1,
-                                           "",
-                                           true,
-                                           {}}},
-                                         "test", "synthetic"),
-                        true);
+  CalibrationOut entry;
+  entry.name = "cpu";
+  entry.applies_to.kinds = {"cpu"};
+  entry.measured = "synthetic points";
+  entry.fit = fit;
+  write_file_atomically(path.string(), calibration_json({entry}, "test", "synthetic"), true);
   Calibration cal = load_calibration(path.string());
   std::filesystem::remove(path);
   return cal;

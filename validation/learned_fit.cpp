@@ -1,6 +1,7 @@
 #include "validation/learned_fit.hpp"
 
 #include "sim/error.hpp"
+#include "sim/gpu_architecture.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -63,16 +64,31 @@ void add_errors(const std::vector<const DeepBenchPoint*>& test, const LearnedMod
   const std::vector<double> r = model.log_ratios(rows);
   for (std::size_t i = 0; i < test.size(); ++i) {
     const double base = gemm_wave_time(test[i]->shape, test[i]->device, model.wave()).seconds;
-    errors.push_back(percent_error(base * std::exp(r.at(i)), test[i]->point.seconds));
+    // As a run would cost it: by the wave model alone where the trees never saw the GPU's architecture.
+    const bool trees = model.untrained_reason(test[i]->device.architecture).empty();
+    errors.push_back(percent_error(trees ? base * std::exp(r.at(i)) : base, test[i]->point.seconds));
   }
 }
 
-// The precisions the points cover, in order of first appearance.
-std::vector<std::string> precisions_of(const std::vector<const DeepBenchPoint*>& points) {
+// The values of `field` over the points, in order of first appearance.
+template <class Field>
+std::vector<std::string> distinct(const std::vector<const DeepBenchPoint*>& points, Field field) {
   std::vector<std::string> out;
   for (const auto* p : points)
-    if (std::find(out.begin(), out.end(), p->precision) == out.end()) out.push_back(p->precision);
+    if (std::find(out.begin(), out.end(), field(*p)) == out.end()) out.push_back(field(*p));
   return out;
+}
+
+std::vector<std::string> precisions_of(const std::vector<const DeepBenchPoint*>& points) {
+  return distinct(points, [](const DeepBenchPoint& p) { return p.precision; });
+}
+
+// Those known (sim/gpu_architecture.hpp); none when a GPU's is not: the trees then apply to any device.
+std::vector<std::string> architectures_of(const std::vector<const DeepBenchPoint*>& points) {
+  auto names = distinct(points, [](const DeepBenchPoint& p) { return p.device.architecture; });
+  const bool all_known = std::all_of(names.begin(), names.end(),
+                                     [](const std::string& a) { return architecture_traits(a).known; });
+  return all_known ? names : std::vector<std::string>{};
 }
 
 struct Fold {
@@ -109,9 +125,9 @@ LearnedModel train_learned(const std::vector<const DeepBenchPoint*>& points, con
         static_cast<float>(std::log(p->point.seconds / gemm_wave_time(p->shape, p->device, wave).seconds)));
   }
   return LearnedModel(boost(flat, labels, learned_feature_names().size()), wave, source,
-                      precisions_of(points));
+                      precisions_of(points), architectures_of(points));
 #else
-  return LearnedModel("", wave, source, precisions_of(points)); // throws: no XGBoost in this build
+  return LearnedModel("", wave, source, precisions_of(points), architectures_of(points)); // throws
 #endif
 }
 

@@ -338,6 +338,7 @@ std::string calibration_json(const std::vector<CalibrationOut>& entries, const s
     if (e.held_out_mape_percent) d["held_out_mape_percent"] = *e.held_out_mape_percent;
     if (!e.held_out_mape_percent_by_model.empty())
       d["held_out_mape_percent_by_model"] = e.held_out_mape_percent_by_model;
+    if (e.wave_held_out_mape_percent) d["wave_held_out_mape_percent"] = *e.wave_held_out_mape_percent;
     if (e.roofline) add_roofline(d, e.fit);
     if (e.wave)
       d["wave_model"] = {{"peak_efficiency", e.wave->peak_efficiency},

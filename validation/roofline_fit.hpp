@@ -76,6 +76,7 @@ struct CalibrationOut {
   // every other op to the platform's own figures.
   bool roofline = true;
   std::map<std::string, double> held_out_mape_percent_by_model; // see Calibration::Entry
+  std::optional<double> wave_held_out_mape_percent;             // see Calibration::Entry
 };
 
 // A calibration file (format "heterosim-calibration", version 2) with the provenance that `heterosim run
