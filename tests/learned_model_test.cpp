@@ -56,6 +56,16 @@ std::vector<const DeepBenchPoint*> pointers(const std::vector<DeepBenchPoint>& v
   return out;
 }
 
+// A 1024 x 256 x 2048 GEMM of `precision` (elements of `bytes`) named `name`.
+void add_gemm(GraphBuilder& b, const std::string& name, const std::string& precision, double bytes) {
+  b.op(name)
+      .kind("gemm")
+      .precision(precision)
+      .flops(2.0 * 1024 * 256 * 2048)
+      .reads(bytes * (1024 * 2048 + 2048 * 256))
+      .writes(bytes * 1024 * 256);
+}
+
 } // namespace
 
 TEST_CASE("a learned model file loads and predicts the same numbers; training twice gives the same file") {
@@ -113,17 +123,8 @@ TEST_CASE(
   const LearnedModel model = train_learned(pointers(points), WaveParams{}, "test");
   hs::test::write_file(dir / "model.json", model.file_text());
   GraphBuilder b("g");
-  b.op("mm")
-      .kind("gemm")
-      .flops(2.0 * 1024 * 256 * 2048)
-      .reads(4.0 * (1024 * 2048 + 2048 * 256))
-      .writes(4.0 * 1024 * 256);
-  b.op("mm16")
-      .kind("gemm")
-      .precision("fp16")
-      .flops(2.0 * 1024 * 256 * 2048)
-      .reads(2.0 * (1024 * 2048 + 2048 * 256))
-      .writes(2.0 * 1024 * 256);
+  add_gemm(b, "mm", "fp32", 4.0);
+  add_gemm(b, "mm16", "fp16", 2.0);
   const Graph g = std::move(b).build();
   const CostModel cost(g, p, load_calibration(cal.string(), p));
   // As ratios: Approx's default tolerance is absolute near zero, and these are microseconds.
@@ -238,11 +239,7 @@ TEST_CASE("run names the devices the trees leave to the wave model, with the wav
       "links": [], "unreachable": [["new", "old"]]})",
                      "w.json");
   GraphBuilder b("g");
-  b.op("mm")
-      .kind("gemm")
-      .flops(2.0 * 1024 * 256 * 2048)
-      .reads(4.0 * (1024 * 2048 + 2048 * 256))
-      .writes(4.0 * 1024 * 256);
+  add_gemm(b, "mm", "fp32", 4.0);
   const Graph g = std::move(b).build();
   const Calibration calibration = load_calibration(cal.string(), p);
   const CostModel cost(g, p, calibration);
