@@ -28,6 +28,12 @@ inline bool register_command(Command c) {
 }
 std::vector<Command> registered_commands(); // sorted by name, "run" first
 
+// The --calibration option of the commands that plan (run, compare, explain, pareto).
+inline constexpr const char* kCalibrationHelp =
+    "Calibration file overriding the platform's efficiencies, or the name of one shipped in models/ "
+    "(deepbench-gpu: the learned GPU model); default: the platform's own \"calibration\" where it names one; "
+    "none: the devices' figures alone";
+
 } // namespace hs::cli
 
 // Inside namespace hs::cli (an anonymous namespace in it is fine); `id` makes the variable's name unique, so

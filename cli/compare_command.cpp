@@ -137,9 +137,7 @@ Action compare_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed for random workloads and randomised policies")
       ->capture_default_str();
-  cmd->add_option("--calibration", o->calibration,
-                  "Calibration file overriding the platform's efficiencies, or the name of one shipped in "
-                  "models/ (deepbench-gpu: the learned GPU model)");
+  cmd->add_option("--calibration", o->calibration, kCalibrationHelp);
   cmd->add_option("--scenario", o->scenario,
                   "What-if file: background load, degraded links, op-time noise (simgrid and evaluator)");
   cmd->add_option("--policy-config", o->policy_config,

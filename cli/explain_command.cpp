@@ -68,9 +68,7 @@ Action explain_command(CLI::App& app) {
   cmd->add_option("--out", o->out, "File to write instead of standard output");
   cmd->add_flag("--force", o->force, "Overwrite --out if it exists");
   cmd->add_option("--seed", o->seed, "Seed for random workloads")->capture_default_str();
-  cmd->add_option("--calibration", o->calibration,
-                  "Calibration file overriding the platform's efficiencies, or the name of one shipped in "
-                  "models/ (deepbench-gpu: the learned GPU model)");
+  cmd->add_option("--calibration", o->calibration, kCalibrationHelp);
   cmd->add_option("--policy-config", o->policy_config,
                   "JSON file of policy parameters, keyed by policy name (see docs/policies.md)");
   return [o] { return explain(*o); };

@@ -2,6 +2,7 @@
 // arithmetic intensity by op kind, critical path). `heterosim info --platform NAME [--routes]`: a
 // platform's devices, switches and links, and with --routes the route of every pair of devices.
 #include "cli/commands.hpp"
+#include "sim/calibration.hpp"
 #include "sim/platform.hpp"
 #include "sim/units.hpp"
 #include "workloads/graph_summary.hpp"
@@ -69,6 +70,7 @@ int platform_info(const InfoOptions& o) {
             << "links         " << p.links.size() << "\n"
             << "routes        " << routed << " (" << computed << " computed from the links' ends, "
             << routed - computed << " explicit)" << (o.routes ? "" : "; --routes lists them") << "\n";
+  if (p.calibration) std::cout << calibration_usage_text(*p.calibration, p);
   if (o.routes) print_routes(p);
   return 0;
 }

@@ -214,9 +214,7 @@ Action pareto_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--weights", o->weights,
                   "Weighted-sum mode: one weight per objective; also picks that plan from the front");
-  cmd->add_option("--calibration", o->calibration,
-                  "Calibration file overriding the platform's efficiencies, or the name of one shipped in "
-                  "models/ (deepbench-gpu: the learned GPU model)");
+  cmd->add_option("--calibration", o->calibration, kCalibrationHelp);
   cmd->add_flag("--no-replay", o->no_replay, "Skip the SimGrid replay of the final front");
   cmd->add_flag("--no-rewrites", o->no_rewrites, "Search placements only (no fusion or splitting)");
   cmd->add_flag("--force", o->force, "Overwrite existing output files");

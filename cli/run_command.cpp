@@ -162,9 +162,7 @@ Action run_command(CLI::App& app) {
   cmd->add_option("--out", o->out, "Directory for the run's files (" + files + ")")->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed for random workloads and randomised policies")
       ->capture_default_str();
-  cmd->add_option("--calibration", o->calibration,
-                  "Calibration file overriding the platform's efficiencies, or the name of one shipped in "
-                  "models/ (deepbench-gpu: the learned GPU model)");
+  cmd->add_option("--calibration", o->calibration, kCalibrationHelp);
   cmd->add_option(
       "--scenario", o->scenario,
       "What-if file: background load on devices, degraded links, op-time noise (simgrid and evaluator)");

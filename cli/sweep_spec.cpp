@@ -279,8 +279,15 @@ JsonNode value_node(const SweepSpec& spec, const SweepAxis& axis, std::size_t i)
 Json patched_platform(const SweepSpec& spec, const SweepPoint& p, const std::vector<std::size_t>& choice,
                       std::map<std::string, Json>& templates) {
   auto it = templates.find(p.platform);
-  if (it == templates.end())
-    it = templates.emplace(p.platform, read_json_file(platform_file(p.platform))).first;
+  if (it == templates.end()) {
+    const std::string file = platform_file(p.platform);
+    Json platform = read_json_file(file);
+    // The point's copy is written elsewhere: a calibration beside the template is named by its full path.
+    if (const auto c = platform.find("calibration"); c != platform.end() && c->is_string())
+      if (const auto path = platform_calibration_path(c->get<std::string>(), file); path != *c)
+        *c = std::filesystem::absolute(path).string();
+    it = templates.emplace(p.platform, std::move(platform)).first;
+  }
   Json platform = it->second;
   std::string places;
   for (std::size_t a = 0; a < spec.axes.size(); ++a) {

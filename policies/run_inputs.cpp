@@ -10,11 +10,18 @@ Graph load_graph_for(const InputFiles& f, const Platform& p) {
   Graph g = load_workload(f.workload, f.seed);
   return f.transform ? f.transform(std::move(g), p) : g;
 }
+
+// --calibration: none given, the platform's own; "none", the devices' figures alone; else that file or name.
+Calibration calibration_for(const InputFiles& f, const Platform& p) {
+  if (f.calibration.empty()) return p.calibration ? *p.calibration : Calibration{};
+  if (f.calibration == "none") return {};
+  return load_calibration(f.calibration, p);
+}
 } // namespace
 
 RunInputs::RunInputs(const InputFiles& f)
     : platform_(load_platform(f.platform)), graph_(load_graph_for(f, platform_)),
-      calibration_(f.calibration.empty() ? Calibration{} : load_calibration(f.calibration, platform_)),
+      calibration_(calibration_for(f, platform_)),
       scenario_(f.scenario.empty() ? Scenario{} : load_scenario(f.scenario, platform_)),
       config_(f.policy_config.empty() ? nullptr : load_policy_config(f.policy_config)), seed_(f.seed),
       cost_(graph_, platform_, calibration_) {}

@@ -17,8 +17,9 @@ namespace hs {
 struct PolicyConfig; // policies/policy_config.hpp
 
 struct InputFiles {
-  std::string platform;                             // a file or a preset name
-  std::string workload;                             // a file or a builder spec
+  std::string platform; // a file or a preset name
+  std::string workload; // a file or a builder spec
+  // calibration: empty for the platform's own (Platform::calibration), "none" for the devices' figures alone.
   std::string calibration, scenario, policy_config; // optional: empty for none
   std::uint64_t seed = 0;
   // Applied to the loaded workload before the cost model is built (run's --parallel); may be empty.

@@ -9,6 +9,9 @@
 
 namespace hs {
 
+CostModel::CostModel(const Graph& g, const Platform& p)
+    : CostModel(g, p, p.calibration ? *p.calibration : Calibration{}) {}
+
 CostModel::CostModel(const Graph& g, const Platform& p, Calibration c)
     : graph_(&g), platform_(&p), calibration_(std::move(c)), devices_(p.device_count()) {
   row_.resize(static_cast<std::size_t>(g.op_count()));

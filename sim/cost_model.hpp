@@ -29,7 +29,10 @@ std::string placement_restriction(const Op& o, const Device& d);
 
 class CostModel {
 public:
-  CostModel(const Graph& g, const Platform& p, Calibration c = {});
+  // Costed as the platform says: by its own calibration (Platform::calibration) where it names one.
+  CostModel(const Graph& g, const Platform& p);
+  // Costed by `c` in place of the platform's own calibration (an empty one: the devices' figures alone).
+  CostModel(const Graph& g, const Platform& p, Calibration c);
   // The cost model of `g`, a rewrite of `like`'s graph on the same platform and calibration, where op o is
   // costed as `like`'s op same_as[o] when that is not -1 (an op the rewrite left as it was): only the
   // changed ops are costed anew.

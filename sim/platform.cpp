@@ -1,5 +1,6 @@
 #include "sim/platform.hpp"
 
+#include "sim/calibration.hpp"
 #include "sim/cluster_platform.hpp"
 #include "sim/data_directory.hpp"
 #include "sim/data_files.hpp"
@@ -245,12 +246,28 @@ Link parse_link(const JsonNode& n) {
   return l;
 }
 
+void read_calibration(Platform& p, const JsonNode& field) {
+  try {
+    p.calibration = std::make_shared<const Calibration>(
+        load_calibration(platform_calibration_path(field.as_string(), p.file), p));
+  } catch (const InputError& e) {
+    field.fail(e.what());
+  }
+}
+
 } // namespace
+
+std::string platform_calibration_path(const std::string& written, const std::string& platform_file) {
+  const std::filesystem::path path(written);
+  const bool is_path = path.has_parent_path() || path.has_extension();
+  if (!is_path || path.is_absolute()) return written;
+  return (std::filesystem::path(platform_file).parent_path() / path).string();
+}
 
 Platform parse_platform_json(const Json& j, const std::string& file) {
   const JsonNode root(j, file, "");
   root.expect_only({"format", "version", "name", "description", "sources", "devices", "nodes", "links",
-                    "transit_devices", "routes", "unreachable", "notes"});
+                    "transit_devices", "routes", "unreachable", "calibration", "notes"});
   root.expect_format("heterosim-platform", false);
   Platform p;
   p.file = file;
@@ -265,6 +282,7 @@ Platform parse_platform_json(const Json& j, const std::string& file) {
   p.validate();
   read_topology(p, root);
   read_routes(p, root);
+  if (const auto c = root.find("calibration")) read_calibration(p, *c);
   return p;
 }
 

@@ -112,6 +112,7 @@ struct Route {
 };
 
 class Platform;
+struct Calibration; // sim/calibration.hpp
 
 // Where the routes a file does not write come from: the topology's path rule (sim/topology.hpp), asked for
 // a pair the first time a transfer or a report needs it, so a cluster of a thousand devices never builds
@@ -136,6 +137,10 @@ public:
   std::vector<Link> links;
   std::vector<TopologyNode> nodes;          // switches and bridges beyond the devices
   std::vector<std::string> transit_devices; // devices that computed routes may pass through
+  // What the platform's devices are costed by unless a run names another calibration: the file's
+  // "calibration" (a calibration shipped in models/ by name, or a file relative to the platform file), loaded
+  // and checked against the devices; null when the file names none.
+  std::shared_ptr<const Calibration> calibration;
 
   // Whether links give their ends, so routes can be computed rather than written out.
   bool has_topology() const;
@@ -171,6 +176,10 @@ private:
   std::shared_ptr<std::unordered_map<std::string, DeviceId>> device_index_ =
       std::make_shared<std::unordered_map<std::string, DeviceId>>();
 };
+
+// A platform file's "calibration" as `load_calibration` takes it: a name (of a calibration shipped in
+// models/) as written, a relative path resolved against the directory of `platform_file`.
+std::string platform_calibration_path(const std::string& written, const std::string& platform_file);
 
 // Loads a platform description (format "heterosim-platform", version 1). `name_or_path` may also be the
 // name of a preset in the platforms directory (for example "workstation").
