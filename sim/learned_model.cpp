@@ -145,7 +145,8 @@ LearnedModel LearnedModel::load(const std::string& path) {
   const auto version = root.at("version").as_integer(1, 1000);
   if (version == 1)
     root.at("version").fail("version 1 models were trained on features this build no longer computes (it "
-                            "reads version 2); retrain with `heterosim validate`");
+                            "reads versions 2 to " +
+                            std::to_string(kVersion) + "); retrain with `heterosim validate`");
   if (version > kVersion)
     root.at("version").fail("unsupported version (this build reads 2 to " + std::to_string(kVersion) + ")");
   if (root.at("features").as_string_list() != learned_feature_names())

@@ -161,6 +161,8 @@ TEST_CASE("a learned model file says which precisions it covers; version 2 files
                        doctest::Contains("names no precision"), InputError);
   // Version 2 had no list (validate trained those on fp32 alone), and may not have one.
   CHECK(load(replaced(replaced(text, fp32_only, ""), "\"version\": 4", "\"version\": 2")).covers("fp32"));
+  CHECK_THROWS_WITH_AS(load(replaced(text, "\"version\": 4", "\"version\": 1")),
+                       doctest::Contains("it reads versions 2 to 4"), InputError);
   CHECK_THROWS_WITH_AS(load(replaced(text, "\"version\": 4", "\"version\": 2")),
                        doctest::Contains("a version 2 model has no precisions"), InputError);
 }
