@@ -250,18 +250,23 @@ std::string wave_only_reason(const Calibration::Entry& e, const Device& d) {
   return e.learned && d.units.count > 0 ? e.learned->untrained_reason(d.units.architecture) : "";
 }
 
+struct OwnHeldOut {
+  std::string device;
+  double percent;
+  bool wave; // the wave model's figure: the learned model's trees leave the device to it
+};
+
 // The calibrated devices of `e` with a held-out error of their own: the wave model's where it alone costs
 // them, else their model's where the entry has one.
-std::vector<std::pair<std::string, double>> own_held_out(const Calibration& c, const Calibration::Entry& e,
-                                                         const Platform& p) {
-  std::vector<std::pair<std::string, double>> out;
+std::vector<OwnHeldOut> own_held_out(const Calibration& c, const Calibration::Entry& e, const Platform& p) {
+  std::vector<OwnHeldOut> out;
   for (const auto& d : p.devices) {
     if (c.find(d) != &e) continue;
     if (!wave_only_reason(e, d).empty()) {
-      if (e.wave_held_out_mape_percent) out.emplace_back(d.name, *e.wave_held_out_mape_percent);
+      if (e.wave_held_out_mape_percent) out.push_back({d.name, *e.wave_held_out_mape_percent, true});
     } else if (auto it = e.held_out_mape_percent_by_model.find(d.model);
                it != e.held_out_mape_percent_by_model.end()) {
-      out.emplace_back(d.name, it->second);
+      out.push_back({d.name, it->second, false});
     }
   }
   return out;
@@ -290,8 +295,8 @@ nlohmann::ordered_json calibration_usage_json(const Calibration& c, const Platfo
     entry["measured"] = e.measured.empty() ? "not recorded (version 1 file)" : e.measured;
     entry["devices"] = c.calibrated_devices(e, p);
     if (e.held_out_mape_percent) entry["held_out_mape_percent"] = *e.held_out_mape_percent;
-    for (const auto& [device, percent] : own_held_out(c, e, p))
-      entry["held_out_mape_percent_by_device"][device] = percent;
+    for (const auto& held : own_held_out(c, e, p))
+      entry["held_out_mape_percent_by_device"][held.device] = held.percent;
     entry["gemm_model"] = e.learned ? "learned (" + e.learned_file + ")" : e.wave ? "wave" : "roofline";
     if (e.learned) entry["learned_precisions"] = e.learned->precisions();
     for (const auto& [device, reason] : wave_only_devices(c, e, p))
@@ -328,18 +333,15 @@ std::string calibration_usage_text(const Calibration& c, const Platform& p) {
       std::snprintf(held, sizeof held, "; held-out error %.1f %%", *e.held_out_mape_percent);
       text.append(held);
     }
-    const auto wave_only = wave_only_devices(c, e, p);
-    for (const auto& [device, reason] : wave_only)
+    for (const auto& [device, reason] : wave_only_devices(c, e, p))
       text.append("; ").append(device).append("'s GEMMs by the wave model alone: ").append(reason);
-    for (const auto& [device, percent] : own_held_out(c, e, p)) {
-      const bool wave = std::any_of(wave_only.begin(), wave_only.end(),
-                                    [&, name = device](const auto& w) { return w.first == name; });
-      char held[64];
-      std::snprintf(held, sizeof held, ": %.1f %%", percent);
+    for (const auto& held : own_held_out(c, e, p)) {
+      char percent[64];
+      std::snprintf(percent, sizeof percent, ": %.1f %%", held.percent);
       text.append("; held out for ")
-          .append(device)
-          .append(wave ? " (the wave model, leave one GPU out)" : "'s own model")
-          .append(held);
+          .append(held.device)
+          .append(held.wave ? " (the wave model, leave one GPU out)" : "'s own model")
+          .append(percent);
     }
     text.append("\n");
   }

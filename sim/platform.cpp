@@ -258,10 +258,9 @@ void read_calibration(Platform& p, const JsonNode& field) {
 } // namespace
 
 std::string platform_calibration_path(const std::string& written, const std::string& platform_file) {
-  const std::filesystem::path path(written);
-  const bool is_path = path.has_parent_path() || path.has_extension();
-  if (!is_path || path.is_absolute()) return written;
-  return (std::filesystem::path(platform_file).parent_path() / path).string();
+  // The same test `load_calibration` makes: a name with a directory or an extension is a file.
+  if (!looks_like_a_path(written) || std::filesystem::path(written).is_absolute()) return written;
+  return (std::filesystem::path(platform_file).parent_path() / written).string();
 }
 
 Platform parse_platform_json(const Json& j, const std::string& file) {
