@@ -68,8 +68,9 @@ std::string calibration_text(const WorkloadCalibration& c, const WorkloadReportI
                 "off, and the whole run %+.1f %% in sample.",
                 ("one op in " + std::to_string(in.hold_out_every) + " of each kind").c_str(),
                 c.held_out.error_percent(), c.in_sample.error_percent());
-  return calibration_json({workload_calibration_entry(c, in.device, measured, kFrameworkFile)},
-                          "heterosim calibrate: " + in.workload + " measured on " + in.device,
+  CalibrationOut entry = workload_calibration_entry(c, in.device, measured, kFrameworkFile);
+  if (in.device_times && in.issue_seconds > 0) entry.issue_overhead = in.issue_seconds;
+  return calibration_json({entry}, "heterosim calibrate: " + in.workload + " measured on " + in.device,
                           "Applies to device " + in.device + " of " + in.platform + ". " + held);
 }
 
@@ -88,10 +89,20 @@ int calibrate(const CalibrateOptions& o) {
   const Graph graph = load_workload(o.workload);
   const OpTimes measured = o.times.empty() ? op_times_from_trace(o.trace) : load_op_times(o.times);
   const WorkloadMatch match = match_workload(measured, graph);
-  WorkloadReportInputs in{o.workload,           o.platform,         o.device,
-                          measured.file,        measured.noun,      match.how,
-                          measured.rows.size(), match.times.passes, fastest_pass(match.times),
-                          o.hold_out_every};
+  WorkloadReportInputs in{o.workload,
+                          o.platform,
+                          o.device,
+                          measured.file,
+                          measured.noun,
+                          match.how,
+                          measured.rows.size(),
+                          match.times.passes,
+                          fastest_pass(match.times),
+                          o.hold_out_every,
+                          measured.device_times,
+                          measured.issue_seconds,
+                          measured.device_events,
+                          measured.unattributed_device_events};
   WorkloadFitOptions fo;
   fo.hold_out_every = o.hold_out_every;
   fo.framework_model = !o.roofline_only;
@@ -131,7 +142,10 @@ Action calibrate_command(CLI::App& app) {
       ->required();
   cmd->add_option("--times", o->times,
                   "Measured per-op times (CSV: op or index, kind, seconds, optional pass)");
-  cmd->add_option("--trace", o->trace, "A torch.profiler Chrome trace of the run (top-level CPU ops)");
+  cmd->add_option(
+      "--trace", o->trace,
+      "A torch.profiler Chrome trace of the run (top-level CPU ops; on a GPU trace, the device time "
+      "of the kernels each launched, and the host's issue time per op)");
   cmd->add_option("--out", o->out, "Directory for calibration.json, the framework model and the report")
       ->capture_default_str();
   cmd->add_option("--hold-out-every", o->hold_out_every,

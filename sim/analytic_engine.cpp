@@ -1,5 +1,6 @@
 #include "sim/analytic_engine.hpp"
 
+#include "sim/host_issue.hpp"
 #include "sim/transfer_rule.hpp"
 
 #include <algorithm>
@@ -19,12 +20,13 @@ Execution run_analytic(const Plan& plan, const CostModel& cost) {
     stream_base[d] = stream_free.size();
     stream_free.resize(stream_free.size() + plan.queues[d].size(), 0.0);
   }
+  const std::vector<double> issued = host_issue_times(plan, cost.issue_overheads(), e.ops.size());
   for (OpId o : plan_execution_order(plan, g)) {
     const auto oi = static_cast<std::size_t>(o);
     const DeviceId dev = plan.device[oi];
     double& free_at =
         stream_free[stream_base[static_cast<std::size_t>(dev)] + static_cast<std::size_t>(plan.stream[oi])];
-    double start = free_at;
+    double start = issued.empty() ? free_at : std::max(free_at, issued[oi]);
     for (TensorId t : g.op(o).inputs)
       for (const auto& [where, when] : arrival[static_cast<std::size_t>(t)])
         if (where == dev) start = std::max(start, when);

@@ -33,6 +33,7 @@ void load_parameters(const JsonNode& node, Calibration::Entry& e) {
       e.memory_time_factor[kind] = f;
     }
   if (auto lo = node.find("launch_overhead")) e.launch_overhead = lo->as_quantity(units::Quantity::Time);
+  if (auto io = node.find("issue_overhead")) e.issue_overhead = io->as_quantity(units::Quantity::Time);
   if (auto tiers = node.find("memory_tiers"))
     for (const auto& t : tiers->items()) {
       t.expect_only({"up_to", "bandwidth", "source"});
@@ -117,9 +118,9 @@ void load_version_2(const JsonNode& root, Calibration& c) {
   for (const auto& node : root.at("entries").items()) {
     node.expect_only({"name", "applies_to", "measured", "held_out_mape_percent",
                       "held_out_mape_percent_by_model", "wave_held_out_mape_percent", "efficiency",
-                      "memory_efficiency", "memory_time_factor", "launch_overhead", "memory_tiers",
-                      "gemm_structure", "wave_model", "learned_model", "framework_model", "intra_op_threads",
-                      "notes"});
+                      "memory_efficiency", "memory_time_factor", "launch_overhead", "issue_overhead",
+                      "memory_tiers", "gemm_structure", "wave_model", "learned_model", "framework_model",
+                      "intra_op_threads", "notes"});
     Calibration::Entry e;
     e.name = node.at("name").as_string();
     for (const auto& other : c.entries)

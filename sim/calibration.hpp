@@ -44,6 +44,9 @@ struct Calibration {
     std::map<std::string, double> compute_efficiency; // per op kind, "default" as fallback
     std::optional<double> memory_efficiency;
     std::optional<double> launch_overhead;
+    // The host's time to issue one op (Device::issue_overhead), as a traced run of the user's framework
+    // measured it.
+    std::optional<double> issue_overhead;
     std::vector<MemoryTier> memory_tiers; // ascending up_to; ops larger than the last use memory_efficiency
     // Per op kind, its memory-bound time over what the bandwidth above gives (1 where absent): kernels that
     // move the same bytes differ in how many streams they run and how their stores and prefetches use the

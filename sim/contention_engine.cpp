@@ -59,9 +59,7 @@ double ContentionEvaluator::simulate(const Plan& plan) {
       for (const double t : device_next_)
         ops_next = std::min(ops_next, t);
     }
-    double next = std::min(flow_next_, ops_next);
-    if (!timed_.empty()) next = std::min(next, timed_.front().first);
-    if (profile_next_ < profile_events_.size()) next = std::min(next, profile_events_[profile_next_].at);
+    const double next = next_event(ops_next);
     if (next == kInf)
       throw PlanError("the evaluator stopped with " + std::to_string(ops_left_) +
                       " ops not run (a stream waits for an input that never comes)");
@@ -91,8 +89,27 @@ double ContentionEvaluator::simulate(const Plan& plan) {
       timed_.pop_back();
       transfer_finished(t, now);
     }
+    wake_issued(due);
   }
   return result_.makespan;
+}
+
+// The earliest of the next op end (`ops_next`), flow end, explicit-cost edge, issue and scenario step.
+double ContentionEvaluator::next_event(double ops_next) const {
+  double next = std::min(flow_next_, ops_next);
+  if (!timed_.empty()) next = std::min(next, timed_.front().first);
+  if (!issue_waits_.empty()) next = std::min(next, issue_waits_.front().first);
+  if (profile_next_ < profile_events_.size()) next = std::min(next, profile_events_[profile_next_].at);
+  return next;
+}
+
+// Stream heads their host has issued by `due` are checked again.
+void ContentionEvaluator::wake_issued(double due) {
+  while (!issue_waits_.empty() && issue_waits_.front().first <= due) {
+    std::pop_heap(issue_waits_.begin(), issue_waits_.end(), issue_later);
+    check_slots_.push_back(issue_waits_.back().second);
+    issue_waits_.pop_back();
+  }
 }
 
 // Scenario steps due by `now`: a device's or link direction's availability changes.
@@ -242,6 +259,11 @@ void ContentionEvaluator::start_ready_streams(double now) {
     const OpId o = queue[cursor_[s]];
     const auto oi = static_cast<std::size_t>(o);
     if (op_wait_[oi].missing != 0) continue;
+    if (!issued_.empty() && issued_[oi] > now) { // its host has not issued it yet
+      issue_waits_.emplace_back(issued_[oi], s);
+      std::push_heap(issue_waits_.begin(), issue_waits_.end(), issue_later);
+      continue;
+    }
     running_op_[s] = o;
     running_bits_[s >> 6] |= std::uint64_t{1} << (s & 63);
     remaining_[s] = op_seconds(o, d, plan.pstate[oi]) * time_factor_[oi];

@@ -40,6 +40,7 @@ public:
   void rebind(const CostModel& cost);
   // The same for a graph given as flat arrays (a rewrite that built no Graph), with `op_times` its ops'
   // seconds [op][device] on this evaluator's platform at the nominal p-state. Both must outlive the runs.
+  // The devices' issue overheads stay those of the last cost model bound.
   void rebind(const FlatGraph& graph, const std::vector<double>& op_times);
 
   // The timeline of `plan` (already valid: see validate_plan), with energy. Transfers are in the canonical
@@ -76,6 +77,11 @@ private:
   void bind_plan(const Plan& plan);
   void apply_profile_events(double now);
   void start_ready_streams(double now);
+  double next_event(double ops_next) const;
+  void wake_issued(double due);
+  static bool issue_later(const std::pair<double, std::size_t>& x, const std::pair<double, std::size_t>& y) {
+    return x.first > y.first;
+  }
   void start_copy_engines(double now);
   void record_start(Transfer& tr, double bytes, double now);
   static void mark_ready(std::vector<std::size_t>& list, std::vector<char>& mark, std::size_t device) {
@@ -219,7 +225,11 @@ private:
   int links_off_nominal_ = 0; // link directions whose availability is not 1 (no caching then)
   std::vector<std::pair<double, std::size_t>> timed_; // explicit-cost edges: (end, transfer), a min-heap
   std::vector<std::size_t> check_slots_;              // stream slots whose head may have become ready
-  std::vector<int> pending_to_;                       // scratch: destination -> transfer index
+  std::vector<double> issue_overhead_; // per device, the bound cost model's (CostModel::issue_overheads)
+  std::vector<double> issued_;         // per op, when its host issued it (sim/host_issue.hpp); empty: at once
+  std::vector<std::pair<double, std::size_t>>
+      issue_waits_;             // (issued, slot): heads not yet issued, a min-heap
+  std::vector<int> pending_to_; // scratch: destination -> transfer index
   // Energy: seconds each device was busy (busy_since_ while it is), extra joules of lower p-states, bytes
   // per link.
   std::vector<double> busy_seconds_, busy_since_, pstate_extra_, link_bytes_;

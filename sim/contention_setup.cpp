@@ -1,4 +1,5 @@
 #include "sim/contention_engine.hpp"
+#include "sim/host_issue.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -70,6 +71,7 @@ void ContentionEvaluator::rebind(const CostModel& cost) {
   if (&cost.platform() != platform_)
     throw std::invalid_argument("ContentionEvaluator::rebind: a cost model on another platform");
   own_graph_.assign(cost.graph());
+  issue_overhead_ = cost.issue_overheads();
   static const std::vector<double> none; // a model with pins is asked op by op: its table is ops x devices
   bind_graph(own_graph_, cost.dense() ? cost.op_time_table() : none);
   if (!cost.dense()) pinned_cost_ = &cost;
@@ -127,6 +129,8 @@ void ContentionEvaluator::bind_plan(const Plan& plan) {
                    static_cast<std::uint32_t>(stream_base_[d] + static_cast<std::size_t>(plan.stream[o]))};
     live_[d] += g.param_bytes(o);
   }
+  issued_ = host_issue_times(plan, issue_overhead_, n);
+  issue_waits_.clear();
   const auto& consumers = g.all_consumers();
   consumer_device_.resize(consumers.size());
   for (std::size_t k = 0; k < consumers.size(); ++k)

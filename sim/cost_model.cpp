@@ -224,6 +224,15 @@ double CostModel::roofline(const Op& o, const Device& d) const {
   return launch + std::max(compute, memory);
 }
 
+std::vector<double> CostModel::issue_overheads() const {
+  std::vector<double> per_device;
+  for (const Device& d : platform_->devices) {
+    const Calibration::Entry* cal = calibration_.find(d);
+    per_device.push_back(cal && cal->issue_overhead ? *cal->issue_overhead : d.issue_overhead);
+  }
+  return per_device;
+}
+
 double CostModel::op_time(OpId op, DeviceId dev, int pstate) const {
   const double t = op_time(op, dev);
   const auto& states = platform_->devices[static_cast<std::size_t>(dev)].pstates;

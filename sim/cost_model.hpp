@@ -58,6 +58,9 @@ public:
   // Seconds at p-state `pstate` (execution stretches by nominal speed / state speed).
   double op_time(OpId op, DeviceId dev, int pstate) const;
   bool feasible(OpId op, DeviceId dev) const { return op_time(op, dev) < kInfeasible; }
+  // Per device, the host's time to issue one op (sim/host_issue.hpp): the calibration's where an entry
+  // gives one, else the device's.
+  std::vector<double> issue_overheads() const;
   // Why `dev` cannot run `op` (empty when it can).
   std::string infeasibility_reason(OpId op, DeviceId dev) const;
 

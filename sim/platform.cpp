@@ -178,9 +178,9 @@ ComputeUnits parse_compute_units(const JsonNode& n) {
 }
 
 Device parse_device(const JsonNode& n) {
-  n.expect_only({"name", "kind", "model", "compute_units", "peak", "memory", "launch_overhead", "efficiency",
-                 "memory_efficiency", "supported_ops", "power", "pstates", "streams", "copy_engines",
-                 "source", "notes"});
+  n.expect_only({"name", "kind", "model", "compute_units", "peak", "memory", "launch_overhead",
+                 "issue_overhead", "efficiency", "memory_efficiency", "supported_ops", "power", "pstates",
+                 "streams", "copy_engines", "source", "notes"});
   Device d;
   d.name = n.at("name").as_string();
   d.kind = n.at("kind").as_string();
@@ -195,6 +195,7 @@ Device parse_device(const JsonNode& n) {
   d.memory_bandwidth = mem.at("bandwidth").as_quantity(Quantity::Bandwidth);
   d.memory_capacity = mem.at("capacity").as_quantity(Quantity::Bytes);
   d.launch_overhead = n.quantity_or("launch_overhead", Quantity::Time, 0.0);
+  d.issue_overhead = n.quantity_or("issue_overhead", Quantity::Time, 0.0);
   if (auto eff = n.find("efficiency"))
     for (const auto& [kind, v] : eff->members()) {
       v.expect_op_kind_key(kind, true);

@@ -48,10 +48,13 @@ struct Device {
   std::string kind;  // cpu, gpu, npu, fpga, dsp, ...
   std::string model; // the product, as a driver reports it (e.g. "NVIDIA A100-SXM4-40GB"); may be empty
   ComputeUnits units;
-  std::map<std::string, double> peak_flops;         // per precision (fp32, fp16, ...), flop/s
-  double memory_bandwidth = 0.0;                    // bytes/s
-  double memory_capacity = 0.0;                     // bytes
-  double launch_overhead = 0.0;                     // seconds per kernel
+  std::map<std::string, double> peak_flops; // per precision (fp32, fp16, ...), flop/s
+  double memory_bandwidth = 0.0;            // bytes/s
+  double memory_capacity = 0.0;             // bytes
+  double launch_overhead = 0.0;             // seconds per kernel
+  // Host seconds to issue one op to the device (an eager framework's Python and dispatcher, the driver's
+  // launch), overlapped with the device's earlier ops; 0: the host keeps ahead (sim/host_issue.hpp).
+  double issue_overhead = 0.0;
   std::map<std::string, double> compute_efficiency; // per op kind, "default" as fallback
   double memory_efficiency = 1.0;
   std::vector<std::string> supported_ops; // empty: every op kind

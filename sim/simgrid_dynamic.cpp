@@ -39,6 +39,9 @@ public:
     stream_of_.assign(n, -1);
     pstate_.assign(n, 0);
     started_.assign(n, -1.0);
+    issued_.assign(n, 0.0);
+    last_issued_.assign(p.devices.size(), 0.0);
+    issue_overhead_ = cost.issue_overheads();
     missing_inputs_.assign(n, 0);
     input_signal_.assign(n, nullptr);
     preds_left_.resize(n);
@@ -77,6 +80,7 @@ public:
   // --- replay::Feed ---
   std::optional<OpId> next(DeviceId d, int s, replay::Waitable& me) override;
   int pstate(OpId o) const override { return pstate_[static_cast<std::size_t>(o)]; }
+  double issued_at(OpId o) const override { return issued_[static_cast<std::size_t>(o)]; }
   void finished(OpId o, DeviceId d, double seconds) override;
   void arrived(std::size_t request) override { transfer_arrived(request); }
 
@@ -175,6 +179,8 @@ private:
   std::vector<int> stream_of_;
   std::vector<int> pstate_; // the p-state each op ran at (DynamicScheduler::pstate_for)
   std::vector<double> started_;
+  // The host issues an op as the policy dispatches it, after the device's earlier ops (sim/host_issue.hpp).
+  std::vector<double> issued_, last_issued_, issue_overhead_;
   std::vector<int> missing_inputs_;
   std::vector<replay::Waitable*> input_signal_;
   std::vector<int> preds_left_;
@@ -215,9 +221,11 @@ std::optional<OpId> DynamicFeed::next(DeviceId d, int s, replay::Waitable& me) {
   dispatch_order_.push_back(o);
   running_[di].push_back(o);
   input_signal_[oi] = &me;
+  if (const double per_op = issue_overhead_[di]; per_op > 0.0)
+    last_issued_[di] = issued_[oi] = std::max(now(), last_issued_[di]) + per_op;
   request_inputs(o, d, true);
   me.wait_for([&] { return missing_inputs_[oi] == 0; });
-  started_[oi] = now();
+  started_[oi] = std::max(now(), issued_[oi]);
   return o;
 }
 

@@ -1,5 +1,6 @@
 #include "sim/simgrid_engine.hpp"
 
+#include "sim/host_issue.hpp"
 #include "sim/replay_process.hpp"
 #include "sim/simgrid_replay_support.hpp"
 #include "sim/stream_executor.hpp"
@@ -42,6 +43,7 @@ public:
   StaticFeed(const Plan& plan, const CostModel& cost, replay::StreamExecutor& executor)
       : plan_(plan), g_(cost.graph()), executor_(executor), transfers_(executor.transfers()) {
     const auto n = static_cast<std::size_t>(g_.op_count());
+    issued_ = host_issue_times(plan, cost.issue_overheads(), n);
     missing_inputs_.resize(n);
     ops_left_ = n;
     for (std::size_t o = 0; o < n; ++o)
@@ -81,6 +83,9 @@ public:
     return o;
   }
   int pstate(OpId o) const override { return plan_.pstate[static_cast<std::size_t>(o)]; }
+  double issued_at(OpId o) const override {
+    return issued_.empty() ? 0.0 : issued_[static_cast<std::size_t>(o)];
+  }
   void finished(OpId o, DeviceId d, double) override {
     if (--ops_left_ == 0) transfers_.close();
     publish_outputs(o, d);
@@ -127,6 +132,7 @@ private:
   replay::StreamExecutor& executor_;
   replay::Transfers& transfers_;
   std::vector<int> missing_inputs_;
+  std::vector<double> issued_; // per op, when the host issued it (empty: no device has an issue overhead)
   std::size_t ops_left_ = 0;
   std::vector<std::vector<std::size_t>> cursor_;       // per device, per stream: the next op's place
   std::vector<std::vector<replay::Waitable*>> signal_; // per device, per stream: its actor's signal

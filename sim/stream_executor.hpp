@@ -26,6 +26,9 @@ public:
   // `me`, which it may hand to whoever delivers them); nullopt when the stream has no more work.
   virtual std::optional<OpId> next(DeviceId device, int stream, Waitable& me) = 0;
   virtual int pstate(OpId op) const = 0;
+  // When the host has issued `op` (sim/host_issue.hpp), asked once the stream has it: the op starts no
+  // earlier.
+  virtual double issued_at(OpId op) const = 0;
   // `op` has ended on `device` after `seconds` of execution.
   virtual void finished(OpId op, DeviceId device, double seconds) = 0;
   // The transfer queued with `token` has arrived.

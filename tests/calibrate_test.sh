@@ -17,7 +17,7 @@ calibrate() { "$heterosim" calibrate --workload "$fixture/tiny-cnn.json" --platf
 # The committed fixture is what its script writes.
 mkdir "$work/fixture"
 python3 "$fixture/make_fixture.py" "$work/fixture"
-for f in tiny-cnn.json tiny-cpu.json times.csv trace.json trace-times.csv; do
+for f in tiny-cnn.json tiny-cpu.json times.csv trace.json trace-times.csv tiny-gpu.json gpu-trace.json; do
   cmp "$fixture/$f" "$work/fixture/$f" || fail "tests/data/calibrate/$f is not what make_fixture.py writes"
 done
 
@@ -63,6 +63,29 @@ for fit, tolerance in (("times", 0.03), ("roofline", 1e-6)):
     latency = json.load(open(f"{work}/run-{fit}/report.json"))["makespan_s"]
     assert abs(latency - measured) <= tolerance * measured, (fit, latency, measured)
     print(f"calibrate cross-check ({fit}): run {latency * 1e3:.4f} ms, measured {measured * 1e3:.4f} ms")
+PY
+
+# A GPU trace: ops timed by their kernels (the same roofline as times.csv's pass 0, so the same fit), the
+# host's 12 us per op written as the entry's issue_overhead; `run` with it starts the first op 12 us in and
+# then runs the kernels back to back (each is longer than 12 us), so its latency is the measured sum + 12 us.
+"$heterosim" calibrate --workload "$fixture/tiny-cnn.json" --platform "$fixture/tiny-gpu.json" --device gpu0 \
+  --quiet --trace "$fixture/gpu-trace.json" --out "$work/gpu" --roofline-only
+grep -q "issue_overhead" "$work/gpu/report.txt" || fail "calibrate did not report the host's issue time"
+"$heterosim" run --platform "$fixture/tiny-gpu.json" --workload "$fixture/tiny-cnn.json" \
+  --calibration "$work/gpu/calibration.json" --policy heft --out "$work/run-gpu" --report-only > "$work/run-gpu.log"
+python3 - "$work" <<'PY'
+import json, sys
+work = sys.argv[1]
+gpu, cpu = (json.load(open(f"{work}/{d}/calibration.json"))["entries"][0] for d in ("gpu", "roofline"))
+assert abs(gpu["issue_overhead"] - 12e-6) <= 1e-12, gpu["issue_overhead"]
+for kind, e in cpu["efficiency"].items():
+    assert abs(gpu["efficiency"][kind] - e) <= 1e-6 * e, (kind, gpu["efficiency"][kind], e)
+report = json.load(open(f"{work}/gpu/report.json"))
+assert report["gpu_trace"]["unattributed"] == 1, report["gpu_trace"]
+measured = report["end_to_end"]["measured_s"]
+latency = json.load(open(f"{work}/run-gpu/report.json"))["makespan_s"]
+assert abs(latency - (measured + 12e-6)) <= 1e-6 * measured, (latency, measured)
+print(f"calibrate from a GPU trace: run {latency * 1e3:.4f} ms = measured {measured * 1e3:.4f} ms + 12 us issue")
 PY
 
 # A run measured at 2 intra-op threads: the trees are keyed by 2, the entry says so, and `run` uses them

@@ -7,6 +7,7 @@
 #include "sim/graph_io.hpp"
 #include "sim/platform.hpp"
 #include "validation/op_times.hpp"
+#include "validation/profiler_trace.hpp"
 #include "validation/workload_calibration.hpp"
 #include "validation/workload_matching.hpp"
 
@@ -147,6 +148,29 @@ TEST_CASE("the committed profiler trace fixture round-trips to its per-op times"
         {g.op(id).name, id, g.op(id).kind, m.times.seconds[static_cast<std::size_t>(id)][0], 0, ""});
   const OpTimes again = load_op_times(write_temp("again.csv", op_times_csv(rows)));
   CHECK(fastest(match_workload(again, g)) == fastest(m));
+}
+
+TEST_CASE("a GPU trace times each op by the kernels it launched, and measures the host's issue time") {
+  // gpu-trace.json: each op's kernels add up to its roofline time (times.csv's pass 0), a convolution's in
+  // two kernels, a linear's in a memset and a GEMM; the host starts an op every 12 us; one kernel is
+  // launched by another thread.
+  const ProfilerTrace trace = read_profiler_trace(kFixture + "gpu-trace.json");
+  CHECK(trace.device_events == 22);
+  CHECK(trace.unattributed == 1);
+  CHECK(trace_issue_seconds(trace.ops) == doctest::Approx(12e-6).epsilon(1e-9));
+  const OpTimes gpu = op_times_from_trace(kFixture + "gpu-trace.json");
+  CHECK(gpu.device_times);
+  CHECK(gpu.issue_seconds == doctest::Approx(12e-6).epsilon(1e-9));
+  const OpTimes expected = load_op_times(kFixture + "times.csv");
+  REQUIRE(gpu.rows.size() * 2 == expected.rows.size()); // one pass against two
+  for (std::size_t i = 0; i < gpu.rows.size(); ++i) {
+    CAPTURE(i);
+    CHECK(gpu.rows[i].seconds == doctest::Approx(expected.rows[i].seconds).epsilon(1e-9));
+  }
+  // A CPU trace has no device time: its ops keep their host times, and no issue time is measured.
+  const OpTimes cpu = op_times_from_trace(kFixture + "trace.json");
+  CHECK_FALSE(cpu.device_times);
+  CHECK(cpu.issue_seconds == 0.0);
 }
 
 TEST_CASE("a fit on times from a known roofline recovers its parameters, held out and in sample") {

@@ -80,7 +80,12 @@ OpTimes op_times_from_trace(const std::string& path) {
   OpTimes times;
   times.file = path;
   times.noun = "trace";
-  const auto ops = trace_work_ops(load_profiler_trace(path));
+  const ProfilerTrace trace = read_profiler_trace(path);
+  const auto ops = trace_work_ops(trace.ops);
+  times.device_events = trace.device_events;
+  times.unattributed_device_events = trace.unattributed;
+  times.device_times = trace.device_events > trace.unattributed;
+  if (times.device_times) times.issue_seconds = trace_issue_seconds(trace.ops);
   for (std::size_t i = 0; i < ops.size(); ++i) {
     OpTimeRow row;
     row.op = ops[i].name;

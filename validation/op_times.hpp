@@ -30,6 +30,11 @@ struct OpTimes {
   std::string noun; // "times file" or "trace", as errors name it
   std::vector<OpTimeRow> rows;
   bool has_pass = false;
+  // A trace of a GPU run: its rows are device times, and the host's time per issued op is measured
+  // (trace_issue_seconds); device activity no model op launched is counted, not timed.
+  bool device_times = false;
+  double issue_seconds = 0.0;
+  std::size_t device_events = 0, unattributed_device_events = 0;
 };
 
 // Throws InputError naming the file, line and column of a malformed, non-finite, non-positive or unknown
@@ -37,8 +42,9 @@ struct OpTimes {
 OpTimes load_op_times(const std::string& path);
 
 // The top-level ops that do work of a torch.profiler trace (validation/profiler_trace.hpp), as rows with
-// the aten name, its HeteroSim kind (kind_of_aten_op's "pool" as "pooling") and its time, in order, without a
-// pass column (a trace of k passes holds the model k times over).
+// the aten name, its HeteroSim kind (kind_of_aten_op's "pool" as "pooling") and its time (on a GPU trace,
+// its kernels' device time), in order, without a pass column (a trace of k passes holds the model k times
+// over).
 OpTimes op_times_from_trace(const std::string& path);
 
 // The times as a CSV of this format (columns op, index, kind, seconds, pass; %.17g), which

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace hs::validation {
 
@@ -14,6 +15,26 @@ struct Event {
   std::string name;
   double ts = 0.0, dur = 0.0; // microseconds, as the Chrome trace format has them
 };
+
+bool in_category(const JsonNode& e, std::initializer_list<const char*> categories) {
+  if (!e.has("cat")) return false;
+  const std::string c = e.at("cat").as_string();
+  return std::any_of(categories.begin(), categories.end(), [&](const char* name) { return c == name; });
+}
+
+// Kineto's categories, and those of PyTorch's profiler before 1.10.
+bool is_device_activity(const JsonNode& e) {
+  return in_category(e, {"kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset"});
+}
+bool is_launch(const JsonNode& e) {
+  return in_category(e, {"cuda_runtime", "cuda_driver", "Runtime"});
+}
+
+std::optional<long long> correlation_of(const JsonNode& e) {
+  if (auto args = e.find("args"))
+    if (auto c = args->find("correlation")) return static_cast<long long>(c->as_number());
+  return std::nullopt;
+}
 
 bool is_cpu_op(const JsonNode& e) {
   if (auto cat = e.find("cat")) {
@@ -46,6 +67,16 @@ std::vector<TraceOp> nest(std::vector<Event> events) {
   return ops;
 }
 
+// The top-level op whose interval holds `t` (seconds), or nullptr. Times are whole microseconds: a launch
+// may seem to start 1 us after its op ended.
+TraceOp* op_running_at(std::vector<TraceOp>& ops, double t) {
+  auto after =
+      std::upper_bound(ops.begin(), ops.end(), t, [](double x, const TraceOp& o) { return x < o.start; });
+  if (after == ops.begin()) return nullptr;
+  TraceOp& op = *std::prev(after);
+  return t <= op.start + op.seconds + 1e-6 ? &op : nullptr;
+}
+
 double total_seconds(const std::vector<TraceOp>& ops) {
   double s = 0.0;
   for (const auto& o : ops)
@@ -55,26 +86,64 @@ double total_seconds(const std::vector<TraceOp>& ops) {
 
 } // namespace
 
-std::vector<TraceOp> load_profiler_trace(const std::string& path) {
+ProfilerTrace read_profiler_trace(const std::string& path) {
   const Json j = read_json_file(path);
   const JsonNode root(j, path, "");
   const std::vector<JsonNode> events = root.raw().is_array() ? root.items() : root.at("traceEvents").items();
   std::map<std::string, std::vector<Event>> by_thread;
+  std::map<long long, std::pair<std::string, double>> launches;        // correlation -> (thread, start in us)
+  std::vector<std::pair<std::optional<long long>, double>> activities; // (correlation, us on the device)
   for (const auto& e : events) {
-    if (!e.has("ph") || e.at("ph").as_string() != "X" || !e.has("name") || !is_cpu_op(e)) continue;
-    Event ev{e.at("name").as_string(), e.at("ts").as_number(), e.at("dur").as_number()};
-    if (ev.dur < 0) e.at("dur").fail("a duration must not be negative");
-    by_thread[thread_of(e)].push_back(std::move(ev));
+    if (!e.has("ph") || e.at("ph").as_string() != "X" || !e.has("name")) continue;
+    const double ts = e.at("ts").as_number(), dur = e.at("dur").as_number();
+    if (dur < 0) e.at("dur").fail("a duration must not be negative");
+    if (is_device_activity(e))
+      activities.emplace_back(correlation_of(e), dur);
+    else if (is_launch(e)) {
+      if (const auto c = correlation_of(e)) launches[*c] = {thread_of(e), ts};
+    } else if (is_cpu_op(e))
+      by_thread[thread_of(e)].push_back({e.at("name").as_string(), ts, dur});
   }
   if (by_thread.empty()) root.fail("holds no complete CPU op event (\"ph\": \"X\")");
   // The thread that ran the model is the one whose top-level ops took longest (worker threads of an
   // intra-op pool record little or nothing).
-  std::vector<TraceOp> best;
+  ProfilerTrace trace;
+  std::string model_thread;
   for (auto& [thread, evs] : by_thread) {
     auto ops = nest(std::move(evs));
-    if (total_seconds(ops) > total_seconds(best)) best = std::move(ops);
+    if (total_seconds(ops) > total_seconds(trace.ops)) trace.ops = std::move(ops), model_thread = thread;
   }
-  return best;
+  trace.device_events = activities.size();
+  for (const auto& [correlation, dur] : activities) {
+    const auto launch = correlation ? launches.find(*correlation) : launches.end();
+    TraceOp* op = launch == launches.end() || launch->second.first != model_thread
+                      ? nullptr
+                      : op_running_at(trace.ops, launch->second.second * 1e-6);
+    if (op == nullptr) {
+      ++trace.unattributed;
+      continue;
+    }
+    op->device_seconds += dur * 1e-6;
+    ++op->kernels;
+  }
+  return trace;
+}
+
+std::vector<TraceOp> load_profiler_trace(const std::string& path) {
+  return read_profiler_trace(path).ops;
+}
+
+double trace_issue_seconds(const std::vector<TraceOp>& trace) {
+  std::vector<double> starts, gaps;
+  for (const auto& op : trace)
+    if (const std::string kind = kind_of_aten_op(op.name); !kind.empty() && kind != "view")
+      starts.push_back(op.start);
+  for (std::size_t i = 1; i < starts.size(); ++i)
+    gaps.push_back(starts[i] - starts[i - 1]);
+  if (gaps.empty()) return 0.0;
+  std::sort(gaps.begin(), gaps.end());
+  const std::size_t mid = gaps.size() / 2;
+  return gaps.size() % 2 == 1 ? gaps[mid] : 0.5 * (gaps[mid - 1] + gaps[mid]);
 }
 
 std::string kind_of_aten_op(const std::string& name) {
@@ -116,7 +185,8 @@ std::vector<MeasuredOp> trace_work_ops(const std::vector<TraceOp>& trace) {
   std::vector<MeasuredOp> work;
   for (const auto& op : trace) {
     const std::string kind = kind_of_aten_op(op.name);
-    if (!kind.empty() && kind != "view") work.push_back({op.name, kind, op.seconds, ""});
+    if (!kind.empty() && kind != "view")
+      work.push_back({op.name, kind, op.kernels > 0 ? op.device_seconds : op.seconds, ""});
   }
   return work;
 }

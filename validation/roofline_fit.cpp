@@ -340,6 +340,7 @@ std::string calibration_json(const std::vector<CalibrationOut>& entries, const s
       d["held_out_mape_percent_by_model"] = e.held_out_mape_percent_by_model;
     if (e.wave_held_out_mape_percent) d["wave_held_out_mape_percent"] = *e.wave_held_out_mape_percent;
     if (e.roofline) add_roofline(d, e.fit);
+    if (e.issue_overhead) d["issue_overhead"] = *e.issue_overhead;
     if (e.wave)
       d["wave_model"] = {{"peak_efficiency", e.wave->peak_efficiency},
                          {"tile_intensity_knee", e.wave->tile_intensity_knee},

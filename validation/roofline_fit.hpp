@@ -77,6 +77,7 @@ struct CalibrationOut {
   bool roofline = true;
   std::map<std::string, double> held_out_mape_percent_by_model; // see Calibration::Entry
   std::optional<double> wave_held_out_mape_percent;             // see Calibration::Entry
+  std::optional<double> issue_overhead; // seconds; a traced GPU run's host time per issued op
 };
 
 // A calibration file (format "heterosim-calibration", version 2) with the provenance that `heterosim run

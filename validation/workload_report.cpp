@@ -59,11 +59,23 @@ std::string held_out_name(const WorkloadReportInputs& in) {
 
 } // namespace
 
+// On a GPU trace, what the op times are and what the host's issue time was measured on.
+std::string device_text(const WorkloadReportInputs& in) {
+  if (!in.device_times) return "";
+  return "; op times are the device time of the kernels, copies and fills each op launched (" +
+         std::to_string(in.device_events - in.unattributed_device_events) + " of the trace's " +
+         std::to_string(in.device_events) +
+         " device activities; the rest were launched outside the model thread's ops); the host issued an op "
+         "every " +
+         number_text("%.3g", in.issue_seconds * 1e6) +
+         " us (median gap between the starts of consecutive ops that do work): the entry's issue_overhead";
+}
+
 std::string workload_measured_text(const WorkloadReportInputs& in) {
   return "per-op times of " + in.workload + " on " + in.device + ": " + std::to_string(in.rows) +
          " measured ops of the " + in.noun + " " + in.measurements + ", matched " + in.matched_how +
          "; pass " + std::to_string(in.pass_used) + " of " + std::to_string(in.passes) +
-         " (the fastest) fitted; the held-out error is per op, " + held_out_name(in);
+         " (the fastest) fitted; the held-out error is per op, " + held_out_name(in) + device_text(in);
 }
 
 std::string workload_report_text(const WorkloadReportInputs& in, const WorkloadCalibration& c) {
@@ -106,6 +118,11 @@ std::string workload_report_json(const WorkloadReportInputs& in, const WorkloadC
   j["device"] = in.device;
   j["measurements"] = {{"file", in.measurements},   {"is", in.noun},       {"rows", in.rows},
                        {"matched", in.matched_how}, {"passes", in.passes}, {"pass_fitted", in.pass_used}};
+  if (in.device_times)
+    j["gpu_trace"] = {{"op_times", "device time of the kernels each op launched"},
+                      {"device_activities", in.device_events},
+                      {"unattributed", in.unattributed_device_events},
+                      {"issue_overhead_s", in.issue_seconds}};
   j["held_out"] = held_out_name(in) + ", predicted by a fit on the rest";
   j["ops_fitted"] = c.ops.size();
   j["framework_model_ops"] = c.framework_ops;

@@ -13,6 +13,10 @@ struct WorkloadReportInputs {
   std::string matched_how;
   std::size_t rows = 0, passes = 0, pass_used = 0;
   int hold_out_every = 3;
+  // A trace of a GPU run (OpTimes): ops timed by their kernels, and the host's time per issued op.
+  bool device_times = false;
+  double issue_seconds = 0.0;
+  std::size_t device_events = 0, unattributed_device_events = 0;
 };
 
 std::string workload_report_text(const WorkloadReportInputs& in, const WorkloadCalibration& c);

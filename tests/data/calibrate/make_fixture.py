@@ -10,6 +10,12 @@
                       library calls nested, views, a worker thread's events), pass 0 in whole microseconds and
                       a second pass 5 % slower
   trace-times.csv     the trace's top-level ops that do work and their times, as the import must read them
+  tiny-gpu.json       the same device as a GPU, gpu0
+  gpu-trace.json      the run on that GPU as torch.profiler (Kineto) exports it: each op's host event with
+                      its launches inside (cuda_runtime), the kernels and a memset on the device, joined by
+                      args.correlation; the host starts an op every 12 us (ISSUE), the device time of each
+                      op's kernels adds up to the roofline (pass 0), and one kernel is launched by another
+                      thread, as autograd's backward thread would
 
 The times follow a known roofline: t = launch + max(flops / (peak x e[kind]), bytes / (bandwidth x m)) with
 e[conv2d] = 0.5, e[gemm] = 0.8, m = 0.6, launch = 20 us, which a fit must recover.
@@ -24,6 +30,7 @@ HERE = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__f
 PEAK, BANDWIDTH = 100e9, 10e9
 EFFICIENCY = {"conv2d": 0.5, "gemm": 0.8}
 MEMORY_EFFICIENCY, LAUNCH = 0.6, 20e-6
+ISSUE = 12e-6  # the GPU trace's host time per op
 F = 4  # fp32 bytes
 
 
@@ -93,10 +100,10 @@ def graph(ops):
             "tensors": tensors}
 
 
-def platform():
-    return {"format": "heterosim-platform", "version": 1, "name": "tiny-cpu",
-            "description": "One CPU with round figures, for the calibrate tests (make_fixture.py)",
-            "devices": [{"name": "cpu0", "kind": "cpu", "peak": {"fp32": PEAK},
+def platform(kind="cpu"):
+    return {"format": "heterosim-platform", "version": 1, "name": "tiny-" + kind,
+            "description": "One %s with round figures, for the calibrate tests (make_fixture.py)" % kind.upper(),
+            "devices": [{"name": kind + "0", "kind": kind, "peak": {"fp32": PEAK},
                          "memory": {"bandwidth": BANDWIDTH, "capacity": "16GiB"},
                          "power": {"busy": "10W", "idle": "1W"},
                          "source": "test fixture: round numbers, no real device"}],
@@ -126,13 +133,50 @@ def trace(ops, aten):
     return {"schemaVersion": 1, "traceEvents": events}
 
 
+def gpu_trace(ops, aten):
+    events, host, device_free, correlation = [], 10.0, 0.0, 100
+
+    def launch(ts, tid, seconds, kernel, category="kernel"):
+        nonlocal device_free, correlation
+        events.append({"name": "cudaLaunchKernel" if category == "kernel" else "cudaMemsetAsync", "ph": "X",
+                       "cat": "cuda_runtime", "ts": ts, "dur": 1.5, "pid": 1234, "tid": tid,
+                       "args": {"correlation": correlation}})
+        start = max(device_free, ts + 3.0)
+        events.append({"name": kernel, "ph": "X", "cat": category, "ts": start, "dur": seconds * 1e6, "pid": 0,
+                       "tid": 7, "args": {"correlation": correlation, "device": 0, "stream": 7}})
+        device_free, correlation = start + seconds * 1e6, correlation + 1
+
+    for op, name in zip(ops, aten):
+        t = roofline(op)
+        events.append({"name": name, "ph": "X", "cat": "cpu_op", "ts": host, "dur": 8.0, "pid": 1234, "tid": 1,
+                       "args": {}})
+        if name == "aten::conv2d":  # two kernels
+            launch(host + 2, 1, 0.75 * t, "implicit_convolve_sgemm")
+            launch(host + 5, 1, 0.25 * t, "add_bias_kernel")
+        elif name == "aten::linear":  # a memset, then the GEMM
+            launch(host + 2, 1, 1e-6, "Memset (Device)", "gpu_memset")
+            launch(host + 5, 1, t - 1e-6, "sgemm_128x64_nn")
+        else:
+            launch(host + 2, 1, t, "elementwise_kernel")
+        if op["name"] == "pool":  # the flatten view between pool and fc1: host time, no kernel
+            events.append({"name": "aten::flatten", "ph": "X", "cat": "cpu_op", "ts": host + 9, "dur": 1.0,
+                           "pid": 1234, "tid": 1, "args": {}})
+        host += ISSUE * 1e6
+    launch(host, 2, 5e-6, "backward_kernel")  # another thread's: no model op launched it
+    return {"schemaVersion": 1, "traceEvents": events}
+
+
 def main():
     ops, aten = build_ops()
     with open(os.path.join(HERE, "tiny-cnn.json"), "w") as f:
         json.dump(graph(ops), f, indent=1)
         f.write("\n")
-    with open(os.path.join(HERE, "tiny-cpu.json"), "w") as f:
-        json.dump(platform(), f, indent=1)
+    for kind in ("cpu", "gpu"):
+        with open(os.path.join(HERE, "tiny-%s.json" % kind), "w") as f:
+            json.dump(platform(kind), f, indent=1)
+            f.write("\n")
+    with open(os.path.join(HERE, "gpu-trace.json"), "w") as f:
+        json.dump(gpu_trace(ops, aten), f, indent=1)
         f.write("\n")
     with open(os.path.join(HERE, "times.csv"), "w") as f:
         f.write("op,kind,seconds,pass\n")

@@ -1,0 +1,25 @@
+#pragma once
+// When the host has issued each op to its device. An eager framework (PyTorch, TensorFlow's eager mode)
+// spends host time on every op (Python, the dispatcher, the driver's launch) and queues the kernel without
+// waiting for it: a device whose kernels are shorter than that time waits on its host, one whose kernels
+// are longer hides it, and a run of short ops after a long one runs back to back on the lead the host
+// built up. A device's `issue_overhead` (sim/platform.hpp) is that host time per op.
+//
+// A static plan is issued as a program would issue it: each device's host issues the device's ops one
+// after another from time 0, never waiting on the device, in queue order (a device with several streams
+// interleaves them: every stream's first op, then every stream's second, ...). A run-time policy issues an
+// op when it dispatches it (sim/simgrid_dynamic.cpp). Either way an op starts no earlier than it was
+// issued; every engine applies the same times, so the evaluator, the analytic engine and the replay agree.
+#include "sim/plan.hpp"
+
+#include <cstddef>
+#include <vector>
+
+namespace hs {
+
+// Per op, the time its device's host has issued it, given each device's issue overhead
+// (CostModel::issue_overheads). Empty when no device has one, so that engines skip the check.
+std::vector<double> host_issue_times(const Plan& plan, const std::vector<double>& issue_overhead,
+                                     std::size_t op_count);
+
+} // namespace hs
