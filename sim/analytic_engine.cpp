@@ -49,6 +49,7 @@ Execution run_analytic(const Plan& plan, const CostModel& cost) {
     }
   }
   sort_transfers(e.transfers);
+  e.issued = issued;
   fill_analytic_energy(e, plan, cost);
   return e;
 }

@@ -130,6 +130,7 @@ void ContentionEvaluator::bind_plan(const Plan& plan) {
     live_[d] += g.param_bytes(o);
   }
   issued_ = host_issue_times(plan, issue_overhead_, n);
+  result_.issued = issued_; // the run records them, as the replay does
   issue_waits_.clear();
   const auto& consumers = g.all_consumers();
   consumer_device_.resize(consumers.size());

@@ -29,6 +29,9 @@ struct Execution {
   std::vector<TransferRun> transfers; // sorted by (start, tensor, to)
   std::vector<double> device_energy;  // joules per device, idle power included up to the makespan
   std::vector<double> link_energy;    // joules per link
+  // Per op, when its device's host issued it (sim/host_issue.hpp); empty when no device has an issue
+  // overhead.
+  std::vector<double> issued;
 };
 
 // Bytes that crossed each link, both directions together.

@@ -10,6 +10,7 @@
 // interleaves them: every stream's first op, then every stream's second, ...). A run-time policy issues an
 // op when it dispatches it (sim/simgrid_dynamic.cpp). Either way an op starts no earlier than it was
 // issued; every engine applies the same times, so the evaluator, the analytic engine and the replay agree.
+#include "sim/execution.hpp"
 #include "sim/plan.hpp"
 
 #include <cstddef>
@@ -21,5 +22,14 @@ namespace hs {
 // (CostModel::issue_overheads). Empty when no device has one, so that engines skip the check.
 std::vector<double> host_issue_times(const Plan& plan, const std::vector<double>& issue_overhead,
                                      std::size_t op_count);
+
+// What its host cost a device in a run: the ops that could have started (their stream free, their inputs
+// on the device) before their host had issued them, and the time between. Zero for every device of a run
+// whose Execution records no issue times.
+struct HostWait {
+  int ops = 0;
+  double seconds = 0.0;
+};
+std::vector<HostWait> host_waits(const Plan& plan, const Graph& g, const Execution& e);
 
 } // namespace hs

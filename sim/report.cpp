@@ -2,6 +2,7 @@
 
 #include "sim/copy_lanes.hpp"
 #include "sim/csv.hpp"
+#include "sim/host_issue.hpp"
 #include "sim/units.hpp"
 
 #include <algorithm>
@@ -165,6 +166,14 @@ OJson report_json(const Report& r, Timeline timeline) {
                                   {"memory_capacity_bytes", p.devices[d].memory_capacity},
                                   {"over_capacity", r.memory.peak[d] > p.devices[d].memory_capacity}};
   }
+  if (!e.issued.empty()) {
+    const auto overhead = r.cost->issue_overheads();
+    const auto waits = host_waits(*r.plan, r.cost->graph(), e);
+    for (std::size_t d = 0; d < p.devices.size(); ++d)
+      if (overhead[d] > 0)
+        devices[p.devices[d].name]["host_issue"] = {
+            {"issue_overhead_s", overhead[d]}, {"ops_waited", waits[d].ops}, {"waited_s", waits[d].seconds}};
+  }
   j["devices"] = devices;
   const auto link_bytes = bytes_per_link(e, p);
   const auto link_busy = busy_seconds_per_link(e, p);
@@ -283,6 +292,29 @@ std::string chrome_trace(const Report& r) {
   return OJson{{"displayTimeUnit", "ns"}, {"traceEvents", events}}.dump() + "\n";
 }
 
+namespace {
+
+// Per device whose host issues its ops (sim/host_issue.hpp), how many waited for their host and how long.
+std::string host_issue_text(const Report& r) {
+  if (r.execution.issued.empty()) return "";
+  const Platform& p = r.cost->platform();
+  const auto overhead = r.cost->issue_overheads();
+  const auto waits = host_waits(*r.plan, r.cost->graph(), r.execution);
+  std::string text;
+  for (std::size_t d = 0; d < p.devices.size(); ++d) {
+    if (overhead[d] <= 0) continue;
+    int count = 0;
+    for (const auto& s : r.plan->queues[d])
+      count += static_cast<int>(s.size());
+    text += "host issue " + p.devices[d].name + ": " + units::format_time(overhead[d]) + " per op; " +
+            std::to_string(waits[d].ops) + " of " + std::to_string(count) + " ops waited for their host, " +
+            units::format_time(waits[d].seconds) + " in all\n";
+  }
+  return text;
+}
+
+} // namespace
+
 std::string summary_text(const Report& r) {
   const Platform& p = r.cost->platform();
   const Execution& e = r.execution;
@@ -319,6 +351,7 @@ std::string summary_text(const Report& r) {
                   r.memory.peak[d] > p.devices[d].memory_capacity ? "  OVER CAPACITY" : "");
     out << line;
   }
+  out << host_issue_text(r);
   const auto link_bytes = bytes_per_link(e, p);
   const auto link_busy = busy_seconds_per_link(e, p);
   double moved = 0;

@@ -153,6 +153,7 @@ std::string serialize(const Execution& e) {
   put_vector(out, e.transfers);
   put_vector(out, e.device_energy);
   put_vector(out, e.link_energy);
+  put_vector(out, e.issued);
   return out;
 }
 
@@ -165,6 +166,7 @@ Execution deserialize(const std::string& bytes) {
   e.transfers = get_vector<TransferRun>(bytes, pos);
   e.device_energy = get_vector<double>(bytes, pos);
   e.link_energy = get_vector<double>(bytes, pos);
+  e.issued = get_vector<double>(bytes, pos);
   return e;
 }
 

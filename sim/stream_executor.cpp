@@ -36,8 +36,11 @@ void StreamExecutor::run_stream(DeviceId d, int s, Waitable& me) {
     const auto oi = static_cast<std::size_t>(o);
     const int pstate = feed_->pstate(o);
     if (static_cast<unsigned long>(pstate) != host->get_pstate()) host->set_pstate(pstate);
-    if (const double issued = feed_->issued_at(o); issued > sg4::Engine::get_clock())
-      sg4::this_actor::sleep_until(issued);
+    if (const double issued = feed_->issued_at(o); issued > 0.0) {
+      if (result_.issued.empty()) result_.issued.assign(result_.ops.size(), 0.0);
+      result_.issued[oi] = issued;
+      if (issued > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(issued);
+    }
     OpRun& run = result_.ops[oi];
     run.start = sg4::Engine::get_clock();
     sg4::this_actor::execute(cost_.op_time(o, d) * time_factor_[oi] * kNominalSpeed);

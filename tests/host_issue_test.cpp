@@ -7,6 +7,7 @@
 #include "sim/contention_engine.hpp"
 #include "sim/error.hpp"
 #include "sim/host_issue.hpp"
+#include "sim/report.hpp"
 #include "sim/simgrid_engine.hpp"
 #include "test_support.hpp"
 #include "workloads/workload_registry.hpp"
@@ -56,36 +57,50 @@ std::vector<Execution> all_engines(const Plan& plan, const CostModel& cost) {
   return {run_analytic(plan, cost), run_contention(plan, cost), run_simgrid(plan, cost)};
 }
 
-// A chain of `flops` on a GPU whose host needs 10 us per op, in every engine: the makespan, and when op
-// `watched` started.
-void check_chain(const std::vector<double>& flops, double makespan, OpId watched, double watched_start) {
+struct Expected {
+  double makespan;
+  OpId watched; // and when it started
+  double watched_start;
+  int ops_waited; // for their host, and how long in all
+  double waited;
+};
+
+// A chain of `flops` on a GPU whose host needs 10 us per op, in every engine.
+void check_chain(const std::vector<double>& flops, const Expected& expected) {
   const Platform p = gpu_with_issue("10us");
   const Chain chain(flops);
   const CostModel cost(chain.g, p);
-  for (const Execution& e : all_engines(chain.plan(p), cost)) {
+  const Plan plan = chain.plan(p);
+  for (const Execution& e : all_engines(plan, cost)) {
     CAPTURE(e.engine);
-    CHECK(e.makespan == doctest::Approx(makespan).epsilon(1e-9));
-    CHECK(e.ops[static_cast<std::size_t>(watched)].start == doctest::Approx(watched_start).epsilon(1e-9));
+    CHECK(e.makespan == doctest::Approx(expected.makespan).epsilon(1e-9));
+    CHECK(e.ops[static_cast<std::size_t>(expected.watched)].start ==
+          doctest::Approx(expected.watched_start).epsilon(1e-9));
+    const std::vector<HostWait> waits = host_waits(plan, chain.g, e);
+    CHECK(waits[0].ops == expected.ops_waited);
+    CHECK(waits[0].seconds == doctest::Approx(expected.waited).epsilon(1e-9));
   }
 }
 
 } // namespace
 
 TEST_CASE("issue overhead: short kernels wait on the host, n issues then the last kernel") {
-  // 2 us kernels, 10 us to issue each: every op starts as it is issued.
+  // 2 us kernels, 10 us to issue each: every op starts as it is issued, the first after 10 us, each other
+  // 8 us after the one before it ended.
   for (OpId watched = 0; watched < 5; ++watched)
-    check_chain({2e6, 2e6, 2e6, 2e6, 2e6}, 5 * 10e-6 + 2e-6, watched, 10e-6 * (watched + 1));
+    check_chain({2e6, 2e6, 2e6, 2e6, 2e6},
+                {5 * 10e-6 + 2e-6, watched, 10e-6 * (watched + 1), 5, 10e-6 + 4 * 8e-6});
 }
 
 TEST_CASE("issue overhead: long kernels hide it, the first issue then the kernels back to back") {
-  check_chain({30e6, 30e6, 30e6, 30e6, 30e6}, 10e-6 + 5 * 30e-6, 4, 10e-6 + 4 * 30e-6);
+  check_chain({30e6, 30e6, 30e6, 30e6, 30e6}, {10e-6 + 5 * 30e-6, 4, 10e-6 + 4 * 30e-6, 1, 10e-6});
 }
 
 TEST_CASE("issue overhead: short ops after a long one run on the lead the host built up") {
   // Issued at 10, 20, 30, 40, 50 us; the 50 us kernel ends at 60, when all four short ones are issued, so
   // they run back to back: 60 + 4 x 2 = 68 us. Adding the issue time to every op would say 108 us, and with
   // a host that keeps ahead it is 58 us.
-  check_chain({50e6, 2e6, 2e6, 2e6, 2e6}, 68e-6, 1, 60e-6);
+  check_chain({50e6, 2e6, 2e6, 2e6, 2e6}, {68e-6, 1, 60e-6, 1, 10e-6});
   const Chain chain({50e6, 2e6, 2e6, 2e6, 2e6});
   const Platform none = gpu_with_issue("0s");
   const CostModel free_host(chain.g, none);
@@ -128,6 +143,8 @@ TEST_CASE("issue overhead: a run-time policy issues an op when it dispatches it"
   REQUIRE(eager != nullptr);
   const DynamicRun run = run_simgrid_dynamic(*eager, {cost});
   CHECK(run.execution.makespan == doctest::Approx(5 * 12e-6).epsilon(1e-9));
+  REQUIRE(run.execution.issued.size() == 5); // recorded, and carried out of the replay's process
+  CHECK(run.execution.issued[4] == doctest::Approx(4 * 12e-6 + 10e-6).epsilon(1e-9));
 }
 
 TEST_CASE("issue overhead: the evaluator agrees with the replay on random graphs, several streams") {
@@ -179,4 +196,25 @@ TEST_CASE("issue overhead: a calibration entry gives it to the devices it calibr
   for (const Execution& e : all_engines(chain.plan(p), calibrated))
     CHECK(e.makespan == doctest::Approx(52e-6).epsilon(1e-9));
   CHECK(run_contention(chain.plan(p), bare).makespan == doctest::Approx(10e-6).epsilon(1e-9));
+}
+
+TEST_CASE("issue overhead: the report says how many ops waited for their host, and how long") {
+  const Chain chain({2e6, 2e6, 2e6, 2e6, 2e6});
+  const Platform p = gpu_with_issue("10us");
+  const CostModel cost(chain.g, p);
+  const Plan plan = chain.plan(p);
+  const Report r = make_report({"issue", "chain", "manual", 0}, plan, cost, run_simgrid(plan, cost));
+  CHECK(summary_text(r).find("host issue gpu: ") != std::string::npos);
+  CHECK(summary_text(r).find("5 of 5 ops waited for their host") != std::string::npos);
+  const auto j = report_json(r);
+  CHECK(j["devices"]["gpu"]["host_issue"]["ops_waited"] == 5);
+  CHECK(j["devices"]["gpu"]["host_issue"]["waited_s"].get<double>() == doctest::Approx(42e-6).epsilon(1e-9));
+  // Without an issue overhead the run records no issue times and the report says nothing of a host.
+  const Platform none = gpu_with_issue("0s");
+  const CostModel free_host(chain.g, none);
+  const Report bare =
+      make_report({"issue", "chain", "manual", 0}, plan, free_host, run_simgrid(plan, free_host));
+  CHECK(bare.execution.issued.empty());
+  CHECK(summary_text(bare).find("host issue") == std::string::npos);
+  CHECK_FALSE(report_json(bare)["devices"]["gpu"].contains("host_issue"));
 }
