@@ -6,10 +6,7 @@
 set -euo pipefail
 build=${1:-build}
 here=$(dirname "$0")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-"$build/heterosim" sweep "$here/sweep.json" --out "$work/out" --quiet
-cp "$work/out/sweep.csv" "$here/sweep.csv"
+bash "$here/../run_sweep.sh" "$here" "$build"
 # table.txt: a row per policy, a column per model, latency relative to fastest-device.
 python3 - "$here/sweep.csv" > "$here/table.txt" <<'PY'
 import csv, sys

@@ -7,11 +7,5 @@
 set -euo pipefail
 build=${1:-build}
 here=$(dirname "$0")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-"$build/heterosim" sweep "$here/sweep.json" --out "$work/out" --quiet
-cp "$work/out/sweep.csv" "$here/"
-rm -rf "$here/plots"
-mkdir -p "$here/plots"
-cp "$work/out/plots/"*.svg "$here/plots/"
+bash "$here/../run_sweep.sh" "$here" "$build" --plots
 column -s, -t < "$here/sweep.csv"
