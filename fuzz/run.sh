@@ -13,7 +13,7 @@ trap 'rm -rf "$scratch"' EXIT
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 status=0
-targets=(platform graph dot scenario calibration policy_config stored_plan workload_spec serving_config)
+targets=(platform graph dot scenario calibration policy_config stored_plan workload_spec serving_config profiler_trace)
 # The ONNX target exists when the build found libonnx-dev (CMakeLists.txt: HS_HAVE_ONNX).
 if [[ -x $build/fuzz_onnx ]]; then targets+=(onnx); fi
 for target in "${targets[@]}"; do

@@ -4,6 +4,7 @@
 #include "sim/json_input.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -32,7 +33,7 @@ bool is_launch(const JsonNode& e) {
 
 std::optional<long long> correlation_of(const JsonNode& e) {
   if (auto args = e.find("args"))
-    if (auto c = args->find("correlation")) return static_cast<long long>(c->as_number());
+    if (auto c = args->find("correlation")) return c->as_integer(0, std::numeric_limits<long long>::max());
   return std::nullopt;
 }
 
