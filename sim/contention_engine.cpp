@@ -259,8 +259,9 @@ void ContentionEvaluator::start_ready_streams(double now) {
     const OpId o = queue[cursor_[s]];
     const auto oi = static_cast<std::size_t>(o);
     if (op_wait_[oi].missing != 0) continue;
-    if (!issued_.empty() && issued_[oi] > now) { // its host has not issued it yet
-      issue_waits_.emplace_back(issued_[oi], s);
+    const auto& issued = result_.issued;       // per op, when its host issued it; empty: at once
+    if (!issued.empty() && issued[oi] > now) { // its host has not issued it yet
+      issue_waits_.emplace_back(issued[oi], s);
       std::push_heap(issue_waits_.begin(), issue_waits_.end(), issue_later);
       continue;
     }

@@ -226,9 +226,8 @@ private:
   std::vector<std::pair<double, std::size_t>> timed_; // explicit-cost edges: (end, transfer), a min-heap
   std::vector<std::size_t> check_slots_;              // stream slots whose head may have become ready
   std::vector<double> issue_overhead_; // per device, the bound cost model's (CostModel::issue_overheads)
-  std::vector<double> issued_;         // per op, when its host issued it (sim/host_issue.hpp); empty: at once
-  std::vector<std::pair<double, std::size_t>>
-      issue_waits_;             // (issued, slot): heads not yet issued, a min-heap
+  // Stream heads their host has not issued yet: (issued, slot), a min-heap.
+  std::vector<std::pair<double, std::size_t>> issue_waits_;
   std::vector<int> pending_to_; // scratch: destination -> transfer index
   // Energy: seconds each device was busy (busy_since_ while it is), extra joules of lower p-states, bytes
   // per link.

@@ -129,8 +129,7 @@ void ContentionEvaluator::bind_plan(const Plan& plan) {
                    static_cast<std::uint32_t>(stream_base_[d] + static_cast<std::size_t>(plan.stream[o]))};
     live_[d] += g.param_bytes(o);
   }
-  issued_ = host_issue_times(plan, issue_overhead_, n);
-  result_.issued = issued_; // the run records them, as the replay does
+  result_.issued = host_issue_times(plan, issue_overhead_, n); // the run records them, as the replay does
   issue_waits_.clear();
   const auto& consumers = g.all_consumers();
   consumer_device_.resize(consumers.size());

@@ -33,12 +33,21 @@ Report make_report(RunInfo info, const Plan& plan, const CostModel& cost, Execut
   r.plan = &plan;
   r.cost = &cost;
   r.memory = memory_usage(plan, cost, e);
+  if (!e.issued.empty()) r.host_waits = host_waits(plan, cost.graph(), e);
   r.execution = std::move(e);
   r.cross_check = std::move(cross_check);
   return r;
 }
 
 namespace {
+
+// How many ops the plan runs on device `d`, all its streams together.
+int ops_on(const Plan& plan, std::size_t d) {
+  int count = 0;
+  for (const auto& stream : plan.queues[d])
+    count += static_cast<int>(stream.size());
+  return count;
+}
 
 std::vector<double> busy_seconds(const Report& r) {
   return busy_seconds_per_device(r.execution, *r.plan, r.cost->platform().devices.size());
@@ -153,9 +162,7 @@ OJson report_json(const Report& r, Timeline timeline) {
   const auto busy = busy_seconds(r);
   OJson devices;
   for (std::size_t d = 0; d < p.devices.size(); ++d) {
-    int count = 0;
-    for (const auto& s : r.plan->queues[d])
-      count += static_cast<int>(s.size());
+    const int count = ops_on(*r.plan, d);
     devices[p.devices[d].name] = {{"kind", p.devices[d].kind},
                                   {"ops", count},
                                   {"busy_s", busy[d]},
@@ -166,13 +173,13 @@ OJson report_json(const Report& r, Timeline timeline) {
                                   {"memory_capacity_bytes", p.devices[d].memory_capacity},
                                   {"over_capacity", r.memory.peak[d] > p.devices[d].memory_capacity}};
   }
-  if (!e.issued.empty()) {
+  if (!r.host_waits.empty()) {
     const auto overhead = r.cost->issue_overheads();
-    const auto waits = host_waits(*r.plan, r.cost->graph(), e);
     for (std::size_t d = 0; d < p.devices.size(); ++d)
       if (overhead[d] > 0)
-        devices[p.devices[d].name]["host_issue"] = {
-            {"issue_overhead_s", overhead[d]}, {"ops_waited", waits[d].ops}, {"waited_s", waits[d].seconds}};
+        devices[p.devices[d].name]["host_issue"] = {{"issue_overhead_s", overhead[d]},
+                                                    {"ops_waited", r.host_waits[d].ops},
+                                                    {"waited_s", r.host_waits[d].seconds}};
   }
   j["devices"] = devices;
   const auto link_bytes = bytes_per_link(e, p);
@@ -296,19 +303,15 @@ namespace {
 
 // Per device whose host issues its ops (sim/host_issue.hpp), how many waited for their host and how long.
 std::string host_issue_text(const Report& r) {
-  if (r.execution.issued.empty()) return "";
+  if (r.host_waits.empty()) return "";
   const Platform& p = r.cost->platform();
   const auto overhead = r.cost->issue_overheads();
-  const auto waits = host_waits(*r.plan, r.cost->graph(), r.execution);
   std::string text;
   for (std::size_t d = 0; d < p.devices.size(); ++d) {
     if (overhead[d] <= 0) continue;
-    int count = 0;
-    for (const auto& s : r.plan->queues[d])
-      count += static_cast<int>(s.size());
     text += "host issue " + p.devices[d].name + ": " + units::format_time(overhead[d]) + " per op; " +
-            std::to_string(waits[d].ops) + " of " + std::to_string(count) + " ops waited for their host, " +
-            units::format_time(waits[d].seconds) + " in all\n";
+            std::to_string(r.host_waits[d].ops) + " of " + std::to_string(ops_on(*r.plan, d)) +
+            " ops waited for their host, " + units::format_time(r.host_waits[d].seconds) + " in all\n";
   }
   return text;
 }
@@ -340,9 +343,7 @@ std::string summary_text(const Report& r) {
                 "energy", "peak mem", "capacity");
   out << line;
   for (std::size_t d = 0; d < p.devices.size(); ++d) {
-    int count = 0;
-    for (const auto& s : r.plan->queues[d])
-      count += static_cast<int>(s.size());
+    const int count = ops_on(*r.plan, d);
     std::snprintf(line, sizeof line, "%-12s %-6s %6d %7.1f%% %12s %12s %12s%s\n", p.devices[d].name.c_str(),
                   p.devices[d].kind.c_str(), count, e.makespan > 0 ? 100.0 * busy[d] / e.makespan : 0.0,
                   units::format_energy(e.device_energy[d]).c_str(),

@@ -1,6 +1,7 @@
 #pragma once
 // Everything a run produced, and the ways it is written out: a JSON report, a CSV timeline, a
 // Chrome/Perfetto trace (open in ui.perfetto.dev) and a readable summary.
+#include "sim/host_issue.hpp"
 #include "sim/memory.hpp"
 
 #include <nlohmann/json.hpp>
@@ -28,6 +29,9 @@ struct Report {
   const CostModel* cost = nullptr;
   Execution execution;
   MemoryUsage memory;
+  // Per device, the ops that waited for their host (sim/host_issue.hpp); empty when the run recorded no
+  // issue times.
+  std::vector<HostWait> host_waits;
   std::vector<EngineFigure> cross_check; // the other engines on the same plan
 
   double total_energy() const;

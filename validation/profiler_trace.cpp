@@ -2,6 +2,7 @@
 
 #include "sim/error.hpp"
 #include "sim/json_input.hpp"
+#include "validation/measurement_set.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -16,6 +17,11 @@ struct Event {
   std::string name;
   double ts = 0.0, dur = 0.0; // microseconds, as the Chrome trace format has them
 };
+
+// A known aten op that is not a view (which only relabels data).
+bool does_work(const std::string& kind) {
+  return !kind.empty() && kind != "view";
+}
 
 bool in_category(const JsonNode& e, std::initializer_list<const char*> categories) {
   if (!e.has("cat")) return false;
@@ -137,14 +143,10 @@ std::vector<TraceOp> load_profiler_trace(const std::string& path) {
 double trace_issue_seconds(const std::vector<TraceOp>& trace) {
   std::vector<double> starts, gaps;
   for (const auto& op : trace)
-    if (const std::string kind = kind_of_aten_op(op.name); !kind.empty() && kind != "view")
-      starts.push_back(op.start);
+    if (does_work(kind_of_aten_op(op.name))) starts.push_back(op.start);
   for (std::size_t i = 1; i < starts.size(); ++i)
     gaps.push_back(starts[i] - starts[i - 1]);
-  if (gaps.empty()) return 0.0;
-  std::sort(gaps.begin(), gaps.end());
-  const std::size_t mid = gaps.size() / 2;
-  return gaps.size() % 2 == 1 ? gaps[mid] : 0.5 * (gaps[mid - 1] + gaps[mid]);
+  return gaps.empty() ? 0.0 : percentile(gaps, 0.5);
 }
 
 std::string kind_of_aten_op(const std::string& name) {
@@ -186,8 +188,7 @@ std::vector<MeasuredOp> trace_work_ops(const std::vector<TraceOp>& trace) {
   std::vector<MeasuredOp> work;
   for (const auto& op : trace) {
     const std::string kind = kind_of_aten_op(op.name);
-    if (!kind.empty() && kind != "view")
-      work.push_back({op.name, kind, op.kernels > 0 ? op.device_seconds : op.seconds, ""});
+    if (does_work(kind)) work.push_back({op.name, kind, op.kernels > 0 ? op.device_seconds : op.seconds, ""});
   }
   return work;
 }

@@ -57,8 +57,6 @@ std::string held_out_name(const WorkloadReportInputs& in) {
          " op of each kind held out";
 }
 
-} // namespace
-
 // On a GPU trace, what the op times are and what the host's issue time was measured on.
 std::string device_text(const WorkloadReportInputs& in) {
   if (!in.device_times) return "";
@@ -70,6 +68,8 @@ std::string device_text(const WorkloadReportInputs& in) {
          number_text("%.3g", in.issue_seconds * 1e6) +
          " us (median gap between the starts of consecutive ops that do work): the entry's issue_overhead";
 }
+
+} // namespace
 
 std::string workload_measured_text(const WorkloadReportInputs& in) {
   return "per-op times of " + in.workload + " on " + in.device + ": " + std::to_string(in.rows) +
