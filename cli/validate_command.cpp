@@ -196,7 +196,9 @@ void deepbench_gpu_model(const std::vector<DeepBenchPoint>& gemm, const std::vec
           "was trained on (fp32) and by the wave model it corrects in others. Every other op, and "
           "a GPU without compute_units, keeps the platform's figures. A GPU whose architecture is not "
           "given, or is outside the generations the trees were trained on (learned-deepbench.json's "
-          "architectures, per vendor), is costed by the wave model alone. held_out_mape_percent is "
+          "architectures, per vendor), or that does not give its software stack (compute_units: "
+          "driver_version for NVIDIA, runtime_version and dnn_version), is costed by the wave model "
+          "alone. held_out_mape_percent is "
           "GEMM's, leave one GPU out; held_out_mape_percent_by_model each DeepBench GPU's own GEMM "
           "figure with that GPU left out of the fit; wave_held_out_mape_percent the wave model's alone, "
           "leave one GPU out."));

@@ -172,7 +172,23 @@ LearnedModel LearnedModel::load(const std::string& path) {
                       root.string_or("source", path), std::move(precisions), std::move(architectures));
 }
 
-std::string LearnedModel::untrained_reason(const std::string& architecture) const {
+namespace {
+
+// The stack fields a device of `amd`'s vendor must give, as every training GPU of that vendor did.
+std::string missing_stack(const WaveDevice& d, bool amd) {
+  std::vector<std::string> missing;
+  if (!amd && !(d.driver_version > 0)) missing.emplace_back("driver_version");
+  if (!(d.runtime_version > 0)) missing.emplace_back("runtime_version");
+  if (!(d.dnn_version > 0)) missing.emplace_back("dnn_version");
+  if (missing.empty()) return "";
+  return "the device does not give its software stack (compute_units." + name_list(missing) +
+         "), which the trees were trained with";
+}
+
+} // namespace
+
+std::string LearnedModel::untrained_reason(const WaveDevice& d) const {
+  const std::string& architecture = d.architecture;
   if (architectures_.empty()) return "";
   const ArchitectureTraits device = architecture_traits(architecture);
   if (!device.known)
@@ -190,7 +206,7 @@ std::string LearnedModel::untrained_reason(const std::string& architecture) cons
   const std::string trained = " than the " + name_list(architectures_) + " GPUs it was trained on";
   if (device.position > newest + 1) return architecture + " is more than one architecture newer" + trained;
   if (device.position < oldest - 1) return architecture + " is more than one architecture older" + trained;
-  return "";
+  return missing_stack(d, device.amd);
 }
 
 bool LearnedModel::covers(const std::string& precision) const {
@@ -237,7 +253,7 @@ std::vector<double> LearnedModel::log_ratios(const std::vector<std::vector<float
 
 double LearnedModel::seconds(const GemmShape& s, const WaveDevice& d, bool convolution) const {
   const double base = gemm_wave_time(s, d, wave_).seconds;
-  if (!untrained_reason(d.architecture).empty()) return base;
+  if (!untrained_reason(d).empty()) return base;
   const auto r = log_ratios({learned_features(s, d, convolution, wave_)});
   return r.empty() ? base : base * std::exp(r.front());
 }

@@ -23,6 +23,14 @@
 // on, per vendor, or whose architecture is not given, is costed by the wave model alone (`untrained_reason`
 // says why), and leave one GPU out applies the same rule to the GPU it leaves out.
 //
+// So is a device that does not give its software stack (compute_units: driver_version for NVIDIA,
+// runtime_version and dnn_version), the features every training GPU of its vendor had: the trees never
+// learned what an NVIDIA GPU without a driver version costs, and send it down the branches of the AMD GPUs,
+// which gave none. Leave one GPU out with the left-out GPU's stack hidden and the trees applied anyway:
+// GEMM 31.0 %, conv 20.4 % (P95 122 %), against 16.4 and 15.5 % with it and 28.6 and 30.3 % for the shared
+// wave model; training every row twice, with and without its stack, brought the hidden case to 20.8 / 16.0 %
+// but the known one to 18.2 / 16.0 %, and its worst GEMM 6.8 times too slow (2026-12-05).
+//
 // File: format "heterosim-learned-model", version 4 (version 1 files are refused: other features; version 2
 // files, which `validate` trained on DeepBench's fp32 problems only, read as covering fp32; versions 2 and 3
 // do not list architectures and apply to any device): the feature names (checked on load, so a model trained
@@ -57,8 +65,8 @@ public:
   std::vector<double> log_ratios(const std::vector<std::vector<float>>& rows) const;
   // The trees' time where they apply to `d` (untrained_reason empty), else the wave model's.
   double seconds(const GemmShape& s, const WaveDevice& d, bool convolution) const;
-  // Why the trees do not apply to a GPU of `architecture` (ComputeUnits::architecture), empty when they do.
-  std::string untrained_reason(const std::string& architecture) const;
+  // Why the trees do not apply to device `d` (its architecture and software stack), empty when they do.
+  std::string untrained_reason(const WaveDevice& d) const;
   const std::vector<std::string>& architectures() const { return architectures_; }
   const WaveParams& wave() const { return wave_; }
   // Whether it was trained on ops of `precision`.

@@ -34,6 +34,9 @@ std::vector<DeepBenchPoint> synthetic(const std::string& kind) {
       p.device.units = gpu[0] == 'a' ? 80 : 40;
       p.device.boost_clock_mhz = 1500;
       p.device.power_limit_watts = 250;
+      p.device.driver_version = 418.67; // the stack the trees require of a device (untrained_reason)
+      p.device.runtime_version = 10.1;
+      p.device.dnn_version = 7.6;
       p.point.seconds = gemm_wave_time(p.shape, p.device, WaveParams{}).seconds * (1.0 + 0.3 * (i % 2));
       points.push_back(p);
     }
@@ -175,13 +178,18 @@ TEST_CASE("the trees cost only GPUs within one architecture of those they were t
   const auto points = of_architectures("gemm", "Pascal", "Volta");
   const LearnedModel model = train_learned(pointers(points), WaveParams{}, "test");
   CHECK(model.architectures() == std::vector<std::string>{"Pascal", "Volta"});
+  const auto reason = [&](const char* architecture) {
+    WaveDevice d = points[0].device; // with its software stack
+    d.architecture = architecture;
+    return model.untrained_reason(d);
+  };
   for (const char* near : {"Maxwell", "Pascal", "Turing"})
-    CHECK(model.untrained_reason(near).empty());
-  CHECK(model.untrained_reason("Ampere").find("more than one architecture newer") != std::string::npos);
-  CHECK(model.untrained_reason("Kepler").find("more than one architecture older") != std::string::npos);
-  CHECK(model.untrained_reason("Vega").find("no AMD GPU") != std::string::npos);
-  CHECK(model.untrained_reason("").find("does not give its architecture") != std::string::npos);
-  CHECK(model.untrained_reason("Fermi").find("not one HeteroSim knows") != std::string::npos);
+    CHECK(reason(near).empty());
+  CHECK(reason("Ampere").find("more than one architecture newer") != std::string::npos);
+  CHECK(reason("Kepler").find("more than one architecture older") != std::string::npos);
+  CHECK(reason("Vega").find("no AMD GPU") != std::string::npos);
+  CHECK(reason("").find("does not give its architecture") != std::string::npos);
+  CHECK(reason("Fermi").find("not one HeteroSim knows") != std::string::npos);
   // Outside, the wave model's time exactly; inside, the trees' correction of it (the odd points are 30 %
   // slower than the wave model says, which the trees learned).
   WaveDevice device = points[1].device;
@@ -237,8 +245,11 @@ TEST_CASE("run names the devices the trees leave to the wave model, with the wav
       {"name": "new", "kind": "gpu", "peak": {"fp32": 60e12}, "memory": {"bandwidth": 3e12, "capacity": "80GB"},
        "power": {"idle": 1, "busy": 2}, "compute_units": {"count": 132, "boost_clock_mhz": 1980, "architecture": "Hopper", "source": "test"}},
       {"name": "old", "kind": "gpu", "peak": {"fp32": 15e12}, "memory": {"bandwidth": 9e11, "capacity": "16GB"},
+       "power": {"idle": 1, "busy": 2}, "compute_units": {"count": 80, "boost_clock_mhz": 1500, "architecture": "Volta",
+       "driver_version": 418.67, "runtime_version": 10.1, "dnn_version": 7.6, "source": "test"}},
+      {"name": "bare", "kind": "gpu", "peak": {"fp32": 15e12}, "memory": {"bandwidth": 9e11, "capacity": "16GB"},
        "power": {"idle": 1, "busy": 2}, "compute_units": {"count": 80, "boost_clock_mhz": 1500, "architecture": "Volta", "source": "test"}}],
-      "links": [], "unreachable": [["new", "old"]]})",
+      "links": [], "unreachable": [["new", "old"], ["new", "bare"], ["old", "bare"]]})",
                      "w.json");
   GraphBuilder b("g");
   add_gemm(b, "mm", "fp32", 4.0);
@@ -255,6 +266,11 @@ TEST_CASE("run names the devices the trees leave to the wave model, with the wav
         std::string::npos);
   CHECK(text.find("held out for new (the wave model, leave one GPU out): 28.5 %") != std::string::npos);
   CHECK(text.find("old's GEMMs by the wave model alone") == std::string::npos);
+  // The same GPU without its software stack: the trees never learned an NVIDIA GPU without a driver.
+  CHECK(text.find("bare's GEMMs by the wave model alone: the device does not give its software stack "
+                  "(compute_units.driver_version, runtime_version, dnn_version)") != std::string::npos);
+  CHECK(cost.op_time(0, 2) / gemm_wave_time(shape, wave_device(p.devices[2], "fp32"), model.wave()).seconds ==
+        doctest::Approx(1.0));
   const auto json = calibration_usage_json(calibration, p);
   CHECK(json["entries"][0]["wave_model_only"].contains("new"));
   CHECK(json["entries"][0]["held_out_mape_percent_by_device"]["new"] == 28.5);

@@ -56,16 +56,20 @@ std::vector<float> features_of(const DeepBenchPoint& p, const WaveParams& wave) 
   return learned_features(p.shape, p.device, p.point.kind == "conv2d", wave);
 }
 
+// `hide_stack`: the test GPU's software stack hidden from the trees, which then apply whatever it gives.
 void add_errors(const std::vector<const DeepBenchPoint*>& test, const LearnedModel& model,
-                std::vector<double>& errors) {
+                std::vector<double>& errors, bool hide_stack = false) {
   std::vector<std::vector<float>> rows;
-  for (const auto* p : test)
-    rows.push_back(features_of(*p, model.wave()));
+  for (const auto* p : test) {
+    WaveDevice device = p->device;
+    if (hide_stack) device.driver_version = device.runtime_version = device.dnn_version = 0;
+    rows.push_back(learned_features(p->shape, device, p->point.kind == "conv2d", model.wave()));
+  }
   const std::vector<double> r = model.log_ratios(rows);
   for (std::size_t i = 0; i < test.size(); ++i) {
     const double base = gemm_wave_time(test[i]->shape, test[i]->device, model.wave()).seconds;
-    // As a run would cost it: by the wave model alone where the trees never saw the GPU's architecture.
-    const bool trees = model.untrained_reason(test[i]->device.architecture).empty();
+    // As a run would cost it: by the wave model alone where the trees do not apply to the GPU.
+    const bool trees = hide_stack || model.untrained_reason(test[i]->device).empty();
     errors.push_back(percent_error(trees ? base * std::exp(r.at(i)) : base, test[i]->point.seconds));
   }
 }
@@ -138,13 +142,15 @@ LearnedValidation evaluate_learned(const std::vector<DeepBenchPoint>& gemm_point
   std::vector<double> all_gemm, all_conv;
   // The base is the wave model every GPU shares (fitted without this one), not its architecture's refit:
   // the model file carries one set of wave parameters for any GPU, and the trees see the architecture.
-  std::vector<double> seen_gemm, seen_conv;
+  std::vector<double> seen_gemm, seen_conv, hidden_gemm, hidden_conv;
   for (const auto& [gpu, wave] : gemm.wave_fit_shared_without) {
     const Fold unseen = fold(gemm_points, conv_points, gpu, false);
     const LearnedModel model = train_learned(unseen.train, wave, "leave out " + gpu);
     std::vector<double> eg, ec;
     add_errors(unseen.test_gemm, model, eg);
     add_errors(unseen.test_conv, model, ec);
+    add_errors(unseen.test_gemm, model, hidden_gemm, true);
+    add_errors(unseen.test_conv, model, hidden_conv, true);
     v.gemm_by_gpu[gpu] = summarize(eg);
     v.conv_by_gpu[gpu] = summarize(ec);
     all_gemm.insert(all_gemm.end(), eg.begin(), eg.end());
@@ -158,6 +164,8 @@ LearnedValidation evaluate_learned(const std::vector<DeepBenchPoint>& gemm_point
   v.conv = summarize(all_conv);
   v.gemm_seen = summarize(seen_gemm);
   v.conv_seen = summarize(seen_conv);
+  v.gemm_stack_hidden = summarize(hidden_gemm);
+  v.conv_stack_hidden = summarize(hidden_conv);
   return v;
 }
 

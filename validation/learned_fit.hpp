@@ -24,6 +24,9 @@ struct LearnedValidation {
   // third. What the features allow on a GPU the model has seen, so leave one GPU out cannot be expected
   // to beat it.
   ErrorStats gemm_seen, conv_seen;
+  // A reference for why the trees require a device's software stack (LearnedModel::untrained_reason): the
+  // leave-one-GPU-out trees applied to the left-out GPU with its driver, runtime and DNN versions hidden.
+  ErrorStats gemm_stack_hidden, conv_stack_hidden;
 };
 
 // Uses gemm.wave_fit_without (the GEMM wave fits that excluded each GPU) as each fold's base model.
