@@ -248,13 +248,7 @@ namespace {
 
 // Why the learned model of `e` leaves device `d`'s GEMMs to its wave model; empty when the trees cost them.
 std::string wave_only_reason(const Calibration::Entry& e, const Device& d) {
-  if (!e.learned || d.units.count <= 0) return "";
-  WaveDevice w;
-  w.architecture = d.units.architecture;
-  w.driver_version = d.units.driver_version;
-  w.runtime_version = d.units.runtime_version;
-  w.dnn_version = d.units.dnn_version;
-  return e.learned->untrained_reason(w);
+  return e.learned && d.units.count > 0 ? e.learned->untrained_reason(wave_device(d)) : "";
 }
 
 struct OwnHeldOut {

@@ -112,8 +112,13 @@ std::optional<GemmShape> gemm_shape_of(const Op& op) {
 }
 
 WaveDevice wave_device(const Device& d, const std::string& precision) {
-  WaveDevice w;
+  WaveDevice w = wave_device(d);
   w.peak_flops = d.peak_flops.at(precision);
+  return w;
+}
+
+WaveDevice wave_device(const Device& d) {
+  WaveDevice w;
   w.bandwidth = d.memory_bandwidth;
   w.units = d.units.count;
   w.boost_clock_mhz = d.units.boost_clock_mhz;

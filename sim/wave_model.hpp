@@ -92,5 +92,8 @@ std::optional<GemmShape> conv_shape_of(const Op& op);
 
 // The device's figures for a precision: peak (precision must be in its peaks), bandwidth, units, clocks.
 WaveDevice wave_device(const Device& d, const std::string& precision);
+// The same but the peak (left 0): what says which device it is (architecture, software stack), for a
+// question that does not depend on the precision.
+WaveDevice wave_device(const Device& d);
 
 } // namespace hs

@@ -52,19 +52,19 @@ std::string boost(const std::vector<float>& flat, const std::vector<float>& labe
 }
 #endif
 
-std::vector<float> features_of(const DeepBenchPoint& p, const WaveParams& wave) {
-  return learned_features(p.shape, p.device, p.point.kind == "conv2d", wave);
+// `hide_stack`: as if the GPU did not give its software stack.
+std::vector<float> features_of(const DeepBenchPoint& p, const WaveParams& wave, bool hide_stack = false) {
+  WaveDevice device = p.device;
+  if (hide_stack) device.driver_version = device.runtime_version = device.dnn_version = 0;
+  return learned_features(p.shape, device, p.point.kind == "conv2d", wave);
 }
 
 // `hide_stack`: the test GPU's software stack hidden from the trees, which then apply whatever it gives.
 void add_errors(const std::vector<const DeepBenchPoint*>& test, const LearnedModel& model,
                 std::vector<double>& errors, bool hide_stack = false) {
   std::vector<std::vector<float>> rows;
-  for (const auto* p : test) {
-    WaveDevice device = p->device;
-    if (hide_stack) device.driver_version = device.runtime_version = device.dnn_version = 0;
-    rows.push_back(learned_features(p->shape, device, p->point.kind == "conv2d", model.wave()));
-  }
+  for (const auto* p : test)
+    rows.push_back(features_of(*p, model.wave(), hide_stack));
   const std::vector<double> r = model.log_ratios(rows);
   for (std::size_t i = 0; i < test.size(); ++i) {
     const double base = gemm_wave_time(test[i]->shape, test[i]->device, model.wave()).seconds;
