@@ -311,6 +311,21 @@ nlohmann::ordered_json calibration_usage_json(const Calibration& c, const Platfo
   return j;
 }
 
+namespace {
+
+// Appends `device` to the group of `key`, in the order the keys first came.
+void add_to_group(std::vector<std::pair<std::string, std::string>>& groups, const std::string& key,
+                  const std::string& device) {
+  for (auto& [k, devices] : groups)
+    if (k == key) {
+      devices.append(", ").append(device);
+      return;
+    }
+  groups.emplace_back(key, device);
+}
+
+} // namespace
+
 std::string calibration_usage_text(const Calibration& c, const Platform& p) {
   std::string text;
   for (const auto& e : c.entries) {
@@ -334,16 +349,23 @@ std::string calibration_usage_text(const Calibration& c, const Platform& p) {
       std::snprintf(held, sizeof held, "; held-out error %.1f %%", *e.held_out_mape_percent);
       text.append(held);
     }
+    // One clause per reason and per figure, naming every device it holds for: eight GPUs of a node
+    // share both.
+    std::vector<std::pair<std::string, std::string>> wave_only;
     for (const auto& [device, reason] : wave_only_devices(c, e, p))
-      text.append("; ").append(device).append("'s GEMMs by the wave model alone: ").append(reason);
+      add_to_group(wave_only, reason, device);
+    for (const auto& [reason, names] : wave_only)
+      text.append("; ").append(names).append(": GEMMs by the wave model alone: ").append(reason);
+    std::vector<std::pair<std::string, std::string>> held_out;
     for (const auto& held : own_held_out(c, e, p)) {
       char percent[64];
       std::snprintf(percent, sizeof percent, ": %.1f %%", held.percent);
-      text.append("; held out for ")
-          .append(held.device)
-          .append(held.wave ? " (the wave model, leave one GPU out)" : "'s own model")
-          .append(percent);
+      add_to_group(held_out,
+                   std::string(held.wave ? " (the wave model, leave one GPU out)" : " (own model)") + percent,
+                   held.device);
     }
+    for (const auto& [figure, names] : held_out)
+      text.append("; held out for ").append(names).append(figure);
     text.append("\n");
   }
   return text;

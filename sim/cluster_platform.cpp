@@ -105,8 +105,8 @@ void add_rails(Json& out, const Json& node, int nodes, const JsonNode& network) 
 Json expand_cluster(const Json& j, const std::string& file,
                     const std::map<std::string, std::string>& overrides) {
   const JsonNode root(j, file, "");
-  root.expect_only(
-      {"format", "version", "name", "description", "node", "nodes", "network", "sources", "notes"});
+  root.expect_only({"format", "version", "name", "description", "node", "nodes", "network", "calibration",
+                    "sources", "notes"});
   root.expect_format("heterosim-cluster", true);
   const int nodes = node_count(root, overrides, file);
   const std::string node_file = platform_file(root.at("node").as_string());
@@ -134,6 +134,11 @@ Json expand_cluster(const Json& j, const std::string& file,
   if (j.contains("sources"))
     for (auto it = j.at("sources").begin(); it != j.at("sources").end(); ++it)
       out["sources"][it.key()] = it.value();
+  // The node's own calibration costs its devices in the cluster too, unless the cluster names another.
+  if (j.contains("calibration"))
+    out["calibration"] = j.at("calibration");
+  else if (node.contains("calibration") && node.at("calibration").is_string())
+    out["calibration"] = platform_calibration_path(node.at("calibration").get<std::string>(), node_file);
   add_nodes(out, node, nodes);
   add_rails(out, node, nodes, network);
   return out;

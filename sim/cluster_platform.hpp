@@ -11,7 +11,8 @@
 // of every node has its own NIC, cabled to leaf switch "rail<i>" (so same-index GPUs of different nodes
 // are one leaf apart, as in NVIDIA's DGX SuperPOD), and every leaf has an uplink to one non-blocking
 // "spine" of nodes x NIC bandwidth for traffic between rails. Parameters given as "name:nodes=16" override
-// the file's.
+// the file's. The node's "calibration" (docs/calibration.md) costs the cluster's devices, unless the cluster
+// file names its own.
 #include "sim/json_input.hpp"
 
 #include <map>

@@ -189,7 +189,7 @@ double CostModel::roofline(const Op& o, const Device& d) const {
     // Convolutions as implicit GEMMs, the form both models were fitted and held out on (DeepBench).
     const auto gemm = gemm_shape_of(o);
     const auto conv = gemm ? std::nullopt : conv_shape_of(o);
-    if (const auto& shape = gemm ? gemm : conv) {
+    if (const auto& shape = gemm ? gemm : conv; shape && !matrix_vector(*shape)) {
       const WaveDevice device = wave_device(d, o.precision);
       if (cal->learned && cal->learned->covers(o.precision))
         return cal->learned->seconds(*shape, device, conv.has_value());

@@ -25,7 +25,8 @@ double sustained_clock_share(const WaveDevice& d, const WaveParams& p) {
   if (d.sustained_clock_mhz > 0 && d.boost_clock_mhz > 0)
     return std::min(1.0, d.sustained_clock_mhz / d.boost_clock_mhz);
   if (p.watts_per_tflops > 0 && d.power_limit_watts > 0) {
-    const double needed = p.watts_per_tflops * d.peak_flops / 1e12;
+    const double peak = d.clock_peak_flops > 0 ? d.clock_peak_flops : d.peak_flops;
+    const double needed = p.watts_per_tflops * peak / 1e12;
     return std::min(1.0, std::pow(d.power_limit_watts / needed, 1.0 / 2.5));
   }
   return 1.0;
@@ -82,6 +83,31 @@ double wave_element_bytes(const std::string& precision) {
 
 } // namespace
 
+namespace {
+
+// The shape the op names (dims m, n, k and batch, as the workload builders write them), where its FLOPs
+// agree: a GEMM with a bias reads more than A and B, so its bytes alone do not give its shape.
+std::optional<GemmShape> named_gemm_shape(const Op& op, double element_bytes) {
+  const auto dim = [&](const char* name, double fallback) {
+    const auto it = op.dims.find(name);
+    return it == op.dims.end() ? fallback : it->second;
+  };
+  const double m = dim("m", 0), n = dim("n", 0), k = dim("k", 0), batch = dim("batch", 1);
+  for (double v : {m, n, k, batch})
+    if (!(v >= 1)) return std::nullopt;
+  // 2mnk, and one more per output element where the builder counted a bias add.
+  const double products = 2 * batch * m * n * k;
+  if (!(op.flops >= products * (1 - 1e-9) && op.flops <= products + batch * m * n * (1 + 1e-9)))
+    return std::nullopt;
+  return GemmShape{m, n, k, batch, element_bytes, false, false};
+}
+
+} // namespace
+
+bool matrix_vector(const GemmShape& s) {
+  return std::min(s.m, s.n) < kSmallestTiledDimension;
+}
+
 std::optional<GemmShape> conv_shape_of(const Op& op) {
   if (op.kind != "conv2d" || op.has_explicit_times() || !(op.flops > 0)) return std::nullopt;
   const auto dim = [&](const char* name, double fallback) {
@@ -100,6 +126,7 @@ std::optional<GemmShape> conv_shape_of(const Op& op) {
 std::optional<GemmShape> gemm_shape_of(const Op& op) {
   if (op.kind != "gemm" || op.has_explicit_times() || !(op.flops > 0)) return std::nullopt;
   const double e = wave_element_bytes(op.precision);
+  if (const auto named = named_gemm_shape(op, e)) return named;
   // mnk = F/2, mn = W/e, mk + kn = R/e: k = F/(2mn), and m, n are the roots of x^2 - (R/(e k)) x + mn.
   const double mn = op.bytes_written / e;
   if (!(mn >= 1)) return std::nullopt;
@@ -114,6 +141,8 @@ std::optional<GemmShape> gemm_shape_of(const Op& op) {
 WaveDevice wave_device(const Device& d, const std::string& precision) {
   WaveDevice w = wave_device(d);
   w.peak_flops = d.peak_flops.at(precision);
+  if (const auto fp32 = d.peak_flops.find("fp32"); fp32 != d.peak_flops.end())
+    w.clock_peak_flops = fp32->second;
   return w;
 }
 

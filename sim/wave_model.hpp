@@ -40,6 +40,10 @@ struct WaveDevice {
   // (NVIDIA's, e.g. 418.67), the runtime's (CUDA or ROCm, e.g. 10.1) and the DNN library's (cuDNN or
   // MIOpen, e.g. 7.6). The host and driver's cost per call, and the library's kernels, come with them.
   double driver_version = 0, runtime_version = 0, dnn_version = 0;
+  // The fp32 CUDA-core peak, which the power law (WaveParams::watts_per_tflops) was fitted on; 0: the
+  // peak_flops. The clock a board sustains is the board's, whatever the precision: a tensor-core peak
+  // sixteen times the fp32 one does not draw sixteen times the power.
+  double clock_peak_flops = 0;
 };
 
 // Parameters shared by every GPU (fitted on some, applied to others), so they must describe the
@@ -80,8 +84,9 @@ WaveTime gemm_time_with_tile(const GemmShape& s, const WaveDevice& d, const Wave
 // The fastest candidate tile and K split.
 WaveTime gemm_wave_time(const GemmShape& s, const WaveDevice& d, const WaveParams& p);
 
-// The GEMM a graph op stands for, from its FLOPs and bytes in the workload builders' convention
-// (2mnk FLOPs, A and B read, C written); nullopt when they describe no GEMM (extra bytes, explicit times).
+// The GEMM a graph op stands for: the dims it names (batch, m, n, k) where its FLOPs are 2 batch mnk, else
+// from its FLOPs and bytes in the workload builders' convention (2mnk FLOPs, A and B read, C written);
+// nullopt when they describe no GEMM (extra bytes and no dims, explicit times).
 std::optional<GemmShape> gemm_shape_of(const Op& op);
 
 // The implicit GEMM a convolution stands for (output pixels x filters per group x window, one GEMM per
@@ -89,6 +94,15 @@ std::optional<GemmShape> gemm_shape_of(const Op& op);
 // builders name (batch, cin, cout, kh, kw, oh, ow, groups); nullopt for other ops and convolutions without
 // them.
 std::optional<GemmShape> conv_shape_of(const Op& op);
+
+// The smallest m or n of the measured GEMMs the model is fitted on (DeepBench's 8; hs_measure_cuda's grid
+// starts at 256). Below it libraries run matrix-vector kernels, which stream A at the memory's pace rather
+// than cutting C into tiles: the tiles here would pad the one row to 32 and count that as work.
+inline constexpr double kSmallestTiledDimension = 8;
+
+// A product with fewer rows or columns than any fitted GEMM (a decode step's projections at batch 1): the
+// cost model leaves it to the device's roofline.
+bool matrix_vector(const GemmShape& s);
 
 // The device's figures for a precision: peak (precision must be in its peaks), bandwidth, units, clocks.
 WaveDevice wave_device(const Device& d, const std::string& precision);

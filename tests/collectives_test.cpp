@@ -7,6 +7,7 @@
 #include "workloads/collectives.hpp"
 #include "workloads/workload_registry.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <doctest/doctest.h>
 #include <map>
@@ -202,6 +203,17 @@ TEST_CASE("a cluster platform is N renamed copies of its node on rails, and a ra
   const double reduce = CostModel(pg, c).op_time(0, a);
   CHECK(run_simgrid(plan, cost).makespan ==
         doctest::Approx(2 * (s.bytes / 2 / same_rail.bandwidth + same_rail.latency) + reduce).epsilon(0.02));
+}
+
+TEST_CASE("a cluster's devices are costed by its node's calibration") {
+  const Platform c = load_platform("dgx-a100-cluster:nodes=2");
+  REQUIRE(c.calibration);
+  REQUIRE(node().calibration);
+  CHECK(c.calibration->file == node().calibration->file);
+  const auto& entry = c.calibration->entries.at(0);
+  const auto devices = c.calibration->calibrated_devices(entry, c);
+  CHECK(devices.size() == 16); // every GPU of both nodes, no CPU
+  CHECK(std::find(devices.begin(), devices.end(), "n1.gpu7") != devices.end());
 }
 
 TEST_CASE("a cluster file's parameters and node are checked, naming the place") {

@@ -370,7 +370,7 @@ TEST_CASE("evaluator agrees with the replay on random graphs of every preset, in
   const std::vector<Case> cases = {
       {"workstation", "fp32"}, {"multi-gpu-node", "fp16"}, {"hetero-server", "fp16"}};
   const auto relative = [](double x, double reference) { return std::abs(x - reference) / reference; };
-  double worst_makespan = 0, worst_op = 0, worst_energy = 0;
+  double worst_makespan = 0, worst_absolute = 0, worst_op = 0, worst_energy = 0;
   int plans = 0, with_transfers = 0, close = 0;
   for (const auto& c : cases) {
     const Platform p = load_platform(c.platform);
@@ -390,8 +390,11 @@ TEST_CASE("evaluator agrees with the replay on random graphs of every preset, in
         with_transfers += r.transfers.empty() ? 0 : 1;
         const double error = relative(e.makespan, r.makespan);
         worst_makespan = std::max(worst_makespan, error);
+        worst_absolute = std::max(worst_absolute, std::abs(e.makespan - r.makespan));
         close += error <= 1e-9 ? 1 : 0;
-        CHECK(error <= 1e-6);
+        // Or within SimGrid's timing precision (surf/precision, 1e-9 s), to which it rounds event dates: a
+        // half-millisecond plan on multi-gpu-node came out 0.92 ns (1.7e-6) apart.
+        CHECK((error <= 1e-6 || std::abs(e.makespan - r.makespan) <= 1e-9));
         CHECK(e.transfers.size() == r.transfers.size());
         // Per op: start and end within 1e-5 of the makespan of the replay's.
         double op_error = 0;
@@ -408,8 +411,8 @@ TEST_CASE("evaluator agrees with the replay on random graphs of every preset, in
     }
   }
   MESSAGE(plans, " plans (", with_transfers, " with transfers), ", close,
-          " within 1e-9: worst makespan error ", worst_makespan, ", worst op time error ", worst_op,
-          " of the makespan, worst energy error ", worst_energy);
+          " within 1e-9: worst makespan error ", worst_makespan, " (", worst_absolute,
+          " s), worst op time error ", worst_op, " of the makespan, worst energy error ", worst_energy);
   CHECK(close >= plans * 9 / 10);     // nearly all plans agree closely, not just within the bound
   CHECK(with_transfers >= plans / 2); // and not only single-device plans
 }

@@ -262,12 +262,12 @@ TEST_CASE("run names the devices the trees leave to the wave model, with the wav
   CHECK(cost.op_time(0, 1) / model.seconds(shape, wave_device(p.devices[1], "fp32"), false) ==
         doctest::Approx(1.0));
   const std::string text = calibration_usage_text(calibration, p);
-  CHECK(text.find("new's GEMMs by the wave model alone: Hopper is more than one architecture newer") !=
+  CHECK(text.find("; new: GEMMs by the wave model alone: Hopper is more than one architecture newer") !=
         std::string::npos);
-  CHECK(text.find("held out for new (the wave model, leave one GPU out): 28.5 %") != std::string::npos);
-  CHECK(text.find("old's GEMMs by the wave model alone") == std::string::npos);
+  CHECK(text.find("held out for new, bare (the wave model, leave one GPU out): 28.5 %") != std::string::npos);
+  CHECK(text.find("old: GEMMs") == std::string::npos);
   // The same GPU without its software stack: the trees never learned an NVIDIA GPU without a driver.
-  CHECK(text.find("bare's GEMMs by the wave model alone: the device does not give its software stack "
+  CHECK(text.find("; bare: GEMMs by the wave model alone: the device does not give its software stack "
                   "(compute_units.driver_version, runtime_version, dnn_version)") != std::string::npos);
   CHECK(cost.op_time(0, 2) / gemm_wave_time(shape, wave_device(p.devices[2], "fp32"), model.wave()).seconds ==
         doctest::Approx(1.0));

