@@ -5,7 +5,9 @@
 #include "sim/nearest_name.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <thread>
 
 #ifdef HS_HAVE_XGBOOST
 #include <xgboost/c_api.h>
@@ -21,6 +23,31 @@ constexpr const char* kFormat = "heterosim-learned-model";
 // 3 (2026-12-05): the precisions it was trained on.
 // 4 (2026-12-05): the architectures of the GPUs it was trained on.
 constexpr int kVersion = 4;
+
+#ifdef HS_HAVE_XGBOOST
+// XGBoost keeps a thread's prediction caches in thread-local storage, which the main thread's exit destroys
+// before the process's static objects. A booster held by a static object (a platform a program keeps for its
+// whole life, whose calibration names the learned model) and freed after that would free into storage that
+// is gone (AddressSanitizer: heap-use-after-free in ~LearnerImpl). So once the main thread's thread-locals
+// are destroyed, boosters are left to the process's end.
+const std::thread::id g_main_thread = std::this_thread::get_id();
+std::atomic<bool> g_main_thread_exited{false};
+
+struct MainThreadExitWatch {
+  MainThreadExitWatch() = default;
+  MainThreadExitWatch(const MainThreadExitWatch&) = delete;
+  MainThreadExitWatch& operator=(const MainThreadExitWatch&) = delete;
+  ~MainThreadExitWatch() {
+    if (std::this_thread::get_id() == g_main_thread) g_main_thread_exited = true;
+  }
+};
+
+// Called before XGBoost's own thread-locals are made, so its watch is destroyed after them.
+void watch_thread_exit() {
+  thread_local MainThreadExitWatch watch;
+  static_cast<void>(&watch);
+}
+#endif
 
 float log2f_of(double v) {
   return static_cast<float>(std::log2(std::max(v, 1e-30)));
@@ -123,9 +150,12 @@ LearnedModel::LearnedModel(const std::string& booster_json, const WaveParams& wa
     : booster_json_(booster_json), wave_(wave), source_(std::move(source)),
       precisions_(std::move(precisions)), architectures_(std::move(architectures)) {
 #ifdef HS_HAVE_XGBOOST
+  watch_thread_exit();
   BoosterHandle h = nullptr;
   check(XGBoosterCreate(nullptr, 0, &h), source_);
-  booster_ = std::shared_ptr<void>(h, [](void* p) { XGBoosterFree(p); });
+  booster_ = std::shared_ptr<void>(h, [](void* p) {
+    if (!g_main_thread_exited) XGBoosterFree(p);
+  });
   check(XGBoosterLoadModelFromBuffer(h, booster_json_.data(), booster_json_.size()), source_);
   check(XGBoosterSetParam(h, "nthread", "1"), source_);
 #else
