@@ -81,17 +81,16 @@ double wave_element_bytes(const std::string& precision) {
                                                       : 2;
 }
 
-} // namespace
-
-namespace {
+// The op's named dimension, or `fallback` where it names none.
+double dim_or(const Op& op, const char* name, double fallback) {
+  const auto it = op.dims.find(name);
+  return it == op.dims.end() ? fallback : it->second;
+}
 
 // The shape the op names (dims m, n, k and batch, as the workload builders write them), where its FLOPs
 // agree: a GEMM with a bias reads more than A and B, so its bytes alone do not give its shape.
 std::optional<GemmShape> named_gemm_shape(const Op& op, double element_bytes) {
-  const auto dim = [&](const char* name, double fallback) {
-    const auto it = op.dims.find(name);
-    return it == op.dims.end() ? fallback : it->second;
-  };
+  const auto dim = [&](const char* name, double fallback) { return dim_or(op, name, fallback); };
   const double m = dim("m", 0), n = dim("n", 0), k = dim("k", 0), batch = dim("batch", 1);
   for (double v : {m, n, k, batch})
     if (!(v >= 1)) return std::nullopt;
@@ -110,10 +109,7 @@ bool matrix_vector(const GemmShape& s) {
 
 std::optional<GemmShape> conv_shape_of(const Op& op) {
   if (op.kind != "conv2d" || op.has_explicit_times() || !(op.flops > 0)) return std::nullopt;
-  const auto dim = [&](const char* name, double fallback) {
-    const auto it = op.dims.find(name);
-    return it == op.dims.end() ? fallback : it->second;
-  };
+  const auto dim = [&](const char* name, double fallback) { return dim_or(op, name, fallback); };
   const double batch = dim("batch", 0), cin = dim("cin", 0), cout = dim("cout", 0), kh = dim("kh", 0),
                kw = dim("kw", 0), oh = dim("oh", 0), ow = dim("ow", 0), groups = dim("groups", 1);
   for (double v : {batch, cin, cout, kh, kw, oh, ow, groups})
