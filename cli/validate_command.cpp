@@ -247,6 +247,21 @@ void write_platforms(const MeasurementSet& kernels, const ValidateOptions& o, Ou
                          thread_platform_json(kernels, t));
 }
 
+// The GPU model HeteroSim ships, fitted on DeepBench's GPUs alone, on a GPU set's GEMMs: on the set's own
+// one-GPU platform, as `run --platform this-gpu.json` would cost them.
+std::optional<ShippedGpuCheck> shipped_gpu_check(const MeasurementSet& kernels) {
+  const Platform gpu = parse_platform(gpu_platform_json(kernels), "this-gpu (from " + kernels.device + ")");
+  return check_shipped_gpu_model(kernels, gpu, load_calibration(hs::calibration_file("deepbench-gpu")));
+}
+
+// A GPU set: the shipped GPU model on its GEMMs, and no whole graphs (they run on CPU threads: nothing to
+// compare).
+void check_gpu_set(const MeasurementSet& kernels, ValidateOptions& o, ValidationReport& r) {
+  if (!is_gpu_set(kernels)) return;
+  r.shipped_gpu = shipped_gpu_check(kernels);
+  o.executions = "none";
+}
+
 // Every file validate may write, checked before any measurement runs.
 void refuse_overwriting(const ValidateOptions& o) {
   std::vector<std::string> names = {
@@ -301,7 +316,7 @@ int validate(ValidateOptions o) {
   const FitsByThreads fits = fit_kernels(kernels, o, r, outputs);
   if (!fits.count(1)) throw InputError(o.cpu, "points", "no kernel measured alone (co_running_threads 1)");
   write_platforms(kernels, o, outputs);
-  if (is_gpu_set(kernels)) o.executions = "none"; // whole graphs run on CPU threads: nothing to compare
+  check_gpu_set(kernels, o, r);
   if (o.measure) {
     say("running whole graphs for real on threads...");
     ExecutionPlanOptions eo;

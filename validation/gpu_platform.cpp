@@ -27,6 +27,24 @@ double env_number(const MeasurementSet& m, const char* key) {
   return v;
 }
 
+// What NVML said about the board (hs_measure_cuda, where the driver's library loaded): its power limit, its
+// maximum SM clock (the boost the peaks assume), the clock it held under SGEMM and the driver's version.
+void add_board_facts(const MeasurementSet& m, Json& units) {
+  const auto has = [&](const char* key) { return m.environment.count(key) > 0; };
+  if (has("max_sm_clock_mhz")) units["boost_clock_mhz"] = env_number(m, "max_sm_clock_mhz");
+  if (has("power_limit_w")) units["power_limit"] = std::to_string(env_number(m, "power_limit_w")) + "W";
+  if (has("sm_clock_under_sgemm_mhz"))
+    units["sustained_clock_mhz"] = env_number(m, "sm_clock_under_sgemm_mhz");
+  if (has("nvidia_driver")) { // "535.104.05" -> 535.104, as the DeepBench stacks write it
+    const std::string text = env_or(m, "nvidia_driver", "");
+    const auto second_dot = text.find('.', text.find('.') + 1);
+    const double v = std::strtod(text.substr(0, second_dot).c_str(), nullptr);
+    if (v > 0) units["driver_version"] = v;
+  }
+  if (has("board_source"))
+    units["source"] = units["source"].get<std::string>() + "; " + env_or(m, "board_source", "");
+}
+
 } // namespace
 
 std::string measured_model(const MeasurementSet& m) {
@@ -50,6 +68,7 @@ std::string gpu_platform_json(const MeasurementSet& m) {
     Json u = {{"count", static_cast<int>(env_number(m, "multiprocessors"))},
               {"source", "cudaDeviceProp.multiProcessorCount and cudaDevAttrClockRate of the measured GPU"}};
     if (m.environment.count("clock_khz")) u["boost_clock_mhz"] = env_number(m, "clock_khz") / 1e3;
+    add_board_facts(m, u);
     // What the learned model reads (sim/learned_model.hpp): the architecture and the CUDA runtime
     // (cudaRuntimeGetVersion: 1000 x major + 10 x minor).
     const std::string arch = nvidia_architecture(env_or(m, "compute_capability", ""));

@@ -1,8 +1,13 @@
-// hs_measure_cuda: times cuBLAS SGEMM, simple kernels (elementwise, reduction, softmax) and memory copies
-// (host-to-device and device-to-host with pinned memory, device-to-device) on GPU 0, and writes the same
-// heterosim-measurements JSON as the CPU program (flops and bytes in the same conventions, see
-// kernel_shapes.hpp).
+// hs_measure_cuda: times cuBLAS SGEMM (a grid of 256 to 8192, and the GEMMs a transformer runs: linear layers
+// as torch.nn.Linear calls cuBLAS, and attention's batched products), simple kernels (elementwise,
+// reduction, softmax) and memory copies (host-to-device and device-to-host with pinned memory,
+// device-to-device) on GPU 0, and writes the same heterosim-measurements JSON as the CPU program (flops and
+// bytes in the same conventions, see kernel_shapes.hpp). Where the driver's NVML library loads, it also
+// records the driver version, the board's enforced power limit and the SM clock the GPU holds while it runs
+// SGEMM back to back: what the size-aware model reads (sim/wave_model.hpp).
 //   hs_measure_cuda --out FILE [--quick] [--force]
+#include "utc_time.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -10,13 +15,12 @@
 #include <ctime>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
 #include <vector>
-
-#include "utc_time.hpp"
 
 namespace {
 
@@ -146,6 +150,153 @@ int cores_per_sm(int major, int minor) {
   return 128;                                   // Hopper, Blackwell
 }
 
+// The driver's NVML, loaded at run time (it ships with the driver, not the toolkit): what a datasheet does
+// not say about this board. Empty fields where it does not load.
+struct BoardFacts {
+  std::string driver;
+  double power_limit_w = 0, max_sm_clock_mhz = 0, sm_clock_under_sgemm_mhz = 0, power_under_sgemm_w = 0;
+};
+
+class Nvml {
+public:
+  Nvml() {
+    lib_ = dlopen("libnvidia-ml.so.1", RTLD_NOW);
+    if (!lib_) return;
+    init_ = reinterpret_cast<int (*)()>(dlsym(lib_, "nvmlInit_v2"));
+    by_bus_ = reinterpret_cast<int (*)(const char*, void**)>(dlsym(lib_, "nvmlDeviceGetHandleByPciBusId_v2"));
+    driver_ = reinterpret_cast<int (*)(char*, unsigned)>(dlsym(lib_, "nvmlSystemGetDriverVersion"));
+    limit_ = reinterpret_cast<int (*)(void*, unsigned*)>(dlsym(lib_, "nvmlDeviceGetEnforcedPowerLimit"));
+    clock_ = reinterpret_cast<int (*)(void*, int, unsigned*)>(dlsym(lib_, "nvmlDeviceGetClockInfo"));
+    max_clock_ = reinterpret_cast<int (*)(void*, int, unsigned*)>(dlsym(lib_, "nvmlDeviceGetMaxClockInfo"));
+    power_ = reinterpret_cast<int (*)(void*, unsigned*)>(dlsym(lib_, "nvmlDeviceGetPowerUsage"));
+    ok_ = init_ && by_bus_ && driver_ && limit_ && clock_ && max_clock_ && power_ && init_() == 0;
+  }
+  bool open(int cuda_device) {
+    char bus[32] = {};
+    if (!ok_ || cudaDeviceGetPCIBusId(bus, sizeof bus, cuda_device) != cudaSuccess) return false;
+    return by_bus_(bus, &device_) == 0;
+  }
+  void static_facts(BoardFacts& f) const {
+    char text[96] = {};
+    unsigned v = 0;
+    if (driver_(text, sizeof text) == 0) f.driver = text;
+    if (limit_(device_, &v) == 0) f.power_limit_w = v / 1000.0;
+    if (max_clock_(device_, kSmClock, &v) == 0) f.max_sm_clock_mhz = v;
+  }
+  void load_facts(BoardFacts& f) const { // while the GPU is busy
+    unsigned v = 0;
+    if (clock_(device_, kSmClock, &v) == 0) f.sm_clock_under_sgemm_mhz = v;
+    if (power_(device_, &v) == 0) f.power_under_sgemm_w = v / 1000.0;
+  }
+
+private:
+  static constexpr int kSmClock = 1; // NVML_CLOCK_SM
+  void* lib_ = nullptr;
+  void* device_ = nullptr;
+  bool ok_ = false;
+  int (*init_)() = nullptr;
+  int (*by_bus_)(const char*, void**) = nullptr;
+  int (*driver_)(char*, unsigned) = nullptr;
+  int (*limit_)(void*, unsigned*) = nullptr;
+  int (*clock_)(void*, int, unsigned*) = nullptr;
+  int (*max_clock_)(void*, int, unsigned*) = nullptr;
+  int (*power_)(void*, unsigned*) = nullptr;
+};
+
+// The clock and power a board holds under SGEMM: 4096^3 SGEMMs queued for about two seconds, sampled after
+// one, when the clock has settled to what the power limit allows.
+void measure_board_under_load(cublasHandle_t blas, const float* a, const float* b, float* c, const Nvml& nvml,
+                              BoardFacts& f) {
+  const int n = 4096;
+  const float one = 1.0f, zero = 0.0f;
+  cudaEvent_t s, e;
+  CHECK_CUDA(cudaEventCreate(&s));
+  CHECK_CUDA(cudaEventCreate(&e));
+  CHECK_CUDA(cudaEventRecord(s));
+  CHECK_CUBLAS(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, n, b, n, &zero, c, n));
+  CHECK_CUDA(cudaEventRecord(e));
+  CHECK_CUDA(cudaEventSynchronize(e));
+  float ms = 0;
+  CHECK_CUDA(cudaEventElapsedTime(&ms, s, e));
+  const int runs = std::max(1, std::min(2000, static_cast<int>(2000.0 / std::max(ms, 0.01f))));
+  for (int i = 0; i < runs; ++i)
+    CHECK_CUBLAS(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, n, b, n, &zero, c, n));
+  timespec settle{1, 0};
+  nanosleep(&settle, nullptr);
+  nvml.load_facts(f);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  CHECK_CUDA(cudaEventDestroy(s));
+  CHECK_CUDA(cudaEventDestroy(e));
+}
+
+std::string gemm_shape(double batch, int m, int n, int k) {
+  std::string j = "{";
+  if (batch > 1) j += "\"batch\": " + std::to_string(static_cast<long long>(batch)) + ", ";
+  return j + "\"k\": " + std::to_string(k) + ", \"m\": " + std::to_string(m) +
+         ", \"n\": " + std::to_string(n) + "}";
+}
+
+Point gemm_point(Point p, const char* what, double batch, int m, int n, int k) {
+  p.kind = "gemm";
+  p.label = std::string(what) + (batch > 1 ? " batch=" + std::to_string(static_cast<long long>(batch)) : "") +
+            " k=" + std::to_string(k) + " m=" + std::to_string(m) + " n=" + std::to_string(n);
+  p.shape_json = gemm_shape(batch, m, n, k);
+  p.flops = 2.0 * batch * m * n * k;
+  p.bytes = 4.0 * batch * (double(m) * k + double(k) * n + double(m) * n);
+  return p;
+}
+
+// The GEMMs of BERT-large and GPT-2 large as an eager framework runs them, m being tokens: linear layers
+// y = x W^T (torch.nn.Linear's cuBLAS call: W transposed), the LM head, and attention's batched products
+// over batch x heads (head size 64) at sequence 128 and 512.
+void measure_transformer_gemms(cublasHandle_t blas, const float* a, const float* b, float* c, double budget,
+                               bool quick, std::vector<Point>& points) {
+  const float one = 1.0f, zero = 0.0f;
+  const int tokens[] = {1, 8, 32, 128, 512, 1024, 2048};
+  const int layers[][2] = {{1024, 1024}, {4096, 1024}, {1024, 4096}, // BERT-large: n (out), k (in)
+                           {3840, 1280}, {1280, 1280}, {5120, 1280}, {1280, 5120}}; // GPT-2 large
+  for (int m : tokens)
+    for (const auto& nk : layers) {
+      const int n = nk[0], k = nk[1];
+      if (quick && m != 128) continue;
+      Point p = time_kernel(
+          [&] {
+            CHECK_CUBLAS(cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &one, b, k, a, k, &zero, c, n));
+          },
+          budget);
+      points.push_back(gemm_point(p, "linear", 1, m, n, k));
+    }
+  for (int m : {1, 8, 128}) { // GPT-2 large's LM head over its 50257-token vocabulary
+    const int n = 50257, k = 1280;
+    Point p = time_kernel(
+        [&] {
+          CHECK_CUBLAS(cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &one, b, k, a, k, &zero, c, n));
+        },
+        budget);
+    points.push_back(gemm_point(p, "linear", 1, m, n, k));
+  }
+  const int d = 64;
+  for (int batch : {16, 20, 128})
+    for (int s : {128, 512}) {
+      if (quick && s != 128) continue;
+      const long long sd = 1LL * s * d, ss = 1LL * s * s;
+      Point scores = time_kernel(
+          [&] {
+            CHECK_CUBLAS(cublasSgemmStridedBatched(blas, CUBLAS_OP_T, CUBLAS_OP_N, s, s, d, &one, b, d, sd, a,
+                                                   d, sd, &zero, c, s, ss, batch));
+          },
+          budget);
+      points.push_back(gemm_point(scores, "bmm", batch, s, s, d));
+      Point context = time_kernel(
+          [&] {
+            CHECK_CUBLAS(cublasSgemmStridedBatched(blas, CUBLAS_OP_N, CUBLAS_OP_N, d, s, s, &one, b, d, sd, a,
+                                                   s, ss, &zero, c, d, sd, batch));
+          },
+          budget);
+      points.push_back(gemm_point(context, "bmm", batch, s, d, s));
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -229,6 +380,13 @@ int main(int argc, char** argv) {
         p.bytes = 4.0 * (double(m) * k + double(k) * n + double(m) * n);
         points.push_back(p);
       }
+  measure_transformer_gemms(blas, a, b, c, budget, quick, points);
+  BoardFacts board;
+  Nvml nvml;
+  if (nvml.open(0)) {
+    nvml.static_facts(board);
+    measure_board_under_load(blas, a, b, c, nvml, board);
+  }
   for (int e = 12; e <= 26; e += quick ? 2 : 1) {
     const long long n = 1LL << e;
     Point p = time_kernel([&] { add_kernel<<<1024, 256>>>(a, b, c, n); }, budget);
@@ -298,6 +456,17 @@ int main(int argc, char** argv) {
   j << "  \"memory_bus_bits\": \"" << bus_bits << "\",\n";
   j << "  \"cuda_runtime\": \"" << runtime << "\",\n  \"cuda_driver\": \"" << driver << "\",\n";
   j << "  \"cublas\": \"" << blas_version << "\",\n";
+  if (!board.driver.empty()) j << "  \"nvidia_driver\": " << q(board.driver) << ",\n";
+  const auto fact = [&](const char* key, double v) {
+    if (v > 0) j << "  \"" << key << "\": \"" << v << "\",\n";
+  };
+  fact("power_limit_w", board.power_limit_w); // NVML: enforced power limit
+  fact("max_sm_clock_mhz", board.max_sm_clock_mhz);
+  fact("sm_clock_under_sgemm_mhz", board.sm_clock_under_sgemm_mhz);
+  fact("power_under_sgemm_w", board.power_under_sgemm_w);
+  if (board.sm_clock_under_sgemm_mhz > 0)
+    j << "  \"board_source\": \"NVML (libnvidia-ml.so.1): driver version, enforced power limit, maximum SM "
+         "clock; SM clock and power sampled after 1 s of 4096^3 SGEMMs back to back\",\n";
   j << "  \"compiler\": \"nvcc " << __CUDACC_VER_MAJOR__ << "." << __CUDACC_VER_MINOR__ << "\",\n";
   j << "  \"math_mode\": \"CUBLAS_PEDANTIC_MATH (fp32, no TF32)\",\n";
   j << "  \"timing\": \"cudaEvent around each run; one warm-up, then at least 5 runs (more for short "

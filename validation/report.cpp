@@ -193,6 +193,27 @@ Json torch_json(const TorchValidation& v) {
   return j;
 }
 
+Json shipped_gpu_json(const ShippedGpuCheck& c) {
+  Json j;
+  j["calibration"] = c.calibration;
+  j["costed_by"] = c.costed_by;
+  j["held_out"] = "every GEMM point: the shipped model was fitted on DeepBench's GPUs only";
+  j["gemm"] = stats_json(c.gemm);
+  for (const auto& [group, st] : c.by_group)
+    j["by_group"][group] = stats_json(st);
+  return j;
+}
+
+std::string shipped_gpu_text(const ShippedGpuCheck& c) {
+  std::ostringstream s;
+  s << "  the shipped GPU model (" << c.calibration << "), fitted on DeepBench's GPUs only, on every GEMM of "
+    << "this GPU;\n  costed by " << c.costed_by << "\n";
+  s << stats_line("shipped model, GEMMs", c.gemm);
+  for (const auto& [group, st] : c.by_group)
+    s << stats_line("  " + group, st);
+  return s.str();
+}
+
 } // namespace
 
 std::string validation_report_json(const ValidationReport& r) {
@@ -227,6 +248,7 @@ std::string validation_report_json(const ValidationReport& r) {
                                       {"calibrated_s", k.calibrated}});
     cpu["by_co_running_threads"].push_back(std::move(c));
   }
+  if (r.shipped_gpu) cpu["shipped_gpu_model"] = shipped_gpu_json(*r.shipped_gpu);
   j["cpu_kernels"] = std::move(cpu);
   if (r.end_to_end) {
     Json e;
@@ -304,6 +326,7 @@ std::string validation_report_text(const ValidationReport& r) {
     for (const auto& [kind, st] : v.calibrated)
       s << stats_line(kind, st);
   }
+  if (r.shipped_gpu) s << shipped_gpu_text(*r.shipped_gpu);
   if (r.end_to_end) {
     s << "\nEnd-to-end: real executions on threads vs SimGrid replay (" << r.executions_file << ")\n";
     for (const auto& row : r.end_to_end->rows) {

@@ -3,6 +3,7 @@
 #include "validation/cpu_validation.hpp"
 #include "validation/deepbench.hpp"
 #include "validation/learned_fit.hpp"
+#include "validation/shipped_gpu_check.hpp"
 #include "validation/torch_validation.hpp"
 
 #include <optional>
@@ -14,8 +15,9 @@ struct ValidationReport {
   std::string cpu_measurements;           // file the kernel figures come from
   std::string kernel_device_kind = "cpu"; // what that set measured: cpu or gpu
   std::map<std::string, std::string> cpu_environment;
-  std::map<int, CpuKernelValidation> cpu; // by co-running threads; 1 = each kernel alone
-  std::string executions_file;            // empty when no end-to-end set was given
+  std::map<int, CpuKernelValidation> cpu;     // by co-running threads; 1 = each kernel alone
+  std::optional<ShippedGpuCheck> shipped_gpu; // a GPU set's GEMMs under the shipped GPU model
+  std::string executions_file;                // empty when no end-to-end set was given
   std::optional<EndToEndValidation> end_to_end;
   std::string deepbench_dir; // empty when skipped
   std::optional<DeepBenchResult> deepbench_gemm, deepbench_conv;

@@ -1,0 +1,127 @@
+// The shipped GPU model against a GPU measurement set (validation/shipped_gpu_check.hpp): what `validate`
+// reports when `hs_measure_cuda` has timed a GPU the model was never fitted on. Known answers: a set whose
+// GEMMs took 1.25 times what the wave model says, on the board the set describes, is predicted 20 % too
+// fast in every group; the board facts NVML recorded reach the platform the check costs on.
+#include "cli_support.hpp"
+#include "sim/calibration.hpp"
+#include "sim/json_input.hpp"
+#include "sim/wave_model.hpp"
+#include "validation/gpu_platform.hpp"
+#include "validation/shipped_gpu_check.hpp"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+using namespace hs;
+using namespace hs::validation;
+
+namespace {
+
+struct Gemm {
+  const char* what;
+  double batch, m, n, k;
+};
+
+// An A100-PCIe as hs_measure_cuda describes it: 108 SMs, 1410 MHz, and what NVML said (a 250 W limit, 1200
+// MHz held under SGEMM, driver 535.104.05).
+MeasurementSet a100_set(const std::vector<Gemm>& gemms, const WaveParams& shipped, double slower) {
+  MeasurementSet m;
+  m.device = "gpu0";
+  m.device_kind = "gpu";
+  m.environment = {{"gpu_model", "NVIDIA A100-PCIE-40GB"},
+                   {"compute_capability", "8.0"},
+                   {"multiprocessors", "108"},
+                   {"clock_khz", "1410000"},
+                   {"cuda_runtime", "12020"},
+                   {"nvidia_driver", "535.104.05"},
+                   {"power_limit_w", "250"},
+                   {"max_sm_clock_mhz", "1410"},
+                   {"sm_clock_under_sgemm_mhz", "1200"},
+                   {"date", "2026-12-05T00:00:00Z"}};
+  m.peaks = {{"fp32_flops", 19.49e12}, {"memory_bandwidth", 1555e9}};
+  WaveDevice d;
+  d.peak_flops = 19.49e12;
+  d.bandwidth = 1555e9;
+  d.units = 108;
+  d.boost_clock_mhz = 1410;
+  d.sustained_clock_mhz = 1200;
+  for (const Gemm& g : gemms) {
+    KernelPoint p;
+    p.kind = "gemm";
+    p.label = std::string(g.what) + " m=" + std::to_string(static_cast<int>(g.m));
+    p.shape = {{"m", g.m}, {"n", g.n}, {"k", g.k}};
+    if (g.batch > 1) p.shape["batch"] = g.batch;
+    p.flops = 2 * g.batch * g.m * g.n * g.k;
+    p.bytes = 4 * g.batch * (g.m * g.k + g.k * g.n + g.m * g.n);
+    p.repeats = 5;
+    GemmShape shape;
+    shape.m = g.m;
+    shape.n = g.n;
+    shape.k = g.k;
+    shape.batch = g.batch;
+    p.p50 = p.p95 = slower * gemm_wave_time(shape, d, shipped).seconds;
+    m.points.push_back(p);
+  }
+  return m;
+}
+
+const std::vector<Gemm> kGemms = {{"gemm", 1, 1024, 1024, 1024},  {"gemm", 1, 4096, 2048, 512},
+                                  {"linear", 1, 128, 4096, 1024}, {"linear", 1, 32, 1280, 5120},
+                                  {"bmm", 16, 128, 128, 64},      {"bmm", 16, 128, 64, 128}};
+
+} // namespace
+
+TEST_CASE("the shipped GPU model on a measured GPU: a set 1.25x slower than the wave model reads -20 %") {
+  const Calibration shipped = load_calibration(calibration_file("deepbench-gpu"));
+  REQUIRE(shipped.entries.size() == 1);
+  REQUIRE(shipped.entries.front().wave);
+  const MeasurementSet m = a100_set(kGemms, *shipped.entries.front().wave, 1.25);
+  const Platform gpu = parse_platform(gpu_platform_json(m), "this-gpu");
+  const auto check = check_shipped_gpu_model(m, gpu, shipped);
+  REQUIRE(check);
+  CHECK(check->gemm.count == 6);
+  CHECK(check->gemm.mean_signed == doctest::Approx(-20.0).epsilon(1e-6));
+  CHECK(check->gemm.mape == doctest::Approx(20.0).epsilon(1e-6));
+  REQUIRE(check->by_group.size() == 3);
+  for (const char* group : {"gemm", "linear", "bmm"}) {
+    CHECK(check->by_group.at(group).count == 2);
+    CHECK(check->by_group.at(group).mean_signed == doctest::Approx(-20.0).epsilon(1e-6));
+  }
+  // Without cuDNN's version the trees do not apply: the check says so rather than naming them.
+  CHECK(check->costed_by.find("wave model alone") != std::string::npos);
+}
+
+TEST_CASE("what NVML recorded reaches the measured GPU's platform: power limit, held clock, driver") {
+  const MeasurementSet m = a100_set(kGemms, WaveParams{}, 1.0);
+  const auto platform = nlohmann::json::parse(gpu_platform_json(m));
+  const auto& units = platform["devices"][0]["compute_units"];
+  CHECK(units["count"] == 108);
+  CHECK(units["boost_clock_mhz"] == 1410.0);
+  CHECK(units["sustained_clock_mhz"] == 1200.0);
+  CHECK(units["driver_version"] == doctest::Approx(535.104));
+  CHECK(parse_platform(gpu_platform_json(m), "this-gpu").devices.front().units.power_limit_watts ==
+        doctest::Approx(250.0));
+  // A set without GEMMs named by their dimensions has nothing for the check.
+  MeasurementSet unnamed = m;
+  for (auto& p : unnamed.points)
+    p.shape.erase("k");
+  CHECK_FALSE(check_shipped_gpu_model(unnamed, parse_platform(gpu_platform_json(m), "this-gpu"),
+                                      load_calibration(calibration_file("deepbench-gpu"))));
+}
+
+TEST_CASE("validate on a GPU set with named GEMMs reports the shipped model's error on them") {
+  const auto dir = hs::test::scratch_dir("shipped_gpu_check", "validate");
+  const Calibration shipped = load_calibration(calibration_file("deepbench-gpu"));
+  hs::test::write_file(dir / "gpu.json",
+                       measurement_set_json(a100_set(kGemms, *shipped.entries.front().wave, 2)));
+  const auto out = dir / "out";
+  const auto v = hs::test::heterosim(
+      "validate --cpu " + (dir / "gpu.json").string() +
+      " --executions none --deepbench none --torch-models none --quiet --out " + out.string());
+  REQUIRE_MESSAGE(v.exit_code == 0, v.output);
+  const auto report = nlohmann::json::parse(hs::test::slurp(out / "report.json"));
+  const auto& check = report["cpu_kernels"]["shipped_gpu_model"];
+  CHECK(check["gemm"]["count"] == 6);
+  CHECK(check["gemm"]["mean_signed_percent"].get<double>() == doctest::Approx(-50.0).epsilon(1e-6));
+  CHECK(hs::test::slurp(out / "report.txt").find("shipped model, GEMMs") != std::string::npos);
+}
