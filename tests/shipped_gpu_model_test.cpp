@@ -27,15 +27,15 @@ Platform one_gpu(bool h100) {
                         "one.json");
 }
 
-// FLOPs over seconds of the graph's GEMMs on the platform's one device.
-double gemm_tflops(const std::string& workload, const Platform& p) {
+// FLOPs over seconds of the graph's GEMMs on one device of the platform (its first by default).
+double gemm_tflops(const std::string& workload, const Platform& p, DeviceId device = 0) {
   const Graph g = load_workload(workload);
   const CostModel cost(g, p, load_calibration("deepbench-gpu", p));
   double flops = 0, seconds = 0;
   for (OpId o = 0; o < g.op_count(); ++o)
     if (g.ops[static_cast<std::size_t>(o)].kind == "gemm") {
       flops += g.ops[static_cast<std::size_t>(o)].flops;
-      seconds += cost.op_time(o, 0);
+      seconds += cost.op_time(o, device);
     }
   return flops / seconds / 1e12;
 }
@@ -82,4 +82,25 @@ TEST_CASE("the GPU presets cost their GPUs' GEMMs by the shipped GPU model, not 
   CHECK(preset >= 5.5 * 0.85);
   CHECK(preset <= 8 * 1.15);
   CHECK(tflops(CostModel(g, server, Calibration{})) > 14); // --calibration none: the assumed efficiency
+}
+
+TEST_CASE(
+    "the one-GPU presets: an H100 SXM and an L4 at issue 10's measured GEMM rates, every GPU calibrated") {
+  if (!learned_models_built()) return;
+  for (const char* preset : {"a100-pcie-server", "h100-sxm-server", "l4-server"}) {
+    CAPTURE(preset);
+    const Platform p = load_platform(preset);
+    REQUIRE(p.calibration);
+    CHECK(p.calibration->find(p.devices.at(static_cast<std::size_t>(*p.find_device("gpu0")))) != nullptr);
+  }
+  const Platform h100 = load_platform("h100-sxm-server"), l4 = load_platform("l4-server");
+  for (const char* workload : {"bert-large:batch=1", "bert-large:batch=8"}) {
+    CAPTURE(workload);
+    const double h = gemm_tflops(workload, h100, *h100.find_device("gpu0"));
+    const double l = gemm_tflops(workload, l4, *l4.find_device("gpu0"));
+    CHECK(h >= 33 * 0.85);
+    CHECK(h <= 39 * 1.15);
+    CHECK(l >= 5.5 * 0.85);
+    CHECK(l <= 8 * 1.15);
+  }
 }
