@@ -252,29 +252,23 @@ Point gemm_point(Point p, const char* what, double batch, int m, int n, int k) {
 void measure_transformer_gemms(cublasHandle_t blas, const float* a, const float* b, float* c, double budget,
                                bool quick, std::vector<Point>& points) {
   const float one = 1.0f, zero = 0.0f;
-  const int tokens[] = {1, 8, 32, 128, 512, 1024, 2048};
-  const int layers[][2] = {{1024, 1024}, {4096, 1024}, {1024, 4096}, // BERT-large: n (out), k (in)
-                           {3840, 1280}, {1280, 1280}, {5120, 1280}, {1280, 5120}}; // GPT-2 large
-  for (int m : tokens)
-    for (const auto& nk : layers) {
-      const int n = nk[0], k = nk[1];
-      if (quick && m != 128) continue;
-      Point p = time_kernel(
-          [&] {
-            CHECK_CUBLAS(cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &one, b, k, a, k, &zero, c, n));
-          },
-          budget);
-      points.push_back(gemm_point(p, "linear", 1, m, n, k));
-    }
-  for (int m : {1, 8, 128}) { // GPT-2 large's LM head over its 50257-token vocabulary
-    const int n = 50257, k = 1280;
+  // torch.nn.Linear's y = x W^T with x of m tokens: column-major y^T = W x^T, W transposed.
+  const auto linear = [&](int m, int n, int k) {
     Point p = time_kernel(
         [&] {
           CHECK_CUBLAS(cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &one, b, k, a, k, &zero, c, n));
         },
         budget);
     points.push_back(gemm_point(p, "linear", 1, m, n, k));
-  }
+  };
+  const int tokens[] = {1, 8, 32, 128, 512, 1024, 2048};
+  const int layers[][2] = {{1024, 1024}, {4096, 1024}, {1024, 4096}, // BERT-large: n (out), k (in)
+                           {3840, 1280}, {1280, 1280}, {5120, 1280}, {1280, 5120}}; // GPT-2 large
+  for (int m : tokens)
+    for (const auto& nk : layers)
+      if (!quick || m == 128) linear(m, nk[0], nk[1]);
+  for (int m : {1, 8, 128}) // GPT-2 large's LM head over its 50257-token vocabulary
+    linear(m, 50257, 1280);
   const int d = 64;
   for (int batch : {16, 20, 128})
     for (int s : {128, 512}) {

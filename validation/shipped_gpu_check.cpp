@@ -35,10 +35,9 @@ std::string group_of(const KernelPoint& p) {
 
 std::string costed_by(const Calibration& shipped, const Platform& gpu) {
   const auto usage = calibration_usage_json(shipped, gpu);
-  for (const auto& entry : usage["entries"])
-    if (entry.contains("wave_model_only"))
-      for (const auto& [device, reason] : entry["wave_model_only"].items())
-        return "the wave model alone (" + reason.get<std::string>() + ")";
+  for (const auto& entry : usage["entries"]) // one device: its reason, where the trees leave it
+    if (entry.contains("wave_model_only") && !entry["wave_model_only"].empty())
+      return "the wave model alone (" + entry["wave_model_only"].begin()->get<std::string>() + ")";
   return "the learned model (trees over the wave model)";
 }
 
