@@ -5,6 +5,7 @@
 #include "cli_support.hpp"
 #include "sim/calibration.hpp"
 #include "sim/json_input.hpp"
+#include "sim/learned_model.hpp"
 #include "sim/wave_model.hpp"
 #include "validation/gpu_platform.hpp"
 #include "validation/shipped_gpu_check.hpp"
@@ -92,21 +93,29 @@ TEST_CASE("the shipped GPU model on a measured GPU: a set 1.25x slower than the 
 }
 
 TEST_CASE("what NVML recorded reaches the measured GPU's platform: power limit, held clock, driver") {
-  const MeasurementSet m = a100_set(kGemms, WaveParams{}, 1.0);
+  MeasurementSet m = a100_set(kGemms, WaveParams{}, 1.0);
+  m.environment["cudnn"] = "90100"; // cudnnGetVersion of cuDNN 9.1.0
   const auto platform = nlohmann::json::parse(gpu_platform_json(m));
   const auto& units = platform["devices"][0]["compute_units"];
   CHECK(units["count"] == 108);
   CHECK(units["boost_clock_mhz"] == 1410.0);
   CHECK(units["sustained_clock_mhz"] == 1200.0);
   CHECK(units["driver_version"] == doctest::Approx(535.104));
+  CHECK(units["dnn_version"] == doctest::Approx(9.1));
   CHECK(parse_platform(gpu_platform_json(m), "this-gpu").devices.front().units.power_limit_watts ==
         doctest::Approx(250.0));
+  // With the whole stack known, an Ampere GPU (one architecture past DeepBench's Turing) is the trees'.
+  const Calibration shipped = load_calibration(calibration_file("deepbench-gpu"));
+  if (learned_models_built()) {
+    const auto check = check_shipped_gpu_model(m, parse_platform(gpu_platform_json(m), "this-gpu"), shipped);
+    REQUIRE(check);
+    CHECK(check->costed_by.find("learned model") != std::string::npos);
+  }
   // A set without GEMMs named by their dimensions has nothing for the check.
   MeasurementSet unnamed = m;
   for (auto& p : unnamed.points)
     p.shape.erase("k");
-  CHECK_FALSE(check_shipped_gpu_model(unnamed, parse_platform(gpu_platform_json(m), "this-gpu"),
-                                      load_calibration(calibration_file("deepbench-gpu"))));
+  CHECK_FALSE(check_shipped_gpu_model(unnamed, parse_platform(gpu_platform_json(m), "this-gpu"), shipped));
 }
 
 TEST_CASE("validate on a GPU set with named GEMMs reports the shipped model's error on them") {

@@ -28,7 +28,8 @@ double env_number(const MeasurementSet& m, const char* key) {
 }
 
 // What NVML said about the board (hs_measure_cuda, where the driver's library loaded): its power limit, its
-// maximum SM clock (the boost the peaks assume), the clock it held under SGEMM and the driver's version.
+// maximum SM clock (the boost the peaks assume), the clock it held under SGEMM and the driver's version; and
+// the cuDNN version, where one loaded.
 void add_board_facts(const MeasurementSet& m, Json& units) {
   const auto has = [&](const char* key) { return m.environment.count(key) > 0; };
   if (has("max_sm_clock_mhz")) units["boost_clock_mhz"] = env_number(m, "max_sm_clock_mhz");
@@ -40,6 +41,11 @@ void add_board_facts(const MeasurementSet& m, Json& units) {
     const auto second_dot = text.find('.', text.find('.') + 1);
     const double v = std::strtod(text.substr(0, second_dot).c_str(), nullptr);
     if (v > 0) units["driver_version"] = v;
+  }
+  if (has("cudnn")) { // cudnnGetVersion: 9.1.0 is 90100, 8.9.6 is 8906
+    const double v = env_number(m, "cudnn");
+    units["dnn_version"] = v >= 90000 ? std::floor(v / 10000) + std::floor(std::fmod(v, 10000) / 100) / 10
+                                      : std::floor(v / 1000) + std::floor(std::fmod(v, 1000) / 100) / 10;
   }
   if (has("board_source"))
     units["source"] = units["source"].get<std::string>() + "; " + env_or(m, "board_source", "");

@@ -203,6 +203,19 @@ private:
   int (*power_)(void*, unsigned*) = nullptr;
 };
 
+// The cuDNN a framework on this machine would load (cudnnGetVersion, by dlopen: the program does not link
+// it), 0 where none loads: with the driver and the runtime it is the software stack the learned model reads
+// (sim/learned_model.hpp). cuDNN 9 numbers itself major x 10000 + minor x 100 + patch, 8 and before x 1000.
+long cudnn_version() {
+  for (const char* name : {"libcudnn.so.9", "libcudnn.so.8", "libcudnn.so"}) {
+    void* lib = dlopen(name, RTLD_NOW);
+    if (!lib) continue;
+    const auto get = reinterpret_cast<std::size_t (*)()>(dlsym(lib, "cudnnGetVersion"));
+    if (get) return static_cast<long>(get());
+  }
+  return 0;
+}
+
 // The clock and power a board holds under SGEMM: 4096^3 SGEMMs queued for about two seconds, sampled after
 // one, when the clock has settled to what the power limit allows.
 void measure_board_under_load(cublasHandle_t blas, const float* a, const float* b, float* c, const Nvml& nvml,
@@ -451,6 +464,7 @@ int main(int argc, char** argv) {
   j << "  \"cuda_runtime\": \"" << runtime << "\",\n  \"cuda_driver\": \"" << driver << "\",\n";
   j << "  \"cublas\": \"" << blas_version << "\",\n";
   if (!board.driver.empty()) j << "  \"nvidia_driver\": " << q(board.driver) << ",\n";
+  if (const long cudnn = cudnn_version(); cudnn > 0) j << "  \"cudnn\": \"" << cudnn << "\",\n";
   const auto fact = [&](const char* key, double v) {
     if (v > 0) j << "  \"" << key << "\": \"" << v << "\",\n";
   };
