@@ -27,10 +27,9 @@ Platform one_gpu(bool h100) {
                         "one.json");
 }
 
-// FLOPs over seconds of the graph's GEMMs on one device of the platform (its first by default).
-double gemm_tflops(const std::string& workload, const Platform& p, DeviceId device = 0) {
-  const Graph g = load_workload(workload);
-  const CostModel cost(g, p, load_calibration("deepbench-gpu", p));
+// FLOPs over seconds of the cost model's GEMMs on one of its devices.
+double gemm_tflops(const CostModel& cost, DeviceId device) {
+  const Graph& g = cost.graph();
   double flops = 0, seconds = 0;
   for (OpId o = 0; o < g.op_count(); ++o)
     if (g.ops[static_cast<std::size_t>(o)].kind == "gemm") {
@@ -38,6 +37,12 @@ double gemm_tflops(const std::string& workload, const Platform& p, DeviceId devi
       seconds += cost.op_time(o, device);
     }
   return flops / seconds / 1e12;
+}
+
+// The same for a workload on a platform's device, costed by the shipped GPU model.
+double gemm_tflops(const std::string& workload, const Platform& p, DeviceId device = 0) {
+  const Graph g = load_workload(workload);
+  return gemm_tflops(CostModel(g, p, load_calibration("deepbench-gpu", p)), device);
 }
 
 } // namespace
@@ -69,19 +74,11 @@ TEST_CASE("the GPU presets cost their GPUs' GEMMs by the shipped GPU model, not 
   const Platform server = load_platform("hetero-server");
   const Graph g = load_workload("bert-large:batch=8");
   const DeviceId l4 = *server.find_device("gpu0");
-  const auto tflops = [&](const CostModel& cost) {
-    double flops = 0, seconds = 0;
-    for (OpId o = 0; o < g.op_count(); ++o)
-      if (g.ops[static_cast<std::size_t>(o)].kind == "gemm") {
-        flops += g.ops[static_cast<std::size_t>(o)].flops;
-        seconds += cost.op_time(o, l4);
-      }
-    return flops / seconds / 1e12;
-  };
-  const double preset = tflops(CostModel(g, server));
+  const double preset = gemm_tflops(CostModel(g, server), l4);
   CHECK(preset >= 5.5 * 0.85);
   CHECK(preset <= 8 * 1.15);
-  CHECK(tflops(CostModel(g, server, Calibration{})) > 14); // --calibration none: the assumed efficiency
+  // --calibration none: the assumed efficiency.
+  CHECK(gemm_tflops(CostModel(g, server, Calibration{}), l4) > 14);
 }
 
 TEST_CASE(
