@@ -8,6 +8,7 @@
 #include "validation/gpu_platform.hpp"
 #include "validation/learned_fit.hpp"
 #include "validation/report.hpp"
+#include "validation/shipped_gpu_model.hpp"
 #include "validation/thread_platform.hpp"
 #include "validation/torch_calibration.hpp"
 #include "validation/wave_fit.hpp"
@@ -29,7 +30,7 @@ struct ValidateOptions {
   bool quick = false;
   int rounds = 3;
   // Empty: the committed sets in the data directory (sim/data_directory.hpp), found when validate runs.
-  std::string cpu, executions, deepbench, datasheets, torch_kernels, torch_runs;
+  std::string cpu, executions, deepbench, datasheets, torch_kernels, torch_runs, published;
   std::string out = "validation-out";
   std::string note;
   std::vector<int> threads = {1, 2};
@@ -44,6 +45,7 @@ void use_committed_sets(ValidateOptions& o) {
   committed(o.cpu, "measurements/cpu-kernels.json");
   committed(o.executions, "measurements/cpu-executions.json");
   committed(o.deepbench, "measurements/deepbench");
+  committed(o.published, "measurements/neusight");
   committed(o.datasheets, "gpu_datasheets.csv");
   committed(o.torch_kernels, "measurements/torch/kernels.json");
   committed(o.torch_runs, "measurements/torch/models.json");
@@ -141,69 +143,6 @@ std::string deepbench_calibration(const BlockResult& b, const GpuDatasheet& shee
           roofline + ".");
 }
 
-// For any device of kind gpu: the wave model's parameters fitted on every GPU's fp32 DeepBench GEMMs and the
-// learned model trained on all their fp32 GEMM and convolution problems, with the error leave one GPU out
-// measured for a GPU neither was fitted on.
-void deepbench_gpu_model(const std::vector<DeepBenchPoint>& gemm, const std::vector<DeepBenchPoint>& conv,
-                         const LearnedValidation& v, const ErrorStats& wave_held_out,
-                         const std::map<std::string, GpuDatasheet>& sheets, const ValidateOptions& o,
-                         Outputs& outputs) {
-  std::vector<WavePoint> wave_points;
-  std::vector<const DeepBenchPoint*> all;
-  std::vector<std::string> gpus;
-  for (const auto* set : {&gemm, &conv})
-    for (const auto& p : *set)
-      if (p.precision == "fp32") {
-        all.push_back(&p);
-        if (set == &gemm) wave_points.push_back({p.shape, p.device, p.point.seconds});
-        if (std::find(gpus.begin(), gpus.end(), p.gpu) == gpus.end()) gpus.push_back(p.gpu);
-      }
-  const std::string data = shown_path(o.deepbench);
-  const LearnedModel model = train_learned(
-      all, fit_wave(wave_points),
-      "heterosim validate: XGBoost on every fp32 DeepBench GEMM and convolution problem of " + data);
-  outputs.emplace_back(out_path(o, "learned-deepbench.json"), model.file_text());
-  char errors[256];
-  std::snprintf(
-      errors, sizeof errors,
-      "; held out, on a GPU it was not trained on (leave one GPU out): GEMM %.1f %%, convolutions "
-      "%.1f %%; on held-out problems of a GPU it was trained on: GEMM %.1f %%, convolutions %.1f %%",
-      v.gemm.mape, v.conv.mape, v.gemm_seen.mape, v.conv_seen.mape);
-  CalibrationOut c;
-  c.name = "deepbench-gpu";
-  c.applies_to.kinds = {"gpu"};
-  c.measured = "DeepBench's published fp32 timings (" + data + ") of " + std::to_string(gpus.size()) +
-               " GPUs (" + name_list(gpus) + "): " + std::to_string(wave_points.size()) + " GEMMs and " +
-               std::to_string(all.size() - wave_points.size()) +
-               " convolutions, with their datasheet figures (" + shown_path(o.datasheets) + ")" + errors;
-  c.held_out_mape_percent = v.gemm.mape;
-  for (const auto& [gpu, stats] : v.gemm_by_gpu) {
-    const auto sheet = sheets.find(gpu);
-    c.held_out_mape_percent_by_model[sheet == sheets.end() || sheet->second.model.empty()
-                                         ? gpu
-                                         : sheet->second.model] = stats.mape;
-  }
-  c.wave_held_out_mape_percent = wave_held_out.mape;
-  c.roofline = false;
-  c.wave = model.wave();
-  c.learned_model = "learned-deepbench.json";
-  outputs.emplace_back(
-      out_path(o, "calibration-deepbench-gpu.json"),
-      calibration_json(
-          {c}, "heterosim validate: every GPU's fp32 problems of " + data,
-          "Applies to every device of kind gpu that gives compute_units: its GEMMs, and its "
-          "convolutions that name their dims, are costed by the learned model in the precisions it "
-          "was trained on (fp32) and by the wave model it corrects in others. Every other op, and "
-          "a GPU without compute_units, keeps the platform's figures. A GPU whose architecture is not "
-          "given, or is outside the generations the trees were trained on (learned-deepbench.json's "
-          "architectures, per vendor), or that does not give its software stack (compute_units: "
-          "driver_version for NVIDIA, runtime_version and dnn_version), is costed by the wave model "
-          "alone. held_out_mape_percent is "
-          "GEMM's, leave one GPU out; held_out_mape_percent_by_model each DeepBench GPU's own GEMM "
-          "figure with that GPU left out of the fit; wave_held_out_mape_percent the wave model's alone, "
-          "leave one GPU out."));
-}
-
 // The GPU model against DeepBench, with a calibration per GPU fitted on its training part.
 void compare_with_deepbench(const ValidateOptions& o, ValidationReport& r, Outputs& outputs) {
   const auto sheets = load_gpu_datasheets(o.datasheets);
@@ -211,11 +150,17 @@ void compare_with_deepbench(const ValidateOptions& o, ValidationReport& r, Outpu
   const auto gemm = load_deepbench(o.deepbench, "gemm", sheets),
              conv = load_deepbench(o.deepbench, "conv", sheets);
   r.deepbench_gemm = evaluate_deepbench(gemm, "gemm");
+  if (r.published)
+    r.published->wave_logo = published_wave_leave_one_chip_out(gemm, load_published_gemms(o.published));
   r.deepbench_conv = evaluate_deepbench(conv, "conv");
   if (learned_models_built()) {
     r.learned = evaluate_learned(gemm, conv, *r.deepbench_gemm);
-    deepbench_gpu_model(gemm, conv, *r.learned, r.deepbench_gemm->wave_leave_one_gpu_out_shared_all, sheets,
-                        o, outputs);
+    const auto published = r.published ? load_published_gemms(o.published) : std::vector<DeepBenchPoint>{};
+    const auto files = fit_shipped_gpu_model(
+        {gemm, conv, published, sheets, *r.learned, r.deepbench_gemm->wave_leave_one_gpu_out_shared_all,
+         r.published ? &*r.published : nullptr, shown_path(o.deepbench), shown_path(o.datasheets)});
+    outputs.emplace_back(out_path(o, "learned-deepbench.json"), files.learned_model);
+    outputs.emplace_back(out_path(o, "calibration-deepbench-gpu.json"), files.calibration);
   }
   for (const auto& b : r.deepbench_gemm->blocks)
     if (b.precision == "fp32")
@@ -223,6 +168,14 @@ void compare_with_deepbench(const ValidateOptions& o, ValidationReport& r, Outpu
                            deepbench_calibration(b, sheets.at(b.gpu),
                                                  r.deepbench_gemm->wave_fit_own.at(b.gpu),
                                                  r.deepbench_gemm->wave_calibrated_by_gpu.at(b.gpu).mape, o));
+}
+
+// The shipped GPU model on the published GEMMs of newer GPUs, and the wave model refitted with them in its
+// fit, each GPU's chip left out.
+void check_published(const ValidateOptions& o, ValidationReport& r) {
+  if (o.published == "none") return;
+  r.published = check_published_kernels(o.published, load_calibration(hs::calibration_file("deepbench-gpu")));
+  r.published->shown_dir = shown_path(o.published);
 }
 
 // Whole PyTorch models, each predicted from a calibration that excluded it.
@@ -247,7 +200,7 @@ void write_platforms(const MeasurementSet& kernels, const ValidateOptions& o, Ou
                          thread_platform_json(kernels, t));
 }
 
-// The GPU model HeteroSim ships, fitted on DeepBench's GPUs alone, on a GPU set's GEMMs: on the set's own
+// The GPU model HeteroSim ships, fitted on published timings alone, on a GPU set's GEMMs: on the set's own
 // one-GPU platform, as `run --platform this-gpu.json` would cost them.
 std::optional<ShippedGpuCheck> shipped_gpu_check(const MeasurementSet& kernels) {
   const Platform gpu = parse_platform(gpu_platform_json(kernels), "this-gpu (from " + kernels.device + ")");
@@ -293,7 +246,6 @@ int validate(ValidateOptions o) {
   };
   Outputs outputs;
   refuse_overwriting(o);
-
   ValidationReport r;
   MeasurementSet kernels;
   if (o.measure) {
@@ -336,6 +288,7 @@ int validate(ValidateOptions o) {
     r.executions_file = o.executions;
     r.end_to_end = predict_executions(load_execution_set(o.executions), kernels, fits);
   }
+  check_published(o, r);
   if (o.deepbench != "none") compare_with_deepbench(o, r, outputs);
   if (o.torch_runs != "none") r.torch = predict_torch_models(o, outputs);
   const std::string text = validation_report_text(r);
@@ -367,6 +320,9 @@ Action validate_command(CLI::App& app) {
   cmd->add_option("--deepbench", o->deepbench,
                   "Folder with DeepBench gemm.csv and conv.csv, or none; default: the committed "
                   "validation/measurements/deepbench");
+  cmd->add_option("--published-kernels", o->published,
+                  "Folder with published GEMM timings of other GPUs (gemm.csv, gpus.csv), or none; default: "
+                  "the committed validation/measurements/neusight");
   cmd->add_option(
       "--torch-kernels", o->torch_kernels,
       "Kernel grid measured through PyTorch (validation/torch/measure_torch.py kernels); default: the "

@@ -61,7 +61,8 @@ void load_parameters(const JsonNode& node, Calibration::Entry& e) {
 
 WaveParams load_wave(const JsonNode& n) {
   n.expect_only({"peak_efficiency", "tile_intensity_knee", "memory_efficiency", "launch_overhead",
-                 "watts_per_tflops", "transposed_a_efficiency", "tile_k_overhead", "source"});
+                 "watts_per_tflops", "transposed_a_efficiency", "tile_k_overhead", "clock_exponent",
+                 "source"});
   WaveParams w;
   const auto positive = [&](const char* key, double& v) {
     v = n.at(key).as_number();
@@ -74,6 +75,9 @@ WaveParams load_wave(const JsonNode& n) {
   w.watts_per_tflops = n.quantity_or("watts_per_tflops", units::Quantity::Plain, 0.0);
   if (auto t = n.find("transposed_a_efficiency")) w.transposed_a_efficiency = t->as_fraction();
   w.tile_k_overhead = n.quantity_or("tile_k_overhead", units::Quantity::Plain, 0.0);
+  // Files written before the exponent was fitted assumed the p-states' 2.5.
+  w.clock_exponent = n.quantity_or("clock_exponent", units::Quantity::Plain, 2.5);
+  if (!(w.clock_exponent >= 1)) n.at("clock_exponent").fail("must be at least 1");
   return w;
 }
 
@@ -116,11 +120,11 @@ void load_version_1(const JsonNode& root, Calibration& c) {
 void load_version_2(const JsonNode& root, Calibration& c) {
   root.expect_only({"format", "version", "source", "entries", "notes", "fit"});
   for (const auto& node : root.at("entries").items()) {
-    node.expect_only({"name", "applies_to", "measured", "held_out_mape_percent",
-                      "held_out_mape_percent_by_model", "wave_held_out_mape_percent", "efficiency",
-                      "memory_efficiency", "memory_time_factor", "launch_overhead", "issue_overhead",
-                      "memory_tiers", "gemm_structure", "wave_model", "learned_model", "framework_model",
-                      "intra_op_threads", "notes"});
+    node.expect_only(
+        {"name", "applies_to", "measured", "held_out_mape_percent", "held_out_mape_percent_by_model",
+         "wave_held_out_mape_percent", "wave_held_out_mape_percent_by_model", "efficiency",
+         "memory_efficiency", "memory_time_factor", "launch_overhead", "issue_overhead", "memory_tiers",
+         "gemm_structure", "wave_model", "learned_model", "framework_model", "intra_op_threads", "notes"});
     Calibration::Entry e;
     e.name = node.at("name").as_string();
     for (const auto& other : c.entries)
@@ -138,6 +142,9 @@ void load_version_2(const JsonNode& root, Calibration& c) {
       for (const auto& [model, value] : h->members())
         e.held_out_mape_percent_by_model[model] = value.as_number();
     if (auto h = node.find("wave_held_out_mape_percent")) e.wave_held_out_mape_percent = h->as_number();
+    if (auto h = node.find("wave_held_out_mape_percent_by_model"))
+      for (const auto& [model, value] : h->members())
+        e.wave_held_out_mape_percent_by_model[model] = value.as_number();
     if (auto w = node.find("wave_model")) e.wave = load_wave(*w);
     if (auto l = node.find("learned_model")) {
       const std::filesystem::path file = std::filesystem::path(root.file()).parent_path() / l->as_string();
@@ -264,7 +271,11 @@ std::vector<OwnHeldOut> own_held_out(const Calibration& c, const Calibration::En
   for (const auto& d : p.devices) {
     if (c.find(d) != &e) continue;
     if (!wave_only_reason(e, d).empty()) {
-      if (e.wave_held_out_mape_percent) out.push_back({d.name, *e.wave_held_out_mape_percent, true});
+      if (auto it = e.wave_held_out_mape_percent_by_model.find(d.model);
+          it != e.wave_held_out_mape_percent_by_model.end())
+        out.push_back({d.name, it->second, true});
+      else if (e.wave_held_out_mape_percent)
+        out.push_back({d.name, *e.wave_held_out_mape_percent, true});
     } else if (auto it = e.held_out_mape_percent_by_model.find(d.model);
                it != e.held_out_mape_percent_by_model.end()) {
       out.push_back({d.name, it->second, false});

@@ -41,6 +41,10 @@ struct Calibration {
     // The wave model's own error, leave one GPU out, for the devices a learned model's trees do not apply to
     // (LearnedModel::untrained_reason), whose GEMMs the wave model alone costs.
     std::optional<double> wave_held_out_mape_percent;
+    // The wave model's own held-out figure for a device of a given model (the name its driver reports), where
+    // validate measured one for that board with its chip out of the fit; wave_held_out_mape_percent
+    // elsewhere.
+    std::map<std::string, double> wave_held_out_mape_percent_by_model;
     std::map<std::string, double> compute_efficiency; // per op kind, "default" as fallback
     std::optional<double> memory_efficiency;
     std::optional<double> launch_overhead;

@@ -75,7 +75,7 @@ Json deepbench_json(const DeepBenchResult& d) {
         {"peak_efficiency", w.peak_efficiency},     {"tile_intensity_knee", w.tile_intensity_knee},
         {"memory_efficiency", w.memory_efficiency}, {"launch_seconds", w.launch_seconds},
         {"watts_per_tflops", w.watts_per_tflops},   {"transposed_a_efficiency", w.transposed_a_efficiency},
-        {"tile_k_overhead", w.tile_k_overhead}};
+        {"tile_k_overhead", w.tile_k_overhead},     {"clock_exponent", w.clock_exponent}};
   }
   j["blocks"] = Json::array();
   for (const auto& b : d.blocks)
@@ -197,7 +197,8 @@ Json shipped_gpu_json(const ShippedGpuCheck& c) {
   Json j;
   j["calibration"] = c.calibration;
   j["costed_by"] = c.costed_by;
-  j["held_out"] = "every GEMM point: the shipped model was fitted on DeepBench's GPUs only";
+  j["held_out"] = "every GEMM point of the set: the shipped model was fitted on DeepBench's and NeuSight's "
+                  "published timings only";
   j["gemm"] = stats_json(c.gemm);
   for (const auto& [group, st] : c.by_group)
     j["by_group"][group] = stats_json(st);
@@ -206,11 +207,53 @@ Json shipped_gpu_json(const ShippedGpuCheck& c) {
 
 std::string shipped_gpu_text(const ShippedGpuCheck& c) {
   std::ostringstream s;
-  s << "  the shipped GPU model (" << c.calibration << "), fitted on DeepBench's GPUs only, on every GEMM of "
+  s << "  the shipped GPU model (" << c.calibration
+    << "), fitted on published timings only, on every GEMM of "
     << "this GPU;\n  costed by " << c.costed_by << "\n";
   s << stats_line("shipped model, GEMMs", c.gemm);
   for (const auto& [group, st] : c.by_group)
     s << stats_line("  " + group, st);
+  return s.str();
+}
+
+Json published_json(const PublishedKernelCheck& c) {
+  Json j;
+  j["data"] = c.shown_dir;
+  j["held_out"] = "gemm and by_gpu: not held out, the shipped model's wave fit includes a sample of each "
+                  "GPU's points; wave_chip_out: held out, the wave model fitted without the GPU's chip";
+  j["gemm"] = stats_json(c.all);
+  for (const auto& [gpu, check] : c.by_gpu)
+    j["by_gpu"][gpu] = shipped_gpu_json(check);
+  if (c.wave_logo) {
+    j["wave_chip_out"]["all"] = stats_json(c.wave_logo->all);
+    for (const auto& [gpu, st] : c.wave_logo->by_gpu) {
+      j["wave_chip_out"]["by_gpu"][gpu]["gemm"] = stats_json(st);
+      for (const auto& [group, g] : c.wave_logo->by_gpu_group.at(gpu))
+        j["wave_chip_out"]["by_gpu"][gpu]["by_group"][group] = stats_json(g);
+    }
+  }
+  return j;
+}
+
+std::string published_text(const PublishedKernelCheck& c) {
+  std::ostringstream s;
+  s << "\nPublished fp32 GEMM timings of newer GPUs (NeuSight, ASPLOS 2025; " << c.shown_dir
+    << "), each GPU on its datasheet figures.\n  The shipped GPU model's wave fit includes up to "
+    << kFitPointsPerPublishedGpu
+    << " of each GPU's points, so its lines are not held out; 'wave, chip out' is "
+    << "the wave model fitted\n  without the GPU's chip (architecture and SMs): held out\n";
+  s << stats_line("all GPUs", c.all);
+  for (const auto& [gpu, check] : c.by_gpu) {
+    s << stats_line(gpu, check.gemm);
+    for (const auto& [group, st] : check.by_group)
+      s << stats_line("  " + group, st);
+    s << "    costed by " << check.costed_by << "\n";
+    if (!c.wave_logo) continue;
+    s << stats_line("  wave, chip out", c.wave_logo->by_gpu.at(gpu));
+    for (const auto& [group, st] : c.wave_logo->by_gpu_group.at(gpu))
+      s << stats_line("    " + group, st);
+  }
+  if (c.wave_logo) s << stats_line("all, wave chip out", c.wave_logo->all);
   return s.str();
 }
 
@@ -285,6 +328,7 @@ std::string validation_report_json(const ValidationReport& r) {
     if (r.learned) j["deepbench"]["learned"] = learned_json(*r.learned);
   }
   if (r.torch) j["torch"] = torch_json(*r.torch);
+  if (r.published) j["published_gpu_kernels"] = published_json(*r.published);
   return j.dump(1) + "\n";
 }
 
@@ -358,6 +402,7 @@ std::string validation_report_text(const ValidationReport& r) {
     }
   }
   if (r.deepbench_gemm) s << "\n" << deepbench_text(*r.deepbench_gemm);
+  if (r.published) s << published_text(*r.published);
   if (r.deepbench_conv) s << "\n" << deepbench_text(*r.deepbench_conv);
   if (r.learned) s << "\n" << learned_text(*r.learned, *r.deepbench_gemm, *r.deepbench_conv);
   if (r.torch) s << "\n" << torch_validation_text(*r.torch);

@@ -3,6 +3,7 @@
 #include "validation/cpu_validation.hpp"
 #include "validation/deepbench.hpp"
 #include "validation/learned_fit.hpp"
+#include "validation/published_kernels.hpp"
 #include "validation/shipped_gpu_check.hpp"
 #include "validation/torch_validation.hpp"
 
@@ -21,8 +22,9 @@ struct ValidationReport {
   std::optional<EndToEndValidation> end_to_end;
   std::string deepbench_dir; // empty when skipped
   std::optional<DeepBenchResult> deepbench_gemm, deepbench_conv;
-  std::optional<LearnedValidation> learned; // empty when skipped or built without XGBoost
-  std::optional<TorchValidation> torch;     // PyTorch whole models; empty when skipped
+  std::optional<LearnedValidation> learned;      // empty when skipped or built without XGBoost
+  std::optional<TorchValidation> torch;          // PyTorch whole models; empty when skipped
+  std::optional<PublishedKernelCheck> published; // published GEMMs of newer GPUs; empty when skipped
 };
 
 std::string validation_report_json(const ValidationReport& r);

@@ -339,6 +339,8 @@ std::string calibration_json(const std::vector<CalibrationOut>& entries, const s
     if (!e.held_out_mape_percent_by_model.empty())
       d["held_out_mape_percent_by_model"] = e.held_out_mape_percent_by_model;
     if (e.wave_held_out_mape_percent) d["wave_held_out_mape_percent"] = *e.wave_held_out_mape_percent;
+    if (!e.wave_held_out_mape_percent_by_model.empty())
+      d["wave_held_out_mape_percent_by_model"] = e.wave_held_out_mape_percent_by_model;
     if (e.roofline) add_roofline(d, e.fit);
     if (e.issue_overhead) d["issue_overhead"] = *e.issue_overhead;
     if (e.wave)
@@ -348,7 +350,8 @@ std::string calibration_json(const std::vector<CalibrationOut>& entries, const s
                          {"launch_overhead", e.wave->launch_seconds},
                          {"watts_per_tflops", e.wave->watts_per_tflops},
                          {"transposed_a_efficiency", e.wave->transposed_a_efficiency},
-                         {"tile_k_overhead", e.wave->tile_k_overhead}};
+                         {"tile_k_overhead", e.wave->tile_k_overhead},
+                         {"clock_exponent", e.wave->clock_exponent}};
     if (!e.learned_model.empty()) d["learned_model"] = e.learned_model;
     if (!e.framework_model.empty()) {
       d["framework_model"] = e.framework_model;

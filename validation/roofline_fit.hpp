@@ -75,8 +75,9 @@ struct CalibrationOut {
   // `fit` is written unless false: an entry for a kind of device that only says how its GEMMs run leaves
   // every other op to the platform's own figures.
   bool roofline = true;
-  std::map<std::string, double> held_out_mape_percent_by_model; // see Calibration::Entry
-  std::optional<double> wave_held_out_mape_percent;             // see Calibration::Entry
+  std::map<std::string, double> held_out_mape_percent_by_model;      // see Calibration::Entry
+  std::optional<double> wave_held_out_mape_percent;                  // see Calibration::Entry
+  std::map<std::string, double> wave_held_out_mape_percent_by_model; // see Calibration::Entry
   std::optional<double> issue_overhead; // seconds; a traced GPU run's host time per issued op
 };
 

@@ -66,6 +66,7 @@ std::optional<ShippedGpuCheck> check_shipped_gpu_model(const MeasurementSet& m, 
     groups[group_of(*points[i])].push_back(e);
   }
   check.gemm = summarize(all);
+  check.signed_errors = std::move(all);
   for (const auto& [name, errors] : groups)
     check.by_group[name] = summarize(errors);
   return check;

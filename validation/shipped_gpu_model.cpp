@@ -1,0 +1,103 @@
+#include "validation/shipped_gpu_model.hpp"
+
+#include "sim/nearest_name.hpp"
+#include "validation/published_wave.hpp"
+#include "validation/roofline_fit.hpp"
+#include "validation/wave_fit.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace hs::validation {
+
+namespace {
+
+constexpr const char* kNotes =
+    "Applies to every device of kind gpu that gives compute_units: its GEMMs, and its convolutions that name "
+    "their dims, are costed by the learned model in the precisions it was trained on (fp32) and by the wave "
+    "model it corrects in others. Every other op, and a GPU without compute_units, keeps the platform's "
+    "figures. A GPU whose architecture is not given, or is outside the generations the trees were trained on "
+    "(learned-deepbench.json's architectures, per vendor), or that does not give its software stack "
+    "(compute_units: driver_version for NVIDIA, runtime_version and dnn_version), is costed by the wave "
+    "model "
+    "alone. held_out_mape_percent is GEMM's, leave one GPU out; held_out_mape_percent_by_model each "
+    "DeepBench GPU's own GEMM figure with that GPU left out of the fit; wave_held_out_mape_percent the wave "
+    "model's alone, leave one GPU out; wave_held_out_mape_percent_by_model the wave model's on each board of "
+    "the published GEMMs, its chip left out of the fit.";
+
+// What the published GEMMs of newer GPUs add to the description.
+std::string published_note(const PublishedKernelCheck* c, std::size_t fitted) {
+  if (!c || !c->wave_logo) return "";
+  char text[400];
+  std::snprintf(text, sizeof text,
+                "; the wave model is also fitted on %zu of NeuSight's published fp32 GEMMs (%s) of %zu newer "
+                "GPUs, at most %zu each; held out, each of those GPUs with its chip left out of the fit: "
+                "wave model %.1f %%",
+                fitted, c->shown_dir.c_str(), c->wave_logo->by_gpu.size(), kFitPointsPerPublishedGpu,
+                c->wave_logo->all.mape);
+  return text;
+}
+
+std::string learned_errors(const LearnedValidation& v) {
+  char errors[256];
+  std::snprintf(
+      errors, sizeof errors,
+      "; held out, on a GPU it was not trained on (leave one GPU out): GEMM %.1f %%, convolutions "
+      "%.1f %%; on held-out problems of a GPU it was trained on: GEMM %.1f %%, convolutions %.1f %%",
+      v.gemm.mape, v.conv.mape, v.gemm_seen.mape, v.conv_seen.mape);
+  return errors;
+}
+
+// The held-out figures `run` names for a device of a given model.
+void add_held_out_by_model(const ShippedGpuModelInputs& in, CalibrationOut& c) {
+  for (const auto& [gpu, stats] : in.learned.gemm_by_gpu) {
+    const auto sheet = in.sheets.find(gpu);
+    c.held_out_mape_percent_by_model[sheet == in.sheets.end() || sheet->second.model.empty()
+                                         ? gpu
+                                         : sheet->second.model] = stats.mape;
+  }
+  if (in.published_check && in.published_check->wave_logo)
+    for (const auto& [gpu, stats] : in.published_check->wave_logo->by_gpu)
+      c.wave_held_out_mape_percent_by_model[in.published_check->models.at(gpu)] = stats.mape;
+}
+
+} // namespace
+
+ShippedGpuModelFiles fit_shipped_gpu_model(const ShippedGpuModelInputs& in) {
+  std::vector<WavePoint> wave_points;
+  for (const DeepBenchPoint* p : wave_fit_sample(in.gemm, in.published))
+    wave_points.push_back({p->shape, p->device, p->point.seconds});
+  std::vector<const DeepBenchPoint*> all;
+  std::vector<std::string> gpus;
+  std::size_t deepbench_gemms = 0;
+  for (const auto* set : {&in.gemm, &in.conv})
+    for (const auto& p : *set)
+      if (p.precision == "fp32") {
+        all.push_back(&p);
+        deepbench_gemms += set == &in.gemm;
+        if (std::find(gpus.begin(), gpus.end(), p.gpu) == gpus.end()) gpus.push_back(p.gpu);
+      }
+  const LearnedModel model =
+      train_learned(all, fit_wave(wave_points),
+                    "heterosim validate: XGBoost on every fp32 DeepBench GEMM and convolution problem of " +
+                        in.deepbench_path);
+  CalibrationOut c;
+  c.name = "deepbench-gpu";
+  c.applies_to.kinds = {"gpu"};
+  c.measured =
+      "DeepBench's published fp32 timings (" + in.deepbench_path + ") of " + std::to_string(gpus.size()) +
+      " GPUs (" + name_list(gpus) + "): " + std::to_string(all.size()) +
+      " GEMMs and convolutions, with their datasheet figures (" + in.datasheets_path + ")" +
+      learned_errors(in.learned) + published_note(in.published_check, wave_points.size() - deepbench_gemms);
+  c.held_out_mape_percent = in.learned.gemm.mape;
+  add_held_out_by_model(in, c);
+  c.wave_held_out_mape_percent = in.wave_held_out.mape;
+  c.roofline = false;
+  c.wave = model.wave();
+  c.learned_model = "learned-deepbench.json";
+  return {
+      model.file_text(),
+      calibration_json({c}, "heterosim validate: every GPU's fp32 problems of " + in.deepbench_path, kNotes)};
+}
+
+} // namespace hs::validation

@@ -1,0 +1,34 @@
+#pragma once
+// The GPU model HeteroSim ships (models/calibration-deepbench-gpu.json and learned-deepbench.json): the wave
+// model fitted on DeepBench's fp32 GEMMs and a sample of the published GEMMs of newer GPUs, the trees trained
+// on DeepBench's fp32 GEMMs and convolutions over it, with the held-out errors validate measured.
+#include "validation/deepbench.hpp"
+#include "validation/learned_fit.hpp"
+#include "validation/published_kernels.hpp"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace hs::validation {
+
+struct ShippedGpuModelInputs {
+  const std::vector<DeepBenchPoint>& gemm;
+  const std::vector<DeepBenchPoint>& conv;
+  const std::vector<DeepBenchPoint>& published; // empty: DeepBench alone
+  const std::map<std::string, GpuDatasheet>& sheets;
+  const LearnedValidation& learned;            // leave one GPU out
+  const ErrorStats& wave_held_out;             // DeepBench's wave model, leave one GPU out
+  const PublishedKernelCheck* published_check; // its wave_logo gives each published board's held-out error
+  // The files as a reader of the committed ones should see their paths.
+  std::string deepbench_path, datasheets_path;
+};
+
+struct ShippedGpuModelFiles {
+  std::string learned_model; // learned-deepbench.json
+  std::string calibration;   // calibration-deepbench-gpu.json, which names the learned model's file
+};
+
+ShippedGpuModelFiles fit_shipped_gpu_model(const ShippedGpuModelInputs& in);
+
+} // namespace hs::validation
