@@ -61,8 +61,7 @@ void load_parameters(const JsonNode& node, Calibration::Entry& e) {
 
 WaveParams load_wave(const JsonNode& n) {
   n.expect_only({"peak_efficiency", "tile_intensity_knee", "memory_efficiency", "launch_overhead",
-                 "watts_per_tflops", "transposed_a_efficiency", "tile_k_overhead", "clock_exponent",
-                 "source"});
+                 "watts_per_tflops", "transposed_a_efficiency", "tile_k_overhead", "source"});
   WaveParams w;
   const auto positive = [&](const char* key, double& v) {
     v = n.at(key).as_number();
@@ -75,9 +74,6 @@ WaveParams load_wave(const JsonNode& n) {
   w.watts_per_tflops = n.quantity_or("watts_per_tflops", units::Quantity::Plain, 0.0);
   if (auto t = n.find("transposed_a_efficiency")) w.transposed_a_efficiency = t->as_fraction();
   w.tile_k_overhead = n.quantity_or("tile_k_overhead", units::Quantity::Plain, 0.0);
-  // Files written before the exponent was fitted assumed the p-states' 2.5.
-  w.clock_exponent = n.quantity_or("clock_exponent", units::Quantity::Plain, 2.5);
-  if (!(w.clock_exponent >= 1)) n.at("clock_exponent").fail("must be at least 1");
   return w;
 }
 

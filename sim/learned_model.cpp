@@ -57,7 +57,7 @@ Json wave_json(const WaveParams& w) {
   return {{"peak_efficiency", w.peak_efficiency},     {"tile_intensity_knee", w.tile_intensity_knee},
           {"memory_efficiency", w.memory_efficiency}, {"launch_overhead", w.launch_seconds},
           {"watts_per_tflops", w.watts_per_tflops},   {"transposed_a_efficiency", w.transposed_a_efficiency},
-          {"tile_k_overhead", w.tile_k_overhead},     {"clock_exponent", w.clock_exponent}};
+          {"tile_k_overhead", w.tile_k_overhead}};
 }
 
 WaveParams wave_of(const JsonNode& n) {
@@ -69,8 +69,6 @@ WaveParams wave_of(const JsonNode& n) {
   w.watts_per_tflops = n.at("watts_per_tflops").as_number();
   w.transposed_a_efficiency = n.at("transposed_a_efficiency").as_number();
   w.tile_k_overhead = n.at("tile_k_overhead").as_number();
-  const auto g = n.find("clock_exponent");
-  w.clock_exponent = g ? g->as_number() : 2.5; // files written before it was recorded assumed 2.5
   return w;
 }
 

@@ -27,7 +27,7 @@ double sustained_clock_share(const WaveDevice& d, const WaveParams& p) {
   if (p.watts_per_tflops > 0 && d.power_limit_watts > 0) {
     const double peak = d.clock_peak_flops > 0 ? d.clock_peak_flops : d.peak_flops;
     const double needed = p.watts_per_tflops * peak / 1e12;
-    return std::min(1.0, std::pow(d.power_limit_watts / needed, 1.0 / p.clock_exponent));
+    return std::min(1.0, std::pow(d.power_limit_watts / needed, 1.0 / 2.5));
   }
   return 1.0;
 }

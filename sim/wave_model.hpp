@@ -54,18 +54,12 @@ struct WaveParams {
   double memory_efficiency = 0.8;  // of the bandwidth, for the whole kernel's traffic
   double launch_seconds = 5e-6;
   // Board watts per peak TFLOP/s needed to hold the boost clock: a board whose power limit gives less
-  // runs at a lower clock, power ~ clock^clock_exponent (dynamic power ~ f V^2, V falling with f above
-  // the voltage floor). 0: no power limit modelled.
+  // runs at a lower clock, power ~ clock^2.5 (dynamic power ~ f V^2, V falling with f above the voltage
+  // floor; the exponent HeteroSim's platform p-states assume). 0: no power limit modelled.
   double watts_per_tflops = 0;
   double transposed_a_efficiency = 1; // multiplies the tile efficiency when A is transposed
   // Steps of K a tile pays beyond its own (filling the load pipeline, writing C): what makes a short K slow.
   double tile_k_overhead = 0;
-  // power ~ clock^clock_exponent under the power limit: about 3 where voltage scales with the clock,
-  // falling towards 1 once the voltage sits at its floor, as a throttled board's does. Not fitted (fitted
-  // freely it follows the 70 W boards and throttles the 72 W L4 far too hard when the L4 is held out); 1.5
-  // predicted held-out chips best of 1.5, 2 and 2.5 (validate's leave-one-chip-out over DeepBench's and
-  // NeuSight's 18 boards, docs/validation.md).
-  double clock_exponent = 1.5;
 };
 
 struct Tile {

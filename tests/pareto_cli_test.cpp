@@ -28,7 +28,7 @@ fs::path scratch(const std::string& name) {
 
 const std::string kRun =
     "pareto --platform " + hs::test::source_dir() +
-    "/platforms/hetero-server.json --workload random:ops=24,precision=fp16 --budget 120 --seed 3 --quiet";
+    "/platforms/hetero-server.json --workload random:ops=24,precision=fp16 --budget 120 --seed 5 --quiet";
 
 } // namespace
 
@@ -98,7 +98,7 @@ TEST_CASE("pareto writes the front, its plots and history, the same bytes for th
 
     const std::string run =
         "run --platform " + hs::test::source_dir() +
-        "/platforms/hetero-server.json --workload random:ops=24,precision=fp16 --seed 3 -q";
+        "/platforms/hetero-server.json --workload random:ops=24,precision=fp16 --seed 5 -q";
     const Outcome replayed =
         heterosim(run + " --plan " + chosen.string() + " --out " + (a / "replayed").string());
     REQUIRE(replayed.exit_code == 0);
@@ -122,7 +122,7 @@ TEST_CASE("pareto writes the front, its plots and history, the same bytes for th
       CHECK(ambiguous.output.find("--plan-id") != std::string::npos);
     }
     const Outcome other =
-        heterosim("run --platform workstation --workload random:ops=24 --seed 3 -q --plan " +
+        heterosim("run --platform workstation --workload random:ops=24 --seed 5 -q --plan " +
                   chosen.string() + " --out " + (a / "y").string());
     CHECK(other.exit_code != 0);
     CHECK(other.output.find("chosen.json: platform") != std::string::npos);
@@ -137,7 +137,7 @@ TEST_CASE("pareto writes the front, its plots and history, the same bytes for th
       const fs::path out = a / ("member-" + std::to_string(i));
       const Outcome r = heterosim(
           "run --platform " + hs::test::source_dir() +
-          "/platforms/hetero-server.json --workload random:ops=24,precision=fp16 --seed 3 "
+          "/platforms/hetero-server.json --workload random:ops=24,precision=fp16 --seed 5 "
           "-q --plan " +
           (a / "front.json").string() + " --plan-id " + std::to_string(i) + " --out " + out.string());
       REQUIRE_MESSAGE(r.exit_code == 0, r.output);
@@ -158,7 +158,7 @@ TEST_CASE("pareto writes the front, its plots and history, the same bytes for th
     std::ofstream(a / "too-many-streams.json") << front.dump();
     const Outcome bad =
         heterosim("run --platform " + hs::test::source_dir() +
-                  "/platforms/hetero-server.json --workload random:ops=24,precision=fp16 --seed 3 "
+                  "/platforms/hetero-server.json --workload random:ops=24,precision=fp16 --seed 5 "
                   "-q --plan-id 0 --plan " +
                   (a / "too-many-streams.json").string() + " --out " + (a / "bad").string());
     CHECK(bad.exit_code != 0);

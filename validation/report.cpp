@@ -75,7 +75,7 @@ Json deepbench_json(const DeepBenchResult& d) {
         {"peak_efficiency", w.peak_efficiency},     {"tile_intensity_knee", w.tile_intensity_knee},
         {"memory_efficiency", w.memory_efficiency}, {"launch_seconds", w.launch_seconds},
         {"watts_per_tflops", w.watts_per_tflops},   {"transposed_a_efficiency", w.transposed_a_efficiency},
-        {"tile_k_overhead", w.tile_k_overhead},     {"clock_exponent", w.clock_exponent}};
+        {"tile_k_overhead", w.tile_k_overhead}};
   }
   j["blocks"] = Json::array();
   for (const auto& b : d.blocks)

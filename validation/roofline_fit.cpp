@@ -350,8 +350,7 @@ std::string calibration_json(const std::vector<CalibrationOut>& entries, const s
                          {"launch_overhead", e.wave->launch_seconds},
                          {"watts_per_tflops", e.wave->watts_per_tflops},
                          {"transposed_a_efficiency", e.wave->transposed_a_efficiency},
-                         {"tile_k_overhead", e.wave->tile_k_overhead},
-                         {"clock_exponent", e.wave->clock_exponent}};
+                         {"tile_k_overhead", e.wave->tile_k_overhead}};
     if (!e.learned_model.empty()) d["learned_model"] = e.learned_model;
     if (!e.framework_model.empty()) {
       d["framework_model"] = e.framework_model;
