@@ -5,6 +5,8 @@
 #include "validation/cpu_validation.hpp"
 #include "validation/deepbench.hpp"
 #include "validation/learned_fit.hpp"
+#include "validation/published_kernels.hpp"
+#include "validation/published_wave.hpp"
 #include "validation/torch_validation.hpp"
 
 #include <cmath>
@@ -107,6 +109,19 @@ TEST_CASE("DeepBench: datasheet-only and calibrated errors on held-out problems"
     CHECK(learned.gemm.mape <= threshold("deepbench_gemm_learned_leave_one_gpu_out_mape"));
     CHECK(learned.conv.mape <= threshold("deepbench_conv_learned_leave_one_gpu_out_mape"));
   }
+}
+
+TEST_CASE("newer GPUs' published GEMMs: the wave model with each GPU's chip left out of its fit") {
+  const auto sheets = load_gpu_datasheets(kDir + "/gpu_datasheets.csv");
+  const auto deepbench = load_deepbench(kDir + "/measurements/deepbench", "gemm", sheets);
+  const auto published = load_published_gemms(kDir + "/measurements/neusight");
+  const PublishedWaveLogo logo = published_wave_leave_one_chip_out(deepbench, published);
+  CHECK(logo.by_gpu.size() == 8);
+  CHECK(logo.all.count == 21715);
+  CHECK(logo.all.mape <= threshold("published_gemm_wave_chip_out_mape"));
+  // The GPUs the presets name: an A100 PCIe and an H100 within the figures of DeepBench's own GPUs left out.
+  CHECK(logo.by_gpu.at("A100-PCIe-40GB").mape <= threshold("published_gemm_wave_chip_out_mape"));
+  CHECK(logo.by_gpu.at("H100-SXM5-80GB").mape <= threshold("published_gemm_wave_chip_out_mape"));
 }
 
 TEST_CASE("heterosim validate on the committed sets is deterministic and refuses to overwrite") {
