@@ -11,7 +11,6 @@
 #include "validation/shipped_gpu_model.hpp"
 #include "validation/thread_platform.hpp"
 #include "validation/torch_calibration.hpp"
-#include "validation/wave_fit.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -150,12 +149,11 @@ void compare_with_deepbench(const ValidateOptions& o, ValidationReport& r, Outpu
   const auto gemm = load_deepbench(o.deepbench, "gemm", sheets),
              conv = load_deepbench(o.deepbench, "conv", sheets);
   r.deepbench_gemm = evaluate_deepbench(gemm, "gemm");
-  if (r.published)
-    r.published->wave_logo = published_wave_leave_one_chip_out(gemm, load_published_gemms(o.published));
+  const auto published = r.published ? load_published_gemms(o.published) : std::vector<DeepBenchPoint>{};
+  if (r.published) r.published->wave_logo = published_wave_leave_one_chip_out(gemm, published);
   r.deepbench_conv = evaluate_deepbench(conv, "conv");
   if (learned_models_built()) {
     r.learned = evaluate_learned(gemm, conv, *r.deepbench_gemm);
-    const auto published = r.published ? load_published_gemms(o.published) : std::vector<DeepBenchPoint>{};
     const auto files = fit_shipped_gpu_model(
         {gemm, conv, published, sheets, *r.learned, r.deepbench_gemm->wave_leave_one_gpu_out_shared_all,
          r.published ? &*r.published : nullptr, shown_path(o.deepbench), shown_path(o.datasheets)});
@@ -170,8 +168,8 @@ void compare_with_deepbench(const ValidateOptions& o, ValidationReport& r, Outpu
                                                  r.deepbench_gemm->wave_calibrated_by_gpu.at(b.gpu).mape, o));
 }
 
-// The shipped GPU model on the published GEMMs of newer GPUs, and the wave model refitted with them in its
-// fit, each GPU's chip left out.
+// The shipped GPU model on the published GEMMs of newer GPUs (the wave model fitted without each GPU's chip
+// is added by compare_with_deepbench, which has DeepBench's GEMMs for the rest of that fit).
 void check_published(const ValidateOptions& o, ValidationReport& r) {
   if (o.published == "none") return;
   r.published = check_published_kernels(o.published, load_calibration(hs::calibration_file("deepbench-gpu")));
