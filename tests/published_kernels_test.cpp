@@ -103,7 +103,8 @@ TEST_CASE("the shipped model on a published board: times 1.25x its own read -20 
   const PublishedKernelCheck c = check_published_kernels(write_set("slow", slow), shipped);
   REQUIRE(c.by_gpu.size() == 2);
   for (const auto& [gpu, check] : c.by_gpu) {
-    CAPTURE(gpu);
+    const std::string board = gpu; // CAPTURE takes a variable, not a structured binding
+    CAPTURE(board);
     CHECK(check.costed_by.find("wave model alone") != std::string::npos); // no driver recorded: no trees
     CHECK(check.gemm.mean_signed == doctest::Approx(-20.0));
     CHECK(check.gemm.mape == doctest::Approx(20.0));
@@ -155,7 +156,8 @@ TEST_CASE("the fit's sample: every DeepBench fp32 GEMM and at most 200 points of
   CHECK(from_deepbench == deepbench_fp32);
   CHECK(per_gpu.size() == 8);
   for (const auto& [gpu, n] : per_gpu) {
-    CAPTURE(gpu);
+    const std::string board = gpu;
+    CAPTURE(board);
     CHECK(n <= 200);
     CHECK(n >= 150);
   }

@@ -139,7 +139,8 @@ TEST_CASE("the H100 and L4 presets cost BERT-large's linear layers near NeuSight
   // The layers' total within 15 %, each layer within 40 % (cuBLAS's own choices make single shapes
   // uneven: the H100 took 84 us for 1024 x 1024 x 1024 and 123 us for twice the work).
   const Graph g = linear_layers(shapes);
-  for (const auto& [preset, times] : measured_ms) {
+  for (const auto& [name, times] : measured_ms) {
+    const std::string preset = name; // CAPTURE takes a variable, not a structured binding
     CAPTURE(preset);
     const Platform p = load_platform(preset);
     const CostModel cost(g, p);
