@@ -143,13 +143,13 @@ std::string deepbench_calibration(const BlockResult& b, const GpuDatasheet& shee
 }
 
 // The GPU model against DeepBench, with a calibration per GPU fitted on its training part.
-void compare_with_deepbench(const ValidateOptions& o, ValidationReport& r, Outputs& outputs) {
+void compare_with_deepbench(const ValidateOptions& o, const std::vector<DeepBenchPoint>& published,
+                            ValidationReport& r, Outputs& outputs) {
   const auto sheets = load_gpu_datasheets(o.datasheets);
   r.deepbench_dir = o.deepbench;
   const auto gemm = load_deepbench(o.deepbench, "gemm", sheets),
              conv = load_deepbench(o.deepbench, "conv", sheets);
   r.deepbench_gemm = evaluate_deepbench(gemm, "gemm");
-  const auto published = r.published ? load_published_gemms(o.published) : std::vector<DeepBenchPoint>{};
   if (r.published) r.published->wave_logo = published_wave_leave_one_chip_out(gemm, published);
   r.deepbench_conv = evaluate_deepbench(conv, "conv");
   if (learned_models_built()) {
@@ -169,11 +169,15 @@ void compare_with_deepbench(const ValidateOptions& o, ValidationReport& r, Outpu
 }
 
 // The shipped GPU model on the published GEMMs of newer GPUs (the wave model fitted without each GPU's chip
-// is added by compare_with_deepbench, which has DeepBench's GEMMs for the rest of that fit).
-void check_published(const ValidateOptions& o, ValidationReport& r) {
-  if (o.published == "none") return;
-  r.published = check_published_kernels(o.published, load_calibration(hs::calibration_file("deepbench-gpu")));
+// is added by compare_with_deepbench, which has DeepBench's GEMMs for the rest of that fit). Returns the
+// points, loaded once for both; none when skipped.
+std::vector<DeepBenchPoint> check_published(const ValidateOptions& o, ValidationReport& r) {
+  if (o.published == "none") return {};
+  auto points = load_published_gemms(o.published);
+  r.published =
+      check_published_kernels(o.published, points, load_calibration(hs::calibration_file("deepbench-gpu")));
   r.published->shown_dir = shown_path(o.published);
+  return points;
 }
 
 // Whole PyTorch models, each predicted from a calibration that excluded it.
@@ -286,8 +290,8 @@ int validate(ValidateOptions o) {
     r.executions_file = o.executions;
     r.end_to_end = predict_executions(load_execution_set(o.executions), kernels, fits);
   }
-  check_published(o, r);
-  if (o.deepbench != "none") compare_with_deepbench(o, r, outputs);
+  const auto published = check_published(o, r);
+  if (o.deepbench != "none") compare_with_deepbench(o, published, r, outputs);
   if (o.torch_runs != "none") r.torch = predict_torch_models(o, outputs);
   const std::string text = validation_report_text(r);
   outputs.emplace_back(out_path(o, "report.json"), validation_report_json(r));

@@ -74,6 +74,18 @@ std::map<std::string, std::array<double, 3>> load_stacks(const std::string& dir)
 
 } // namespace
 
+WaveDevice datasheet_device(const GpuDatasheet& sheet, double peak) {
+  WaveDevice d;
+  d.peak_flops = peak;
+  d.bandwidth = sheet.bandwidth;
+  d.units = sheet.units.count;
+  d.boost_clock_mhz = sheet.units.boost_clock_mhz;
+  d.power_limit_watts = sheet.units.power_limit_watts;
+  d.architecture = sheet.units.architecture;
+  d.memory_type = sheet.units.memory_type;
+  return d;
+}
+
 std::vector<DeepBenchPoint> load_deepbench(const std::string& dir, const std::string& table,
                                            const std::map<std::string, GpuDatasheet>& sheets) {
   const std::string path = dir + "/" + (table == "gemm" ? "gemm.csv" : "conv.csv");
@@ -91,14 +103,7 @@ std::vector<DeepBenchPoint> load_deepbench(const std::string& dir, const std::st
     p.index = block_size[p.gpu + "/" + p.precision]++;
     p.point.peak_flops = peak;
     p.point.bandwidth = sheet->second.bandwidth;
-    p.device = {peak,
-                sheet->second.bandwidth,
-                sheet->second.units.count,
-                sheet->second.units.boost_clock_mhz,
-                0.0,
-                sheet->second.units.power_limit_watts,
-                sheet->second.units.architecture,
-                sheet->second.units.memory_type};
+    p.device = datasheet_device(sheet->second, peak);
     if (auto st = stacks.find(p.gpu); st != stacks.end()) {
       p.device.driver_version = st->second[0];
       p.device.runtime_version = st->second[1];

@@ -4,6 +4,7 @@
 #include "sim/wave_model.hpp"
 #include "validation/error_stats.hpp"
 #include "validation/roofline_fit.hpp"
+#include "validation/wave_fit.hpp"
 
 #include <map>
 #include <string>
@@ -30,6 +31,12 @@ struct DeepBenchPoint {
   GemmShape shape;   // a convolution as its implicit GEMM
   WaveDevice device; // the GPU's datasheet figures for this precision
 };
+
+// A sheet's figures as the wave model sees the GPU, at `peak` (the sheet's peak for the point's precision).
+WaveDevice datasheet_device(const GpuDatasheet& sheet, double peak);
+
+// A point as the wave model's fit takes it: its GEMM, its device and its measured time.
+WavePoint wave_point(const DeepBenchPoint& p);
 
 // `table` is "gemm" (gemm.csv) or "conv" (conv.csv, forward pass). Rows of GPUs or precisions without
 // datasheet figures are skipped.

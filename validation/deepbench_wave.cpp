@@ -10,10 +10,6 @@ namespace hs::validation {
 
 namespace {
 
-WavePoint wave_point(const DeepBenchPoint& p) {
-  return {p.shape, p.device, p.point.seconds};
-}
-
 std::vector<double> errors_of(const std::vector<WavePoint>& points, const WaveParams& params) {
   std::vector<double> errors;
   for (const auto& p : points)
@@ -41,6 +37,10 @@ std::string architecture_of(const std::vector<DeepBenchPoint>& points, const std
 }
 
 } // namespace
+
+WavePoint wave_point(const DeepBenchPoint& p) {
+  return {p.shape, p.device, p.point.seconds};
+}
 
 void evaluate_deepbench_wave(const std::vector<DeepBenchPoint>& points, DeepBenchResult& res) {
   std::set<std::string> gpus;

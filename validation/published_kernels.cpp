@@ -52,13 +52,7 @@ DeepBenchPoint published_point(const CsvTable& t, std::size_t r, const GpuDatash
   p.point.seconds = positive(t, r, "latency_ms") * 1e-3;
   p.point.peak_flops = sheet.fp32_flops;
   p.point.bandwidth = sheet.bandwidth;
-  p.device.peak_flops = sheet.fp32_flops;
-  p.device.bandwidth = sheet.bandwidth;
-  p.device.units = sheet.units.count;
-  p.device.boost_clock_mhz = sheet.units.boost_clock_mhz;
-  p.device.power_limit_watts = sheet.units.power_limit_watts;
-  p.device.architecture = sheet.units.architecture;
-  p.device.memory_type = sheet.units.memory_type;
+  p.device = datasheet_device(sheet, sheet.fp32_flops);
   p.device.runtime_version = kRuntimeVersion;
   p.device.dnn_version = kDnnVersion;
   return p;
@@ -126,10 +120,11 @@ std::string datasheet_platform_json(const GpuDatasheet& sheet) {
   return j.dump(1) + "\n";
 }
 
-PublishedKernelCheck check_published_kernels(const std::string& dir, const Calibration& shipped) {
+PublishedKernelCheck check_published_kernels(const std::string& dir,
+                                             const std::vector<DeepBenchPoint>& points,
+                                             const Calibration& shipped) {
   const auto sheets = load_gpu_datasheets(dir + "/gpus.csv");
   std::map<std::string, std::vector<const DeepBenchPoint*>> by_gpu;
-  const auto points = load_published_gemms(dir);
   for (const auto& p : points)
     by_gpu[p.gpu].push_back(&p);
   PublishedKernelCheck check;

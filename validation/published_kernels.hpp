@@ -36,8 +36,11 @@ struct PublishedKernelCheck {
   std::optional<PublishedWaveLogo> wave_logo;
 };
 
-// The shipped model on every published GEMM, each GPU on its own sheet's platform. Not held out: the shipped
-// wave fit includes a sample of these points (wave_fit_sample); the held-out figure is wave_logo's.
-PublishedKernelCheck check_published_kernels(const std::string& dir, const Calibration& shipped);
+// The shipped model on `points` (load_published_gemms of `dir`), each GPU on its own sheet's platform
+// (`dir`'s gpus.csv). Not held out: the shipped wave fit includes a sample of these points (wave_fit_sample);
+// the held-out figure is wave_logo's.
+PublishedKernelCheck check_published_kernels(const std::string& dir,
+                                             const std::vector<DeepBenchPoint>& points,
+                                             const Calibration& shipped);
 
 } // namespace hs::validation

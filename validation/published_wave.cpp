@@ -10,10 +10,6 @@ std::string chip_of(const DeepBenchPoint& p) {
   return p.device.architecture + "/" + std::to_string(p.device.units);
 }
 
-WavePoint wave_point(const DeepBenchPoint& p) {
-  return {p.shape, p.device, p.point.seconds};
-}
-
 std::string group_of(const DeepBenchPoint& p) {
   return p.label.substr(0, p.label.find(' '));
 }

@@ -66,7 +66,7 @@ void add_held_out_by_model(const ShippedGpuModelInputs& in, CalibrationOut& c) {
 ShippedGpuModelFiles fit_shipped_gpu_model(const ShippedGpuModelInputs& in) {
   std::vector<WavePoint> wave_points;
   for (const DeepBenchPoint* p : wave_fit_sample(in.gemm, in.published))
-    wave_points.push_back({p->shape, p->device, p->point.seconds});
+    wave_points.push_back(wave_point(*p));
   std::vector<const DeepBenchPoint*> all;
   std::vector<std::string> gpus;
   std::size_t deepbench_gemms = 0;
