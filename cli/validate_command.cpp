@@ -159,6 +159,9 @@ void compare_with_deepbench(const ValidateOptions& o, const std::vector<DeepBenc
          r.published ? &*r.published : nullptr, shown_path(o.deepbench), shown_path(o.datasheets)});
     outputs.emplace_back(out_path(o, "learned-deepbench.json"), files.learned_model);
     outputs.emplace_back(out_path(o, "calibration-deepbench-gpu.json"), files.calibration);
+    if (r.published) r.published->boards = files.boards;
+    if (!files.boards_calibration.empty())
+      outputs.emplace_back(out_path(o, "calibration-published-boards.json"), files.boards_calibration);
   }
   for (const auto& b : r.deepbench_gemm->blocks)
     if (b.precision == "fp32")

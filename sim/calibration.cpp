@@ -126,7 +126,8 @@ void load_version_2(const JsonNode& root, Calibration& c) {
     for (const auto& other : c.entries)
       if (other.name == e.name) node.at("name").fail("entry '" + e.name + "' is listed twice");
     const JsonNode to = node.at("applies_to");
-    to.expect_only({"devices", "kinds", "models"});
+    to.expect_only({"devices", "kinds", "models", "optional"});
+    if (auto v = to.find("optional")) e.applies_to.optional = v->as_bool();
     if (auto v = to.find("devices")) e.applies_to.devices = v->as_string_list();
     if (auto v = to.find("kinds")) e.applies_to.kinds = v->as_string_list();
     if (auto v = to.find("models")) e.applies_to.models = v->as_string_list();
@@ -234,8 +235,11 @@ Calibration load_calibration(const std::string& name_or_path, const Platform& p)
                          "matches device '" + d.name + "' as closely as entry '" + best->name +
                              "' does; make one of them name the device");
   }
-  for (const auto& e : c.entries)
-    if (c.calibrated_devices(e, p).empty()) {
+  bool any = false;
+  for (const auto& e : c.entries) {
+    const bool calibrates = !c.calibrated_devices(e, p).empty();
+    any = any || calibrates;
+    if (!calibrates && !e.applies_to.optional) {
       const bool matched = std::any_of(p.devices.begin(), p.devices.end(),
                                        [&](const Device& d) { return e.applies_to.specificity(d) > 0; });
       throw InputError(path, "entry '" + e.name + "'",
@@ -244,6 +248,11 @@ Calibration load_calibration(const std::string& name_or_path, const Platform& p)
                                            : "matches no device, kind or model") +
                            " on platform '" + p.name + "' (devices: " + device_list(p) + ")");
     }
+  }
+  if (!any)
+    throw InputError(path, "entries",
+                     "no entry calibrates a device of platform '" + p.name + "' (devices: " + device_list(p) +
+                         ")");
   return c;
 }
 
@@ -298,6 +307,7 @@ nlohmann::ordered_json calibration_usage_json(const Calibration& c, const Platfo
   j["source"] = c.source;
   j["entries"] = nlohmann::ordered_json::array();
   for (const auto& e : c.entries) {
+    if (c.calibrated_devices(e, p).empty()) continue; // an optional entry the platform has no use for
     nlohmann::ordered_json entry;
     entry["name"] = e.name;
     entry["measured"] = e.measured.empty() ? "not recorded (version 1 file)" : e.measured;
@@ -339,6 +349,7 @@ std::string calibration_usage_text(const Calibration& c, const Platform& p) {
     std::string devices;
     for (const auto& d : c.calibrated_devices(e, p))
       devices.append(devices.empty() ? "" : ", ").append(d);
+    if (devices.empty()) continue; // an optional entry the platform has no use for
     text.append("calibration '").append(e.name).append("' (").append(c.file).append(") calibrated ");
     text.append(devices)
         .append(e.learned

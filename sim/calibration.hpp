@@ -27,6 +27,10 @@ struct Calibration {
   // a kind match, so a file may hold a kind-wide entry and a per-device refinement.
   struct AppliesTo {
     std::vector<std::string> devices, kinds, models;
+    // An entry of a library of boards (the shipped GPU model's entry per published board) may calibrate no
+    // device of a platform; every other entry that calibrates nothing is an error. A file whose entries
+    // calibrate no device at all is an error either way.
+    bool optional = false;
     // 3 by name, 2 by model, 1 by kind, 0 when the device is not matched.
     int specificity(const Device& d) const;
   };

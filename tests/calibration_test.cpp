@@ -62,6 +62,27 @@ TEST_CASE("a calibration entry that matches no device is refused, naming the ent
                        InputError);
 }
 
+TEST_CASE(
+    "an optional entry (a library of boards) may calibrate nothing; a file that calibrates nothing fails") {
+  const Platform p = two_gpus();
+  const std::string v100 =
+      entry("v100-board", R"({"models": ["Tesla V100-SXM2-16GB"], "optional": true})", 0.5);
+  const Calibration c = load(calibration(v100 + "," + entry("a100", R"({"kinds": ["gpu"]})", 0.25)), p);
+  CHECK(c.calibrated_devices(c.entries.at(0), p).empty());
+  CHECK(c.calibrated_devices(c.entries.at(1), p) == std::vector<std::string>{"left", "right"});
+  // Shadowed by a closer entry, an optional entry is no error either.
+  const std::string gpus = entry("gpus", R"({"kinds": ["gpu"], "optional": true})", 0.5);
+  const Calibration shadowed =
+      load(calibration(gpus + "," + entry("a100", R"({"models": ["NVIDIA A100-SXM4-40GB"]})", 0.25)), p);
+  CHECK(shadowed.calibrated_devices(shadowed.entries.at(0), p).empty());
+  // But a file none of whose entries calibrates a device still changes nothing, which is refused.
+  CHECK_THROWS_WITH_AS(load(calibration(v100), p),
+                       doctest::Contains("cal.json: entries: no entry calibrates a device of platform 'two'"),
+                       InputError);
+  CHECK_THROWS_WITH_AS(load(calibration(entry("x", R"({"kinds": ["gpu"], "optional": "yes"})", 0.5)), p),
+                       doctest::Contains("cal.json"), InputError);
+}
+
 TEST_CASE("an entry matching by kind calibrates every device of that kind, and only those") {
   const Platform p = two_gpus();
   const Calibration c = load(calibration(entry("all-gpus", R"({"kinds": ["gpu"]})", 0.25)), p);

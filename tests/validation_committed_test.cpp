@@ -5,6 +5,7 @@
 #include "validation/cpu_validation.hpp"
 #include "validation/deepbench.hpp"
 #include "validation/learned_fit.hpp"
+#include "validation/published_boards.hpp"
 #include "validation/published_kernels.hpp"
 #include "validation/published_wave.hpp"
 #include "validation/torch_validation.hpp"
@@ -65,6 +66,9 @@ TEST_CASE("SimGrid replays of the committed whole-graph executions stay within t
       predict_executions(load_execution_set(kDir + "/measurements/cpu-executions.json"), m, fits);
   CHECK(e.rows.size() >= 4);
   CHECK(e.simgrid.mape <= threshold("end_to_end_simgrid_mape"));
+  CHECK(std::abs(e.simgrid.mean_signed) <= threshold("end_to_end_simgrid_abs_bias"));
+  // The executor's own time per op is what moved the bias: without it the replays are faster on average.
+  CHECK(e.simgrid_without_executor.mean_signed < e.simgrid.mean_signed);
   CHECK(e.share_adjusted.count == static_cast<int>(e.rows.size()));
   CHECK(e.share_adjusted.mape <= threshold("end_to_end_share_adjusted_mape"));
   CHECK(e.measured_ops_replay.count == static_cast<int>(e.rows.size()));
@@ -122,6 +126,36 @@ TEST_CASE("newer GPUs' published GEMMs: the wave model with each GPU's chip left
   // The GPUs the presets name: an A100 PCIe and an H100 within the figures of DeepBench's own GPUs left out.
   CHECK(logo.by_gpu.at("A100-PCIe-40GB").mape <= threshold("published_gemm_wave_chip_out_mape"));
   CHECK(logo.by_gpu.at("H100-SXM5-80GB").mape <= threshold("published_gemm_wave_chip_out_mape"));
+  // Each board on its own: the shared parameters refitted on two thirds of its points, scored on the rest.
+  std::vector<WavePoint> sample;
+  for (const DeepBenchPoint* p : wave_fit_sample(deepbench, published))
+    sample.push_back(wave_point(*p));
+  const PublishedBoards boards = fit_published_boards(published, fit_wave(sample));
+  CHECK(boards.all.count == 7239);
+  CHECK(boards.all.mape <= threshold("published_gemm_own_board_mape"));
+  CHECK(boards.all.mape < logo.all.mape);
+}
+
+TEST_CASE("the executor's time per op comes from the other graphs' one-thread runs, never the graph's own") {
+  // Three graphs on one thread, 2 ops each, whose makespans exceed their ops' times by 10, 20 and 60 us
+  // per op; a two-thread run of graph 1 and a one-thread run of a graph whose ops outlast its makespan.
+  const auto run = [](std::uint64_t seed, int threads, double p50, std::vector<double> ops) {
+    ExecutionRecord r;
+    r.seed = seed;
+    r.threads = threads;
+    r.p50 = p50;
+    r.op_seconds = std::move(ops);
+    return r;
+  };
+  ExecutionSet s;
+  s.records = {run(1, 1, 1e-3 + 20e-6, {0.5e-3, 0.5e-3}), run(2, 1, 2e-3 + 40e-6, {1e-3, 1e-3}),
+               run(3, 1, 1e-3 + 120e-6, {0.4e-3, 0.6e-3}), run(1, 2, 0.6e-3, {0.5e-3, 0.5e-3}),
+               run(4, 1, 0.9e-3, {0.5e-3, 0.5e-3})};
+  const auto overhead = executor_overhead_per_op(s);
+  CHECK(overhead.at(1) == doctest::Approx((20e-6 + 60e-6 + 0.0) / 3)); // graphs 2, 3 and 4 (clamped to 0)
+  CHECK(overhead.at(2) == doctest::Approx((10e-6 + 60e-6 + 0.0) / 3));
+  CHECK(overhead.at(3) == doctest::Approx((10e-6 + 20e-6 + 0.0) / 3));
+  CHECK(overhead.at(4) == doctest::Approx((10e-6 + 20e-6 + 60e-6) / 3));
 }
 
 TEST_CASE("heterosim validate on the committed sets is deterministic and refuses to overwrite") {
@@ -146,7 +180,8 @@ TEST_CASE("heterosim validate on the committed sets is deterministic and refuses
   if (learned_models_built()) {
     // So is the model for any GPU that models/ ships, and `run` names it for the GPU it costs.
     const fs::path models = fs::path(kDir).parent_path() / "models";
-    for (const char* f : {"learned-deepbench.json", "calibration-deepbench-gpu.json"})
+    for (const char* f :
+         {"learned-deepbench.json", "calibration-deepbench-gpu.json", "calibration-published-boards.json"})
       CHECK(slurp(out / "a" / f) == slurp(models / f));
     REQUIRE(run("run --quiet --report-only --platform workstation --workload bert-base:precision=fp32 "
                 "--calibration " +

@@ -289,16 +289,49 @@ double measured_ops_makespan(const Graph& g, const Plan& plan, const Platform& p
   return run_simgrid(plan, CostModel(timed, platform)).makespan;
 }
 
+// `c` with `seconds` more launch overhead on every op of every entry.
+Calibration with_executor_overhead(Calibration c, double seconds) {
+  for (auto& e : c.entries)
+    e.launch_overhead = e.launch_overhead.value_or(0.0) + seconds;
+  return c;
+}
+
 } // namespace
+
+std::map<std::uint64_t, double> executor_overhead_per_op(const ExecutionSet& s) {
+  std::map<std::uint64_t, double> own;
+  for (const auto& r : s.records) {
+    if (r.threads != 1 || r.op_seconds.empty()) continue;
+    double ops = 0;
+    for (double t : r.op_seconds)
+      ops += t;
+    own[r.seed] = std::max(0.0, (r.p50 - ops) / static_cast<double>(r.op_seconds.size()));
+  }
+  std::map<std::uint64_t, double> out;
+  for (const auto& r : s.records) {
+    double sum = 0;
+    int n = 0;
+    for (const auto& [seed, overhead] : own)
+      if (seed != r.seed) {
+        sum += overhead;
+        ++n;
+      }
+    out[r.seed] = n > 0 ? sum / n : 0.0;
+  }
+  return out;
+}
 
 EndToEndValidation predict_executions(const ExecutionSet& s, const MeasurementSet& m,
                                       const FitsByThreads& fits) {
   EndToEndValidation v;
-  std::vector<double> errors, adjusted_errors, replay_errors;
+  std::vector<double> errors, adjusted_errors, replay_errors, without_executor;
+  const auto executor = executor_overhead_per_op(s);
   for (const auto& r : s.records) {
     const Graph g = executable_graph({r.ops, r.seed});
     const Platform platform = thread_platform(m, r.threads);
-    const CostModel cost(g, platform, cpu_calibration(fit_for_threads(fits, r.threads)));
+    const Calibration kernels = cpu_calibration(fit_for_threads(fits, r.threads));
+    const CostModel kernels_only(g, platform, kernels);
+    const CostModel cost(g, platform, with_executor_overhead(kernels, executor.at(r.seed)));
     Plan plan = Plan::empty(g.op_count(), platform, r.policy);
     for (std::size_t d = 0; d < r.queues.size(); ++d)
       for (int op : r.queues[d])
@@ -311,6 +344,10 @@ EndToEndValidation predict_executions(const ExecutionSet& s, const MeasurementSe
     row.simgrid = run_simgrid(plan, cost).makespan;
     row.analytic = run_analytic(plan, cost).makespan;
     row.error = percent_error(row.simgrid, row.measured);
+    row.executor_overhead = executor.at(r.seed);
+    row.simgrid_without_executor = run_simgrid(plan, kernels_only).makespan;
+    row.error_without_executor = percent_error(row.simgrid_without_executor, row.measured);
+    without_executor.push_back(row.error_without_executor);
     for (double t : r.op_seconds)
       row.measured_op_sum += t;
     double cpu_sum = 0;
@@ -338,6 +375,7 @@ EndToEndValidation predict_executions(const ExecutionSet& s, const MeasurementSe
     v.rows.push_back(std::move(row));
   }
   v.simgrid = summarize(errors);
+  v.simgrid_without_executor = summarize(without_executor);
   v.share_adjusted = summarize(adjusted_errors);
   v.measured_ops_replay = summarize(replay_errors);
   return v;

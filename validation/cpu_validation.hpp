@@ -89,6 +89,11 @@ struct EndToEndRow {
   int threads = 0;
   double measured = 0.0, simgrid = 0.0, analytic = 0.0;
   double error = 0.0; // percent, SimGrid against measured
+  // The executor's own time per op (its bookkeeping around each kernel: dependency checks, timestamps,
+  // queue steps), from the one-thread runs of the other graphs (executor_overhead_per_op); it is each op's
+  // launch overhead in the replay above. The replay without it, for reference.
+  double executor_overhead = 0.0;
+  double simgrid_without_executor = 0.0, error_without_executor = 0.0;
   // Busy time summed over ops: measured in the last run and predicted by the cost model. Their ratio
   // separates kernel-time error (ops slower in a graph than alone) from scheduling error.
   double measured_op_sum = 0.0, predicted_op_sum = 0.0;
@@ -115,12 +120,19 @@ struct EndToEndRow {
 
 struct EndToEndValidation {
   std::vector<EndToEndRow> rows;
+  ErrorStats simgrid_without_executor; // the replays without the executor's own time per op
   ErrorStats simgrid;
   ErrorStats share_adjusted;      // diagnostic only, over rows with a recorded core share
   ErrorStats measured_ops_replay; // diagnostic only, over rows with per-op times
 };
 
 // Replays each recorded plan with SimGrid on the thread platform calibrated by `fit`.
+// The executor's own time per op on one thread: what a run's makespan has beyond its ops' measured times
+// (each op's P50 wall time, timed around its kernel alone), over its ops. By graph (seed), the mean over
+// the one-thread runs of the other graphs, so no graph's own makespan sets what its replay adds; never
+// negative.
+std::map<std::uint64_t, double> executor_overhead_per_op(const ExecutionSet& s);
+
 EndToEndValidation predict_executions(const ExecutionSet& s, const MeasurementSet& m,
                                       const FitsByThreads& fits);
 

@@ -5,6 +5,7 @@
 // model, fitted on 2015-2018 GPUs, holds on an A100, an H100 and an L4, kernel by kernel.
 #include "sim/calibration.hpp"
 #include "validation/deepbench.hpp"
+#include "validation/published_boards.hpp"
 #include "validation/published_wave.hpp"
 #include "validation/shipped_gpu_check.hpp"
 
@@ -34,6 +35,8 @@ struct PublishedKernelCheck {
   ErrorStats all;                                // every point of every GPU
   // The wave model with the published GPUs in its fit, each GPU's chip left out (when DeepBench is given).
   std::optional<PublishedWaveLogo> wave_logo;
+  // Each board's own wave fit, held out on a third of its points (when the shipped model is fitted).
+  PublishedBoards boards;
 };
 
 // The shipped model on `points` (load_published_gemms of `dir`), each GPU on its own sheet's platform

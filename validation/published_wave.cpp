@@ -10,11 +10,11 @@ std::string chip_of(const DeepBenchPoint& p) {
   return p.device.architecture + "/" + std::to_string(p.device.units);
 }
 
-std::string group_of(const DeepBenchPoint& p) {
+} // namespace
+
+std::string published_op(const DeepBenchPoint& p) {
   return p.label.substr(0, p.label.find(' '));
 }
-
-} // namespace
 
 std::vector<const DeepBenchPoint*> wave_fit_sample(const std::vector<DeepBenchPoint>& deepbench_gemm,
                                                    const std::vector<DeepBenchPoint>& published) {
@@ -50,7 +50,7 @@ PublishedWaveLogo published_wave_leave_one_chip_out(const std::vector<DeepBenchP
       if (chip_of(p) != chip) continue;
       const double e = percent_error(gemm_wave_time(p.shape, p.device, params).seconds, p.point.seconds);
       by_gpu[p.gpu].push_back(e);
-      by_group[p.gpu][group_of(p)].push_back(e);
+      by_group[p.gpu][published_op(p)].push_back(e);
       all.push_back(e);
     }
   }

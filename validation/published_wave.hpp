@@ -20,6 +20,9 @@ inline constexpr std::size_t kFitPointsPerPublishedGpu = 200;
 std::vector<const DeepBenchPoint*> wave_fit_sample(const std::vector<DeepBenchPoint>& deepbench_gemm,
                                                    const std::vector<DeepBenchPoint>& published);
 
+// A published point's op, the first word of its label: "linear" or "bmm".
+std::string published_op(const DeepBenchPoint& p);
+
 struct PublishedWaveLogo {
   std::map<std::string, ErrorStats> by_gpu; // every point of the GPU, its chip out of the fit
   std::map<std::string, std::map<std::string, ErrorStats>> by_gpu_group; // linear, bmm

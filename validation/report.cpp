@@ -220,7 +220,9 @@ Json published_json(const PublishedKernelCheck& c) {
   Json j;
   j["data"] = c.shown_dir;
   j["held_out"] = "gemm and by_gpu: not held out, the shipped model's wave fit includes a sample of each "
-                  "GPU's points; wave_chip_out: held out, the wave model fitted without the GPU's chip";
+                  "GPU's points; wave_chip_out: held out, the wave model fitted without the GPU's chip; "
+                  "own_board: held out, the wave model refitted on two thirds of the board's own points "
+                  "(its entry in calibration-published-boards.json), scored on the other third";
   j["gemm"] = stats_json(c.all);
   for (const auto& [gpu, check] : c.by_gpu) {
     j["by_gpu"][gpu] = shipped_gpu_json(check);
@@ -234,6 +236,17 @@ Json published_json(const PublishedKernelCheck& c) {
         j["wave_chip_out"]["by_gpu"][gpu]["by_group"][group] = stats_json(g);
     }
   }
+  if (!c.boards.by_gpu.empty()) {
+    j["own_board"]["all"] = stats_json(c.boards.all);
+    for (const auto& [gpu, fit] : c.boards.by_gpu) {
+      j["own_board"]["by_gpu"][gpu]["trained_on"] = fit.trained;
+      j["own_board"]["by_gpu"][gpu]["timing_overhead_us"] = fit.timing_overhead * 1e6;
+      j["own_board"]["by_gpu"][gpu]["sustained_clock_share"] = fit.clock_share;
+      j["own_board"]["by_gpu"][gpu]["gemm"] = stats_json(fit.held_out);
+      for (const auto& [group, g] : fit.held_out_by_group)
+        j["own_board"]["by_gpu"][gpu]["by_group"][group] = stats_json(g);
+    }
+  }
   return j;
 }
 
@@ -243,7 +256,9 @@ std::string published_text(const PublishedKernelCheck& c) {
     << "), each GPU on its datasheet figures.\n  The shipped GPU model's wave fit includes up to "
     << kFitPointsPerPublishedGpu
     << " of each GPU's points, so its lines are not held out; 'wave, chip out' is "
-    << "the wave model fitted\n  without the GPU's chip (architecture and SMs): held out\n";
+    << "the wave model fitted\n  without the GPU's chip (architecture and SMs): held out; 'own board' is "
+    << "the wave model refitted on two\n  thirds of the board's own points (its entry in "
+    << "calibration-published-boards.json), scored on the other third: held out\n";
   s << stats_line("all GPUs", c.all);
   for (const auto& [gpu, check] : c.by_gpu) {
     s << stats_line(gpu, check.gemm);
@@ -254,8 +269,14 @@ std::string published_text(const PublishedKernelCheck& c) {
     s << stats_line("  wave, chip out", c.wave_logo->by_gpu.at(gpu));
     for (const auto& [group, st] : c.wave_logo->by_gpu_group.at(gpu))
       s << stats_line("    " + group, st);
+    const auto board = c.boards.by_gpu.find(gpu);
+    if (board == c.boards.by_gpu.end()) continue;
+    s << stats_line("  own board", board->second.held_out);
+    for (const auto& [group, st] : board->second.held_out_by_group)
+      s << stats_line("    " + group, st);
   }
   if (c.wave_logo) s << stats_line("all, wave chip out", c.wave_logo->all);
+  if (!c.boards.by_gpu.empty()) s << stats_line("all, own board", c.boards.all);
   return s.str();
 }
 
@@ -299,6 +320,7 @@ std::string validation_report_json(const ValidationReport& r) {
     Json e;
     e["executions"] = r.executions_file;
     e["simgrid"] = stats_json(r.end_to_end->simgrid);
+    e["simgrid_without_executor"] = stats_json(r.end_to_end->simgrid_without_executor);
     e["share_adjusted_diagnostic"] = stats_json(r.end_to_end->share_adjusted);
     e["measured_ops_replay_diagnostic"] = stats_json(r.end_to_end->measured_ops_replay);
     e["graphs"] = Json::array();
@@ -312,6 +334,8 @@ std::string validation_report_json(const ValidationReport& r) {
                              {"simgrid_s", row.simgrid},
                              {"analytic_s", row.analytic},
                              {"error_percent", row.error},
+                             {"executor_overhead_per_op_s", row.executor_overhead},
+                             {"simgrid_without_executor_s", row.simgrid_without_executor},
                              {"measured_op_sum_s", row.measured_op_sum},
                              {"predicted_op_sum_s", row.predicted_op_sum},
                              {"core_share", row.core_share},
@@ -385,6 +409,11 @@ std::string validation_report_text(const ValidationReport& r) {
       s << buf;
     }
     s << stats_line("SimGrid makespan", r.end_to_end->simgrid);
+    s << "  (each op pays the executor's own time per op, from the other graphs' one-thread runs:";
+    for (const auto& row : r.end_to_end->rows)
+      if (row.threads == 1) s << " " << fmt("%.1f", row.executor_overhead * 1e6) << " us";
+    s << ")\n";
+    s << stats_line("without executor", r.end_to_end->simgrid_without_executor);
     s << "  (op busy: summed over ops, each op's P50 over the runs; core share: their thread CPU time / wall "
          "time, 1 = "
          "cores of their own)\n";

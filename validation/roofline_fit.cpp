@@ -333,6 +333,7 @@ std::string calibration_json(const std::vector<CalibrationOut>& entries, const s
     if (!e.applies_to.devices.empty()) to["devices"] = e.applies_to.devices;
     if (!e.applies_to.kinds.empty()) to["kinds"] = e.applies_to.kinds;
     if (!e.applies_to.models.empty()) to["models"] = e.applies_to.models;
+    if (e.applies_to.optional) to["optional"] = true;
     d["applies_to"] = std::move(to);
     d["measured"] = e.measured;
     if (e.held_out_mape_percent) d["held_out_mape_percent"] = *e.held_out_mape_percent;

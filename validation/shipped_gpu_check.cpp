@@ -34,6 +34,8 @@ std::string group_of(const KernelPoint& p) {
 }
 
 std::string costed_by(const Calibration& shipped, const Platform& gpu) {
+  const Calibration::Entry* own = gpu.devices.empty() ? nullptr : shipped.find(gpu.devices.front());
+  if (own && !own->learned) return "the wave model of entry '" + own->name + "' (" + own->measured + ")";
   const auto usage = calibration_usage_json(shipped, gpu);
   for (const auto& entry : usage["entries"]) // one device: its reason, where the trees leave it
     if (entry.contains("wave_model_only") && !entry["wave_model_only"].empty())

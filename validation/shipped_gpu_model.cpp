@@ -25,6 +25,14 @@ constexpr const char* kNotes =
     "model's alone, leave one GPU out; wave_held_out_mape_percent_by_model the wave model's on each board of "
     "the published GEMMs, its chip left out of the fit.";
 
+constexpr const char* kBoardNotes =
+    "The shipped GPU model (calibration-deepbench-gpu.json) as its first entry, and an entry per published "
+    "board, which applies to devices of that board's model in place of the first: the shared wave model "
+    "with the board's memory efficiency and sustained clock (watts_per_tflops) refitted on two thirds of "
+    "its published GEMMs, held_out_mape_percent its error on the other third. A board entry costs its "
+    "device's GEMMs and dimensioned convolutions in every precision by the wave model, without the trees. "
+    "Every entry is optional: a platform has some of these boards, or none.";
+
 // What the published GEMMs of newer GPUs add to the description.
 std::string published_note(const PublishedKernelCheck* c, std::size_t fitted) {
   if (!c || !c->wave_logo) return "";
@@ -61,6 +69,28 @@ void add_held_out_by_model(const ShippedGpuModelInputs& in, CalibrationOut& c) {
       c.wave_held_out_mape_percent_by_model[in.published_check->models.at(gpu)] = stats.mape;
 }
 
+// One entry per published board, for devices of its model: its own wave fit.
+std::vector<CalibrationOut> board_entries(const ShippedGpuModelInputs& in, const PublishedBoards& boards) {
+  std::vector<CalibrationOut> out;
+  for (const auto& [gpu, fit] : boards.by_gpu) {
+    CalibrationOut c;
+    c.name = "published-" + gpu;
+    const std::string& model = in.published_check->models.at(gpu);
+    c.applies_to.models = {model};
+    c.applies_to.optional = true; // a platform has some of these boards, or none
+    c.measured = "NeuSight's published fp32 GEMMs (" + in.published_check->shown_dir + ") of the " + gpu +
+                 ": " + std::to_string(fit.trained) + " of " +
+                 std::to_string(fit.trained + fit.held_out.count) +
+                 " fitted (the wave model refitted from the shared parameters), held out on the other " +
+                 std::to_string(fit.held_out.count);
+    c.held_out_mape_percent = fit.held_out.mape;
+    c.roofline = false;
+    c.wave = fit.params;
+    out.push_back(c);
+  }
+  return out;
+}
+
 } // namespace
 
 ShippedGpuModelFiles fit_shipped_gpu_model(const ShippedGpuModelInputs& in) {
@@ -77,8 +107,9 @@ ShippedGpuModelFiles fit_shipped_gpu_model(const ShippedGpuModelInputs& in) {
         deepbench_gemms += set == &in.gemm;
         if (std::find(gpus.begin(), gpus.end(), p.gpu) == gpus.end()) gpus.push_back(p.gpu);
       }
+  const WaveParams shared = fit_wave(wave_points);
   const LearnedModel model =
-      train_learned(all, fit_wave(wave_points),
+      train_learned(all, shared,
                     "heterosim validate: XGBoost on every fp32 DeepBench GEMM and convolution problem of " +
                         in.deepbench_path);
   CalibrationOut c;
@@ -95,9 +126,18 @@ ShippedGpuModelFiles fit_shipped_gpu_model(const ShippedGpuModelInputs& in) {
   c.roofline = false;
   c.wave = model.wave();
   c.learned_model = "learned-deepbench.json";
-  return {
-      model.file_text(),
-      calibration_json({c}, "heterosim validate: every GPU's fp32 problems of " + in.deepbench_path, kNotes)};
+  const std::string source = "heterosim validate: every GPU's fp32 problems of " + in.deepbench_path;
+  ShippedGpuModelFiles files{model.file_text(), calibration_json({c}, source, kNotes), {}, {}};
+  if (in.published_check && !in.published.empty()) {
+    files.boards = fit_published_boards(in.published, shared);
+    c.applies_to.optional = true; // on a platform whose GPUs are all published boards, theirs calibrate all
+    std::vector<CalibrationOut> entries{c};
+    for (auto& board : board_entries(in, files.boards))
+      entries.push_back(std::move(board));
+    files.boards_calibration = calibration_json(
+        entries, source + " and NeuSight's published GEMMs of " + in.published_check->shown_dir, kBoardNotes);
+  }
+  return files;
 }
 
 } // namespace hs::validation

@@ -4,6 +4,7 @@
 // on DeepBench's fp32 GEMMs and convolutions over it, with the held-out errors validate measured.
 #include "validation/deepbench.hpp"
 #include "validation/learned_fit.hpp"
+#include "validation/published_boards.hpp"
 #include "validation/published_kernels.hpp"
 
 #include <map>
@@ -27,6 +28,10 @@ struct ShippedGpuModelInputs {
 struct ShippedGpuModelFiles {
   std::string learned_model; // learned-deepbench.json
   std::string calibration;   // calibration-deepbench-gpu.json, which names the learned model's file
+  // Each published board's own fit (empty without published GEMMs), and calibration-published-boards.json:
+  // the calibration above with an entry per board for devices of that board's model.
+  PublishedBoards boards;
+  std::string boards_calibration;
 };
 
 ShippedGpuModelFiles fit_shipped_gpu_model(const ShippedGpuModelInputs& in);

@@ -48,37 +48,38 @@ Vec start() {
 }
 
 // Nelder-Mead with the standard coefficients, a fixed number of evaluations: deterministic.
-Vec nelder_mead(const std::vector<WavePoint>& points, Vec x0, int evaluations) {
-  std::array<Vec, kParams + 1> simplex;
-  std::array<double, kParams + 1> value{};
-  const auto f = [&](const Vec& x) { return wave_mape(points, params_of(x)); };
-  for (std::size_t i = 0; i <= kParams; ++i) {
+template <std::size_t N, typename Objective>
+std::array<double, N> nelder_mead(const Objective& f, std::array<double, N> x0, int evaluations) {
+  using Point = std::array<double, N>;
+  std::array<Point, N + 1> simplex;
+  std::array<double, N + 1> value{};
+  for (std::size_t i = 0; i <= N; ++i) {
     simplex[i] = x0;
     if (i > 0) simplex[i][i - 1] += 0.5;
     value[i] = f(simplex[i]);
   }
-  int used = static_cast<int>(kParams) + 1;
-  const auto along = [](const Vec& c, const Vec& w, double t) {
-    Vec r;
-    for (std::size_t j = 0; j < kParams; ++j)
+  int used = static_cast<int>(N) + 1;
+  const auto along = [](const Point& c, const Point& w, double t) {
+    Point r;
+    for (std::size_t j = 0; j < N; ++j)
       r[j] = c[j] + t * (w[j] - c[j]);
     return r;
   };
   while (used < evaluations) {
-    std::array<std::size_t, kParams + 1> order{};
-    for (std::size_t i = 0; i <= kParams; ++i)
+    std::array<std::size_t, N + 1> order{};
+    for (std::size_t i = 0; i <= N; ++i)
       order[i] = i;
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return value[a] < value[b]; });
-    const std::size_t worst = order[kParams], second = order[kParams - 1], best = order[0];
-    Vec centre{};
-    for (std::size_t i = 0; i < kParams; ++i)
-      for (std::size_t j = 0; j < kParams; ++j)
-        centre[j] += simplex[order[i]][j] / kParams;
-    const Vec reflected = along(centre, simplex[worst], -1.0);
+    const std::size_t worst = order[N], second = order[N - 1], best = order[0];
+    Point centre{};
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j < N; ++j)
+        centre[j] += simplex[order[i]][j] / N;
+    const Point reflected = along(centre, simplex[worst], -1.0);
     const double fr = f(reflected);
     ++used;
     if (fr < value[best]) {
-      const Vec expanded = along(centre, simplex[worst], -2.0);
+      const Point expanded = along(centre, simplex[worst], -2.0);
       const double fe = f(expanded);
       ++used;
       simplex[worst] = fe < fr ? expanded : reflected;
@@ -87,14 +88,14 @@ Vec nelder_mead(const std::vector<WavePoint>& points, Vec x0, int evaluations) {
       simplex[worst] = reflected;
       value[worst] = fr;
     } else {
-      const Vec contracted = along(centre, simplex[worst], 0.5);
+      const Point contracted = along(centre, simplex[worst], 0.5);
       const double fc = f(contracted);
       ++used;
       if (fc < value[worst]) {
         simplex[worst] = contracted;
         value[worst] = fc;
       } else {
-        for (std::size_t i = 1; i <= kParams; ++i) {
+        for (std::size_t i = 1; i <= N; ++i) {
           simplex[order[i]] = along(simplex[best], simplex[order[i]], 0.5);
           value[order[i]] = f(simplex[order[i]]);
           ++used;
@@ -103,6 +104,10 @@ Vec nelder_mead(const std::vector<WavePoint>& points, Vec x0, int evaluations) {
     }
   }
   return simplex[static_cast<std::size_t>(std::min_element(value.begin(), value.end()) - value.begin())];
+}
+
+Vec fit_all(const std::vector<WavePoint>& points, const Vec& x0, int evaluations) {
+  return nelder_mead([&](const Vec& x) { return wave_mape(points, params_of(x)); }, x0, evaluations);
 }
 
 } // namespace
@@ -118,14 +123,43 @@ double wave_mape(const std::vector<WavePoint>& points, const WaveParams& p) {
 WaveParams fit_wave(const std::vector<WavePoint>& points) {
   // Two rounds: the second restarts from the first's best, which gets Nelder-Mead out of a collapsed
   // simplex on this piecewise objective.
-  Vec x = nelder_mead(points, start(), 400);
-  x = nelder_mead(points, x, 300);
+  Vec x = fit_all(points, start(), 400);
+  x = fit_all(points, x, 300);
   return params_of(x);
 }
 
 WaveParams refit_wave(const std::vector<WavePoint>& points, const WaveParams& from) {
   if (points.empty()) return from;
-  return params_of(nelder_mead(points, vec_of(from), 300));
+  return params_of(fit_all(points, vec_of(from), 300));
+}
+
+constexpr double kMaxBoardMemoryEfficiency = 2.0;
+
+BoardRefit refit_wave_board(const std::vector<WavePoint>& points, const WaveParams& from) {
+  if (points.empty()) return {from, 0.0};
+  // y: the logarithms of the board's memory efficiency, its watts per TFLOP/s, and the timing's overhead.
+  const auto params = [&](const std::array<double, 3>& y) {
+    WaveParams p = from;
+    // Above 1 where caches serve re-read operands; bounded, since a board none of whose points is
+    // memory-bound leaves it free (the T4's drifted to 1e12).
+    p.memory_efficiency = std::min(std::exp(y[0]), kMaxBoardMemoryEfficiency);
+    p.watts_per_tflops = std::exp(y[1]);
+    return p;
+  };
+  const auto f = [&](const std::array<double, 3>& y) {
+    const WaveParams p = params(y);
+    const double overhead = std::exp(y[2]);
+    double sum = 0;
+    for (const auto& pt : points)
+      sum += std::abs((gemm_wave_time(pt.shape, pt.device, p).seconds + overhead) / pt.seconds - 1.0);
+    return sum / static_cast<double>(points.size());
+  };
+  std::array<double, 3> y = {std::log(from.memory_efficiency),
+                             std::log(std::max(from.watts_per_tflops, 1e-3)),
+                             std::log(std::max(from.launch_seconds, 1e-7))};
+  y = nelder_mead(f, y, 200);
+  y = nelder_mead(f, y, 100);
+  return {params(y), std::exp(y[2])};
 }
 
 } // namespace hs::validation

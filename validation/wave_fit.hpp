@@ -19,6 +19,19 @@ WaveParams fit_wave(const std::vector<WavePoint>& points);
 // one architecture depart from the parameters every GPU shares.
 WaveParams refit_wave(const std::vector<WavePoint>& points, const WaveParams& from);
 
+// A fit of one board's `points` that moves only what describes the board rather than the library's
+// kernels: its memory efficiency and its sustained clock (through watts_per_tflops, against the board's
+// power limit and fp32 peak). The tile parameters stay `from`'s, so they carry over to precisions and shapes
+// the board was not measured in. `timing_overhead` is fitted beside them: seconds the measurement added
+// to every call (a framework's dispatch inside the timed region, as NeuSight's timings of one PyTorch call
+// each have), which belong to the timing, not to the board, and which `params` leave out (the device's
+// launch stays `from`'s; a simulated run's host time is its issue model's).
+struct BoardRefit {
+  WaveParams params;
+  double timing_overhead = 0; // seconds
+};
+BoardRefit refit_wave_board(const std::vector<WavePoint>& points, const WaveParams& from);
+
 // Mean absolute percentage error of `p` on `points`.
 double wave_mape(const std::vector<WavePoint>& points, const WaveParams& p);
 
