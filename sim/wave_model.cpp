@@ -94,9 +94,11 @@ std::optional<GemmShape> named_gemm_shape(const Op& op, double element_bytes) {
   const double m = dim("m", 0), n = dim("n", 0), k = dim("k", 0), batch = dim("batch", 1);
   for (double v : {m, n, k, batch})
     if (!(v >= 1)) return std::nullopt;
-  // 2mnk, and one more per output element where the builder counted a bias add.
+  // 2mnk, and at most one elementwise pass over the result or an operand beside it: a bias add (one per
+  // output element), a bias gradient (a sum over K for each column of the result) or summed gradients.
   const double products = 2 * batch * m * n * k;
-  if (!(op.flops >= products * (1 - 1e-9) && op.flops <= products + batch * m * n * (1 + 1e-9)))
+  const double one_pass = batch * std::max({m * n, m * k, k * n});
+  if (!(op.flops >= products * (1 - 1e-9) && op.flops <= (products + one_pass) * (1 + 1e-9)))
     return std::nullopt;
   return GemmShape{m, n, k, batch, element_bytes, false, false};
 }

@@ -5,6 +5,7 @@
 #include "sim/wave_model.hpp"
 #include "validation/deepbench.hpp"
 #include "validation/wave_fit.hpp"
+#include "workloads/workload_registry.hpp"
 
 #include <cmath>
 #include <doctest/doctest.h>
@@ -248,4 +249,29 @@ TEST_CASE("a calibration with a wave model costs a graph's convolutions as their
   CHECK(cost.op_time(0, 0) != doctest::Approx(CostModel(g, p).op_time(0, 0)));
   // Without dims the convolution keeps the roofline it had.
   CHECK(cost.op_time(1, 0) == doctest::Approx(CostModel(g, p).op_time(1, 0)));
+}
+
+TEST_CASE("a linear layer's backward GEMMs are known by their dims: dX = dY W^T and dW = X^T dY") {
+  // BERT-base at batch 2, sequence 128: fc1 maps 768 features to 3072 over 256 rows, with a bias.
+  const Graph g = load_workload("bert-base:batch=2,mode=training");
+  const auto op = [&](const std::string& name) -> const Op& {
+    for (OpId o = 0; o < g.op_count(); ++o)
+      if (g.op(o).name == name) return g.op(o);
+    FAIL("no op " << name);
+    return g.op(0);
+  };
+  const auto dgrad = gemm_shape_of(op("layer0.ffn.fc1.dgrad"));
+  const auto wgrad = gemm_shape_of(op("layer0.ffn.fc1.wgrad"));
+  REQUIRE(dgrad);
+  REQUIRE(wgrad); // its FLOPs hold the bias gradient's sum too, one pass over dY
+  CHECK(dgrad->m == 256);
+  CHECK(dgrad->n == 768);
+  CHECK(dgrad->k == 3072);
+  CHECK(wgrad->m == 768);
+  CHECK(wgrad->n == 3072);
+  CHECK(wgrad->k == 256);
+  const auto forward = gemm_shape_of(op("layer0.ffn.fc1"));
+  REQUIRE(forward);
+  CHECK(dgrad->m * dgrad->n * dgrad->k == forward->m * forward->n * forward->k);
+  CHECK(wgrad->m * wgrad->n * wgrad->k == forward->m * forward->n * forward->k);
 }

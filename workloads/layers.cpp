@@ -123,6 +123,8 @@ std::vector<ValueId> LayerGraph::linear_parts(const std::string& name, const std
   l.data_grad_reads_saved = false;
   attach_weights(l, in * out + (bias ? out : 0), weights_from);
   name_dims(l, {{"batch", 1}, {"m", rows}, {"n", out}, {"k", in}});
+  l.data_grad_dims = {{"batch", 1}, {"m", rows}, {"n", in}, {"k", out}};   // dX = dY W^T
+  l.weight_grad_dims = {{"batch", 1}, {"m", in}, {"n", out}, {"k", rows}}; // dW = X^T dY (and db)
   b_.mutable_op(l.op).bytes_written = rows * out * elem_;
   std::vector<ValueId> outs;
   for (int p = 0; p < parts; ++p)
@@ -413,6 +415,7 @@ void LayerGraph::emit_backward() {
       const std::vector<ValueId> reads = l.data_grad_reads_saved ? saved : std::vector<ValueId>{};
       h.kind(l.data_grad_kind).precision(options_.precision).flops(l.data_grad_flops + accumulate);
       h.reads(upstream_bytes + bytes_of(reads) + own_weight_bytes).writes(bytes_of(grad_inputs));
+      if (!l.data_grad_dims.empty()) b_.mutable_op(h.id()).dims = l.data_grad_dims;
       for (ValueId g : upstream)
         use(g, h.id());
       for (ValueId s : reads)
@@ -429,6 +432,7 @@ void LayerGraph::emit_backward() {
           .precision(options_.precision)
           .flops(l.weight_grad_flops + (grad_inputs.empty() ? accumulate : 0));
       h.reads(upstream_bytes + bytes_of(saved)).writes(grad_bytes);
+      if (!l.weight_grad_dims.empty()) b_.mutable_op(h.id()).dims = l.weight_grad_dims;
       for (ValueId g : upstream)
         use(g, h.id());
       for (ValueId s : saved)

@@ -151,6 +151,10 @@ private:
     double data_grad_flops = 0;        // backward FLOPs for the input gradients
     double weight_grad_flops = 0;
     std::string data_grad_kind, weight_grad_kind;
+    // The GEMMs the gradients are (a linear layer's dX = dY W^T and dW = X^T dY), in the forward op's dims
+    // names: what lets a size-aware cost model cost the backward pass as it does the forward one. Empty
+    // where the gradient is no single GEMM.
+    std::map<std::string, double> data_grad_dims, weight_grad_dims;
     std::vector<bool> differentiable; // per input: does the gradient flow into it (index tensors: no)
   };
 
