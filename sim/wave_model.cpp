@@ -145,17 +145,21 @@ WaveDevice wave_device(const Device& d, const std::string& precision) {
 }
 
 WaveDevice wave_device(const Device& d) {
+  return wave_device(d.units, d.memory_bandwidth);
+}
+
+WaveDevice wave_device(const ComputeUnits& units, double bandwidth) {
   WaveDevice w;
-  w.bandwidth = d.memory_bandwidth;
-  w.units = d.units.count;
-  w.boost_clock_mhz = d.units.boost_clock_mhz;
-  w.sustained_clock_mhz = d.units.sustained_clock_mhz;
-  w.power_limit_watts = d.units.power_limit_watts;
-  w.architecture = d.units.architecture;
-  w.memory_type = d.units.memory_type;
-  w.driver_version = d.units.driver_version;
-  w.runtime_version = d.units.runtime_version;
-  w.dnn_version = d.units.dnn_version;
+  w.bandwidth = bandwidth;
+  w.units = units.count;
+  w.boost_clock_mhz = units.boost_clock_mhz;
+  w.sustained_clock_mhz = units.sustained_clock_mhz;
+  w.power_limit_watts = units.power_limit_watts;
+  w.architecture = units.architecture;
+  w.memory_type = units.memory_type;
+  w.driver_version = units.driver_version;
+  w.runtime_version = units.runtime_version;
+  w.dnn_version = units.dnn_version;
   return w;
 }
 

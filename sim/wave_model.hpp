@@ -109,5 +109,7 @@ WaveDevice wave_device(const Device& d, const std::string& precision);
 // The same but the peak (left 0): what says which device it is (architecture, software stack), for a
 // question that does not depend on the precision.
 WaveDevice wave_device(const Device& d);
+// The same from compute units and a bandwidth alone (a datasheet's, where there is no platform device).
+WaveDevice wave_device(const ComputeUnits& units, double bandwidth);
 
 } // namespace hs

@@ -120,19 +120,20 @@ struct EndToEndRow {
 
 struct EndToEndValidation {
   std::vector<EndToEndRow> rows;
-  ErrorStats simgrid_without_executor; // the replays without the executor's own time per op
   ErrorStats simgrid;
-  ErrorStats share_adjusted;      // diagnostic only, over rows with a recorded core share
-  ErrorStats measured_ops_replay; // diagnostic only, over rows with per-op times
+  ErrorStats simgrid_without_executor; // the replays without the executor's own time per op
+  ErrorStats share_adjusted;           // diagnostic only, over rows with a recorded core share
+  ErrorStats measured_ops_replay;      // diagnostic only, over rows with per-op times
 };
 
-// Replays each recorded plan with SimGrid on the thread platform calibrated by `fit`.
 // The executor's own time per op on one thread: what a run's makespan has beyond its ops' measured times
 // (each op's P50 wall time, timed around its kernel alone), over its ops. By graph (seed), the mean over
 // the one-thread runs of the other graphs, so no graph's own makespan sets what its replay adds; never
 // negative.
 std::map<std::uint64_t, double> executor_overhead_per_op(const ExecutionSet& s);
 
+// Replays each recorded plan with SimGrid on the thread platform calibrated by `fit`, each op paying the
+// executor's time per op (executor_overhead_per_op) beside its kernel.
 EndToEndValidation predict_executions(const ExecutionSet& s, const MeasurementSet& m,
                                       const FitsByThreads& fits);
 

@@ -75,14 +75,8 @@ std::map<std::string, std::array<double, 3>> load_stacks(const std::string& dir)
 } // namespace
 
 WaveDevice datasheet_device(const GpuDatasheet& sheet, double peak) {
-  WaveDevice d;
+  WaveDevice d = wave_device(sheet.units, sheet.bandwidth); // a sheet gives no held clock or software stack
   d.peak_flops = peak;
-  d.bandwidth = sheet.bandwidth;
-  d.units = sheet.units.count;
-  d.boost_clock_mhz = sheet.units.boost_clock_mhz;
-  d.power_limit_watts = sheet.units.power_limit_watts;
-  d.architecture = sheet.units.architecture;
-  d.memory_type = sheet.units.memory_type;
   return d;
 }
 

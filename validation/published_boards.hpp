@@ -1,7 +1,7 @@
 #pragma once
 // Each published board calibrated on its own kernels: the wave model refitted, from the parameters every
 // GPU shares, on two thirds of one board's published GEMMs and scored on the third it did not see. What a
-// user of that board gets from `run --calibration deepbench-gpu`: the board's own measured behaviour (a
+// user of that board gets from `run --calibration published-boards`: the board's own measured behaviour (a
 // 72 W L4 holds a third of its boost clock on long GEMMs) rather than what the shared power law predicts
 // for a board of its datasheet.
 #include "validation/deepbench.hpp"

@@ -106,6 +106,15 @@ std::array<double, N> nelder_mead(const Objective& f, std::array<double, N> x0, 
   return simplex[static_cast<std::size_t>(std::min_element(value.begin(), value.end()) - value.begin())];
 }
 
+// Summed |predicted / measured - 1| over `points`, each prediction `overhead` seconds longer than the wave
+// model's.
+double relative_error_sum(const std::vector<WavePoint>& points, const WaveParams& p, double overhead) {
+  double sum = 0;
+  for (const auto& pt : points)
+    sum += std::abs((gemm_wave_time(pt.shape, pt.device, p).seconds + overhead) / pt.seconds - 1.0);
+  return sum;
+}
+
 Vec fit_all(const std::vector<WavePoint>& points, const Vec& x0, int evaluations) {
   return nelder_mead([&](const Vec& x) { return wave_mape(points, params_of(x)); }, x0, evaluations);
 }
@@ -114,10 +123,7 @@ Vec fit_all(const std::vector<WavePoint>& points, const Vec& x0, int evaluations
 
 double wave_mape(const std::vector<WavePoint>& points, const WaveParams& p) {
   if (points.empty()) return 0.0;
-  double sum = 0;
-  for (const auto& pt : points)
-    sum += std::abs(gemm_wave_time(pt.shape, pt.device, p).seconds / pt.seconds - 1.0);
-  return 100.0 * sum / static_cast<double>(points.size());
+  return 100.0 * relative_error_sum(points, p, 0.0) / static_cast<double>(points.size());
 }
 
 WaveParams fit_wave(const std::vector<WavePoint>& points) {
@@ -147,12 +153,7 @@ BoardRefit refit_wave_board(const std::vector<WavePoint>& points, const WavePara
     return p;
   };
   const auto f = [&](const std::array<double, 3>& y) {
-    const WaveParams p = params(y);
-    const double overhead = std::exp(y[2]);
-    double sum = 0;
-    for (const auto& pt : points)
-      sum += std::abs((gemm_wave_time(pt.shape, pt.device, p).seconds + overhead) / pt.seconds - 1.0);
-    return sum / static_cast<double>(points.size());
+    return relative_error_sum(points, params(y), std::exp(y[2])) / static_cast<double>(points.size());
   };
   std::array<double, 3> y = {std::log(from.memory_efficiency),
                              std::log(std::max(from.watts_per_tflops, 1e-3)),
