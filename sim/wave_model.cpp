@@ -122,9 +122,12 @@ std::optional<GemmShape> conv_shape_of(const Op& op) {
 }
 
 std::optional<GemmShape> gemm_shape_of(const Op& op) {
-  if (op.kind != "gemm" || op.has_explicit_times() || !(op.flops > 0)) return std::nullopt;
+  const bool batched_product = op.kind == "attention"; // scores and context: one batched GEMM each
+  if ((op.kind != "gemm" && !batched_product) || op.has_explicit_times() || !(op.flops > 0))
+    return std::nullopt;
   const double e = wave_element_bytes(op.precision);
   if (const auto named = named_gemm_shape(op, e)) return named;
+  if (batched_product) return std::nullopt; // its bytes are batch x (A, B, C): no single GEMM's
   // mnk = F/2, mn = W/e, mk + kn = R/e: k = F/(2mn), and m, n are the roots of x^2 - (R/(e k)) x + mn.
   const double mn = op.bytes_written / e;
   if (!(mn >= 1)) return std::nullopt;

@@ -86,7 +86,8 @@ WaveTime gemm_wave_time(const GemmShape& s, const WaveDevice& d, const WaveParam
 
 // The GEMM a graph op stands for: the dims it names (batch, m, n, k) where its FLOPs are 2 batch mnk, else
 // from its FLOPs and bytes in the workload builders' convention (2mnk FLOPs, A and B read, C written);
-// nullopt when they describe no GEMM (extra bytes and no dims, explicit times).
+// nullopt when they describe no GEMM (extra bytes and no dims, explicit times). Attention's batched
+// products (kind "attention": a transformer's scores and context) count by their dims only.
 std::optional<GemmShape> gemm_shape_of(const Op& op);
 
 // The implicit GEMM a convolution stands for (output pixels x filters per group x window, one GEMM per

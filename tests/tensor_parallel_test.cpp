@@ -3,10 +3,12 @@
 #include "parallel_support.hpp"
 #include "sim/cost_model.hpp"
 #include "sim/simgrid_engine.hpp"
+#include "sim/wave_model.hpp"
 #include "workloads/layer_roles.hpp"
 #include "workloads/tensor_parallel.hpp"
 #include "workloads/workload_registry.hpp"
 
+#include <array>
 #include <doctest/doctest.h>
 #include <set>
 
@@ -50,6 +52,33 @@ TEST_CASE("Megatron's splits: split layers' FLOPs and weights are divided exactl
     }
   CHECK(flops == doctest::Approx(split_flops + t * replicated_flops).epsilon(1e-12));
   CHECK(params == doctest::Approx(split_params + t * replicated_params).epsilon(1e-12));
+}
+
+TEST_CASE("a shard's GEMMs keep their dims, the split one divided: out features, in features or heads") {
+  // BERT-base at batch 2, sequence 64 (128 rows, hidden 768, inner 3072, 12 heads) over 4 ranks.
+  const Graph tp =
+      tensor_parallel(load_workload("bert-base:mode=training,heads=fused,batch=2,seq=64"), {gpus(4)});
+  const auto shape = [&](const std::string& name) {
+    for (const auto& op : tp.ops)
+      if (op.name == "t1/" + name) {
+        const auto s = gemm_shape_of(op); // also checks that the dims agree with the shard's FLOPs
+        REQUIRE(s);
+        return std::array<double, 4>{s->batch, s->m, s->n, s->k};
+      }
+    FAIL("no op " << name);
+    return std::array<double, 4>{};
+  };
+  using Dims = std::array<double, 4>;                             // batch, m, n, k
+  CHECK(shape("layer0.ffn.fc1") == Dims{1, 128, 768, 768});       // column-parallel: out / 4
+  CHECK(shape("layer0.ffn.fc1.dgrad") == Dims{1, 128, 768, 768}); // dX = dY W^T over out / 4
+  CHECK(shape("layer0.ffn.fc1.wgrad") == Dims{1, 768, 768, 128}); // dW: out / 4 columns
+  CHECK(shape("layer0.ffn.fc2") == Dims{1, 128, 768, 768});       // row-parallel: in / 4
+  CHECK(shape("layer0.ffn.fc2.dgrad") == Dims{1, 128, 768, 768});
+  CHECK(shape("layer0.ffn.fc2.wgrad") == Dims{1, 768, 768, 128}); // dW: in / 4 rows
+  CHECK(shape("layer0.attn.q") == Dims{1, 128, 192, 768});
+  CHECK(shape("layer0.attn.out.wgrad") == Dims{1, 192, 768, 128});
+  CHECK(shape("layer0.attn.scores") == Dims{6, 64, 64, 64}); // 3 of the 12 heads, for 2 sequences
+  CHECK(shape("layer0.attn.context.bwd_rhs") == Dims{6, 64, 64, 64});
 }
 
 TEST_CASE("each transformer layer all-reduces twice forward and twice backward") {

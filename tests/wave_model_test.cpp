@@ -275,3 +275,40 @@ TEST_CASE("a linear layer's backward GEMMs are known by their dims: dX = dY W^T 
   CHECK(dgrad->m * dgrad->n * dgrad->k == forward->m * forward->n * forward->k);
   CHECK(wgrad->m * wgrad->n * wgrad->k == forward->m * forward->n * forward->k);
 }
+
+TEST_CASE("attention's batched products and each operand's gradient are GEMMs known by their dims") {
+  // BERT-base at batch 2, sequence 128, heads fused: 24 products of [128, 64] x [64, 128] for the scores
+  // and of [128, 128] x [128, 64] for the context.
+  const Graph g = load_workload("bert-base:batch=2,mode=training,heads=fused");
+  const auto op = [&](const std::string& name) -> const Op& {
+    for (OpId o = 0; o < g.op_count(); ++o)
+      if (g.op(o).name == name) return g.op(o);
+    FAIL("no op " << name);
+    return g.op(0);
+  };
+  const auto scores = gemm_shape_of(op("layer0.attn.scores"));
+  REQUIRE(scores);
+  CHECK(scores->batch == 24);
+  CHECK(scores->m == 128);
+  CHECK(scores->n == 128);
+  CHECK(scores->k == 64);
+  // The context's gradients: dP = dC V^T ([128, 64] x [64, 128]) and dV = P^T dC ([128, 128] x [128, 64]),
+  // two kernels whose FLOPs are each the forward product's.
+  const auto probs_grad = gemm_shape_of(op("layer0.attn.context.bwd"));
+  const auto v_grad = gemm_shape_of(op("layer0.attn.context.bwd_rhs"));
+  REQUIRE(probs_grad);
+  REQUIRE(v_grad);
+  CHECK(probs_grad->m == 128);
+  CHECK(probs_grad->n == 128);
+  CHECK(probs_grad->k == 64);
+  CHECK(v_grad->m == 128);
+  CHECK(v_grad->n == 64);
+  CHECK(v_grad->k == 128);
+  const Op& context = op("layer0.attn.context");
+  CHECK(op("layer0.attn.context.bwd_rhs").flops == context.flops);
+  CHECK(op("layer0.attn.context.bwd").flops >= context.flops);
+  // Without dims an attention op is no GEMM: its bytes alone do not say which products it runs.
+  Op undimensioned = context;
+  undimensioned.dims.clear();
+  CHECK_FALSE(gemm_shape_of(undimensioned));
+}

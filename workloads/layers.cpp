@@ -220,6 +220,8 @@ ValueId LayerGraph::matmul(const std::string& name, ValueId a, ValueId b, double
   l.data_grad_kind = kind;
   l.data_grad_flops = 2 * flops; // dA = dC B^T and dB = A^T dC
   name_dims(l, {{"batch", count}, {"m", m}, {"n", n}, {"k", k}});
+  l.operand_grad_dims = {{{"batch", count}, {"m", m}, {"n", k}, {"k", n}},  // dA = dC B^T
+                         {{"batch", count}, {"m", k}, {"n", n}, {"k", m}}}; // dB = A^T dC
   return single_output(l, count * m * n * elem_, any_requires_grad({a, b}));
 }
 
@@ -365,6 +367,28 @@ ValueId LayerGraph::summed_gradient(const Layer& l, const std::vector<ValueId>& 
   return new_value(h.id(), bytes(o), l.name + ".gradsum:d" + values_[static_cast<std::size_t>(o)].name, true);
 }
 
+void LayerGraph::emit_operand_grads(const Layer& l, const std::vector<ValueId>& upstream,
+                                    const std::vector<ValueId>& saved, double accumulate,
+                                    std::vector<std::vector<ValueId>>& grads) {
+  const double per_operand = l.data_grad_flops / static_cast<double>(l.inputs.size());
+  for (std::size_t k = 0; k < l.inputs.size(); ++k) {
+    const ValueId v = l.inputs[k];
+    if (!l.differentiable[k] || !values_[static_cast<std::size_t>(v)].requires_grad) continue;
+    const ValueId other =
+        saved[1 - k]; // dA = dC B^T reads B, dB = A^T dC reads A (or their recomputed copies)
+    auto h = b_.op(l.name + (k == 0 ? ".bwd" : ".bwd_rhs"));
+    h.kind(l.data_grad_kind).precision(options_.precision).flops(per_operand + (k == 0 ? accumulate : 0));
+    h.reads(bytes_of(upstream) + bytes(other)).writes(bytes(v));
+    b_.mutable_op(h.id()).dims = l.operand_grad_dims[k];
+    for (ValueId g : upstream)
+      use(g, h.id());
+    use(other, h.id());
+    grads[static_cast<std::size_t>(v)].push_back(
+        new_value(h.id(), bytes(v),
+                  b_.mutable_op(h.id()).name + ":d" + values_[static_cast<std::size_t>(v)].name, true));
+  }
+}
+
 void LayerGraph::emit_backward() {
   if (std::none_of(layers_.begin(), layers_.end(), [](const Layer& l) { return l.is_loss; }))
     throw std::logic_error(b_.op_count() ? "training graph without a loss layer" : "empty model");
@@ -410,7 +434,9 @@ void LayerGraph::emit_backward() {
     for (std::size_t k = 0; k < l.inputs.size(); ++k)
       if (l.differentiable[k] && values_[static_cast<std::size_t>(l.inputs[k])].requires_grad)
         grad_inputs.push_back(l.inputs[k]);
-    if (!grad_inputs.empty()) {
+    if (!grad_inputs.empty() && !l.operand_grad_dims.empty()) {
+      emit_operand_grads(l, upstream, saved, accumulate, grads);
+    } else if (!grad_inputs.empty()) {
       auto h = b_.op(l.name + (l.weights > 0 || l.weight_owner >= 0 ? ".dgrad" : ".bwd"));
       const std::vector<ValueId> reads = l.data_grad_reads_saved ? saved : std::vector<ValueId>{};
       h.kind(l.data_grad_kind).precision(options_.precision).flops(l.data_grad_flops + accumulate);

@@ -155,6 +155,9 @@ private:
     // names: what lets a size-aware cost model cost the backward pass as it does the forward one. Empty
     // where the gradient is no single GEMM.
     std::map<std::string, double> data_grad_dims, weight_grad_dims;
+    // A product of two activations: each operand's gradient is a GEMM of its own (dA = dC B^T, dB = A^T dC),
+    // run as two kernels, so each is an op ("<layer>.bwd", "<layer>.bwd_rhs") with its dims.
+    std::vector<std::map<std::string, double>> operand_grad_dims;
     std::vector<bool> differentiable; // per input: does the gradient flow into it (index tensors: no)
   };
 
@@ -168,6 +171,11 @@ private:
   // Gives `layer` its weights or points it at the owner's; adds the weight bytes to what the op reads.
   void attach_weights(Layer& layer, double weights, const std::string& weights_from, bool read_all = true);
   void emit_backward();
+  // `l`'s operands' gradients, one op each (Layer::operand_grad_dims); `saved` are its operands as the
+  // backward pass reads them (recomputed copies in a checkpointed block).
+  void emit_operand_grads(const Layer& l, const std::vector<ValueId>& upstream,
+                          const std::vector<ValueId>& saved, double accumulate,
+                          std::vector<std::vector<ValueId>>& grads);
   // The one gradient tensor of pass-through layer `l`'s output from its `contributions`: the only one
   // itself, or the value a new "<layer>.gradsum" op writes by adding them.
   ValueId summed_gradient(const Layer& l, const std::vector<ValueId>& contributions);

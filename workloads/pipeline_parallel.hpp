@@ -30,10 +30,10 @@ struct PipelineOptions {
 };
 
 // `microbatch` is the training step of one micro-batch, named as workloads/layers.hpp names ops: layer
-// "x" has forward op "x", backward ops "x.dgrad", "x.wgrad", "x.bwd" or "x.gradsum", and optimizer op kind
-// "optimizer". Stages are contiguous in topological order and balanced on each layer's forward and
-// backward FLOPs. Ops become "m<k>/<name>" pinned to their stage's device (optimizer ops once, reading
-// every micro-batch's gradient; weights resident once per stage). Throws std::invalid_argument for no
+// "x" has forward op "x", backward ops "x.dgrad", "x.wgrad", "x.bwd", "x.bwd_rhs" or "x.gradsum", and
+// optimizer op kind "optimizer". Stages are contiguous in topological order and balanced on each layer's
+// forward and backward FLOPs. Ops become "m<k>/<name>" pinned to their stage's device (optimizer ops once,
+// reading every micro-batch's gradient; weights resident once per stage). Throws std::invalid_argument for no
 // stage, no micro-batch, interleaved chunks on one stage, no backward op, more stages (times chunks) than
 // forward layers, or an interleaved pipeline whose micro-batches are not a multiple of its stages or whose
 // schedule is GPipe.

@@ -21,6 +21,28 @@ std::string rank_name(std::size_t r, const std::string& name) {
   return out.append(std::to_string(r)).append("/").append(name); // append: GCC 12's -Wrestrict misfires on +
 }
 
+// A shard's dims, where they name a GEMM: a column-parallel layer keeps 1/t of its output features, a
+// row-parallel one 1/t of its input features, attention 1/t of its heads. In the backward pass the shard
+// is of the same features, which dX = dY W^T names n (rows x in, over out) and dW = X^T dY names m
+// (in x out, over rows). Other ops' dims no longer describe them and are dropped.
+std::map<std::string, double> shard_dims(const Op& op, const std::string& layer, double share) {
+  std::map<std::string, double> dims = op.dims;
+  const bool gemm = dims.count("m") && dims.count("n") && dims.count("k");
+  if (!gemm || (op.kind != "gemm" && op.kind != "attention")) return {};
+  const bool row = row_parallel(layer);
+  const char* sharded = "batch"; // attention: batch x heads
+  if (op.kind == "gemm") {
+    if (has_suffix(op.name, ".dgrad"))
+      sharded = row ? "n" : "k";
+    else if (has_suffix(op.name, ".wgrad"))
+      sharded = row ? "m" : "n";
+    else
+      sharded = row ? "k" : "n";
+  }
+  dims[sharded] *= share;
+  return dims;
+}
+
 } // namespace
 
 bool tensor_parallel_layer(const std::string& name) {
@@ -86,7 +108,7 @@ Graph tensor_parallel(const Graph& g, const TensorParallelOptions& o, std::vecto
       copy.name = rank_name(r, copy.name);
       copy.allowed_devices = {ranks_of(x)[r]};
       if (is_split(x)) {
-        copy.dims.clear(); // a shard: the dimensions named no longer describe it
+        copy.dims = shard_dims(copy, g.op(roles.owner[static_cast<std::size_t>(x)]).name, share);
         copy.flops *= share;
         copy.bytes_read *= share;
         copy.param_bytes *= share;
