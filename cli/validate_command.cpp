@@ -92,13 +92,38 @@ CalibrationOut kernel_calibration(const MeasurementSet& m, const CpuKernelValida
   return c;
 }
 
-// One calibration per count of co-running threads the kernel set was measured at.
-FitsByThreads fit_kernels(const MeasurementSet& kernels, const ValidateOptions& o, ValidationReport& r,
-                          Outputs& outputs) {
+// `path` as a reader of a committed file should see it: relative to the data directory when inside it.
+std::string shown_path(const std::string& path) {
+  const std::string root = data_directory() + "/";
+  return path.rfind(root, 0) == 0 ? path.substr(root.size()) : path;
+}
+
+// One fit per count of co-running threads the kernel set was measured at.
+FitsByThreads fit_kernels(const MeasurementSet& kernels, ValidationReport& r) {
   FitsByThreads fits;
   for (int threads : co_running_counts(kernels)) {
     r.cpu[threads] = validate_cpu_kernels(kernels, threads);
     fits[threads] = r.cpu[threads].fit;
+  }
+  return fits;
+}
+
+// A calibration per fit. With whole-graph executions, a CPU set's launch overhead also holds the executor's
+// own time per op, as the replays `validate` scores add it, so that `run` on the written platform is the
+// replay the report validated.
+void write_kernel_calibrations(const MeasurementSet& kernels, const ValidateOptions& o,
+                               const ValidationReport& r, const std::optional<ExecutionSet>& executions,
+                               Outputs& outputs) {
+  for (const auto& [threads, validation] : r.cpu) {
+    CalibrationOut c = kernel_calibration(kernels, validation, threads, o.cpu);
+    if (executions && !is_gpu_set(kernels)) {
+      const ExecutorOverhead executor = executor_overhead_all_graphs(*executions);
+      c.fit.launch_overhead += executor.seconds_per_op;
+      char text[160];
+      std::snprintf(text, sizeof text, "; launch overhead with the executor's %.1f us per op (%d graphs' ",
+                    executor.seconds_per_op * 1e6, executor.graphs);
+      c.measured += text + std::string("one-thread runs in ") + o.executions + ")";
+    }
     const std::string note =
         is_gpu_set(kernels)
             ? "Applies to the measured GPU (by device name and model); this-gpu.json in the same folder is "
@@ -108,16 +133,8 @@ FitsByThreads fit_kernels(const MeasurementSet& kernels, const ValidateOptions& 
               "set (see this-cpu-*.json in the same folder)" +
                   std::string(threads == 1 ? "." : ", when all its threads are busy at once.");
     outputs.emplace_back(out_path(o, calibration_file(kernels, threads)),
-                         calibration_json({kernel_calibration(kernels, r.cpu[threads], threads, o.cpu)},
-                                          "heterosim validate: least-squares fit on " + o.cpu, note));
+                         calibration_json({c}, "heterosim validate: least-squares fit on " + o.cpu, note));
   }
-  return fits;
-}
-
-// `path` as a reader of a committed file should see it: relative to the data directory when inside it.
-std::string shown_path(const std::string& path) {
-  const std::string root = data_directory() + "/";
-  return path.rfind(root, 0) == 0 ? path.substr(root.size()) : path;
 }
 
 // The DeepBench calibration of one GPU: it applies to a device of that model (the datasheet's model
@@ -244,6 +261,33 @@ void refuse_overwriting(const ValidateOptions& o) {
                          "already exists; pass --force to overwrite or choose another --out");
 }
 
+// Whole graphs run for real on threads (with --measure) or loaded, and predicted by replays; none when
+// there are none to compare.
+template <typename Say>
+std::optional<ExecutionSet> whole_graphs(const MeasurementSet& kernels, const FitsByThreads& fits,
+                                         ValidateOptions& o, ValidationReport& r, const Say& say) {
+  if (o.measure) {
+    say("running whole graphs for real on threads...");
+    ExecutionPlanOptions eo;
+    eo.threads = o.threads;
+    if (o.quick) {
+      eo.graphs = 2;
+      eo.ops = 16;
+      eo.repeats = 5;
+      eo.rounds = 1;
+    }
+    eo.progress = [&](const std::string& s) { say("  " + s); };
+    const ExecutionSet set = measure_executions(kernels, fits, eo);
+    o.executions = out_path(o, "cpu-executions.json");
+    write_file_atomically(o.executions, execution_set_json(set), o.force);
+  }
+  if (o.executions == "none") return std::nullopt;
+  ExecutionSet set = load_execution_set(o.executions);
+  r.executions_file = o.executions;
+  r.end_to_end = predict_executions(set, kernels, fits);
+  return set;
+}
+
 int validate(ValidateOptions o) {
   use_committed_sets(o);
   const auto say = [&](const std::string& line) {
@@ -270,29 +314,12 @@ int validate(ValidateOptions o) {
   r.cpu_measurements = o.cpu;
   r.cpu_environment = kernels.environment;
   r.kernel_device_kind = kernels.device_kind;
-  const FitsByThreads fits = fit_kernels(kernels, o, r, outputs);
+  const FitsByThreads fits = fit_kernels(kernels, r);
   if (!fits.count(1)) throw InputError(o.cpu, "points", "no kernel measured alone (co_running_threads 1)");
   write_platforms(kernels, o, outputs);
   check_gpu_set(kernels, o, r);
-  if (o.measure) {
-    say("running whole graphs for real on threads...");
-    ExecutionPlanOptions eo;
-    eo.threads = o.threads;
-    if (o.quick) {
-      eo.graphs = 2;
-      eo.ops = 16;
-      eo.repeats = 5;
-      eo.rounds = 1;
-    }
-    eo.progress = [&](const std::string& s) { say("  " + s); };
-    const ExecutionSet set = measure_executions(kernels, fits, eo);
-    o.executions = out_path(o, "cpu-executions.json");
-    write_file_atomically(o.executions, execution_set_json(set), o.force);
-  }
-  if (o.executions != "none") {
-    r.executions_file = o.executions;
-    r.end_to_end = predict_executions(load_execution_set(o.executions), kernels, fits);
-  }
+  const auto executions = whole_graphs(kernels, fits, o, r, say);
+  write_kernel_calibrations(kernels, o, r, executions, outputs);
   const auto published = check_published(o, r);
   if (o.deepbench != "none") compare_with_deepbench(o, published, r, outputs);
   if (o.torch_runs != "none") r.torch = predict_torch_models(o, outputs);

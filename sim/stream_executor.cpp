@@ -1,5 +1,6 @@
 #include "sim/stream_executor.hpp"
 
+#include <algorithm>
 #include <simgrid/s4u.hpp>
 
 namespace sg4 = simgrid::s4u;
@@ -47,8 +48,27 @@ void StreamExecutor::run_stream(DeviceId d, int s, Waitable& me) {
     run.end = sg4::Engine::get_clock();
     if (pstate != 0)
       host->set_pstate(0); // idle time is drawn at the nominal state, as the analytic model assumes
-    feed_->finished(o, d, run.end - run.start);
+    // Ops that end at one instant set off their transfers in (device, stream) order, as the evaluator ends
+    // them, not in the order SimGrid wakes their actors: the order transfers queue for a copy engine is
+    // part of the result. Every actor woken at this instant runs before any resumes from the yield, and
+    // the first to resume hands them all over; by then the transfers ending at this instant have arrived,
+    // as the evaluator completes transfers before ops.
+    completed_.push_back({d, s, o, run.end - run.start});
+    sg4::this_actor::yield();
+    publish_completions();
   }
+}
+
+void StreamExecutor::publish_completions() {
+  if (completed_.empty()) return;
+  // Taken first: a feed's simcalls let other actors run, and those may end ops of their own.
+  std::vector<Completion> batch = std::move(completed_);
+  completed_.clear();
+  std::sort(batch.begin(), batch.end(), [](const Completion& a, const Completion& b) {
+    return a.device != b.device ? a.device < b.device : a.stream < b.stream;
+  });
+  for (const Completion& c : batch)
+    feed_->finished(c.op, c.device, c.seconds);
 }
 
 Execution& StreamExecutor::finish() {

@@ -47,7 +47,15 @@ public:
   Execution& finish();
 
 private:
+  struct Completion {
+    DeviceId device;
+    int stream;
+    OpId op;
+    double seconds;
+  };
   void run_stream(DeviceId device, int stream, Waitable& me);
+  // Hands the feed the ops that ended at this instant, in (device, stream) order.
+  void publish_completions();
 
   const CostModel& cost_;
   const SimgridPlatform& sg_;
@@ -55,7 +63,8 @@ private:
   Feed* feed_ = nullptr;
   std::vector<std::unique_ptr<Waitable>> signals_; // one per stream actor
   Execution result_;
-  Transfers transfers_; // after result_, which it records into
+  Transfers transfers_;               // after result_, which it records into
+  std::vector<Completion> completed_; // ended at this instant, not yet handed to the feed
 };
 
 } // namespace hs::replay

@@ -285,6 +285,41 @@ TEST_CASE("evaluator: two streams of one device share its throughput") {
   }
 }
 
+TEST_CASE(
+    "ops ending at one instant queue their transfers in stream order, in the replay as in the evaluator") {
+  // Two 1 s ops on streams of src end together at 2 s, each sending 32 GB to d1 (1 s over its link)
+  // through src's one copy engine: the transfer of the op on stream 0 goes first, whichever op that is and
+  // whichever actor SimGrid wakes first.
+  const Platform p = parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "tie",
+    "devices": [)" + device("src", "1Tf", 1, 2) +
+                                        "," + device("d1", "1Tf", 4) + R"(],
+    "links": [{"name": "l1", "bandwidth": "32GBps", "latency": 0}],
+    "routes": [{"from": "src", "to": "d1", "links": ["l1"]}]})",
+                                    "tie");
+  GraphBuilder b("tie");
+  auto x = b.op("x").flops(1e12), y = b.op("y").flops(1e12), cx = b.op("cx").flops(0),
+       cy = b.op("cy").flops(0);
+  const TensorId from_x = x.feeds(cx, 32e9), from_y = y.feeds(cy, 32e9);
+  const Graph g = std::move(b).build();
+  const CostModel cost(g, p);
+  for (const int x_stream : {0, 1}) {
+    CAPTURE(x_stream);
+    Plan plan = Plan::empty(g.op_count(), p, "manual");
+    plan.append(0, 0, x_stream);
+    plan.append(1, 0, 1 - x_stream);
+    plan.append(2, 1);
+    plan.append(3, 1);
+    const BothEngines run(plan, cost);
+    for (const Execution* e : run.both()) {
+      CAPTURE(e->engine);
+      const TransferRun &first = transfer_of(*e, x_stream == 0 ? from_x : from_y),
+                        &second = transfer_of(*e, x_stream == 0 ? from_y : from_x);
+      CHECK(first.start == doctest::Approx(2.0).epsilon(1e-6));
+      CHECK(second.start == doctest::Approx(3.0).epsilon(1e-6));
+    }
+  }
+}
+
 TEST_CASE("evaluator: explicit-cost edges bypass copy engines and links") {
   // A textbook fork: one op on P1 sends 12 edges of 5 s each to P2 (8 copy engines there): all arrive at 5 s.
   const Platform p = load_platform(test::source_dir() + "/platforms/textbook-3p.json");

@@ -156,6 +156,10 @@ TEST_CASE("the executor's time per op comes from the other graphs' one-thread ru
   CHECK(overhead.at(2) == doctest::Approx((10e-6 + 60e-6 + 0.0) / 3));
   CHECK(overhead.at(3) == doctest::Approx((10e-6 + 20e-6 + 0.0) / 3));
   CHECK(overhead.at(4) == doctest::Approx((10e-6 + 20e-6 + 60e-6) / 3));
+  // For `run`, all four graphs' own: the mean a written calibration adds to its launch overhead.
+  const ExecutorOverhead all = executor_overhead_all_graphs(s);
+  CHECK(all.graphs == 4);
+  CHECK(all.seconds_per_op == doctest::Approx((10e-6 + 20e-6 + 60e-6 + 0.0) / 4));
 }
 
 TEST_CASE("heterosim validate on the committed sets is deterministic and refuses to overwrite") {
@@ -197,6 +201,15 @@ TEST_CASE("heterosim validate on the committed sets is deterministic and refuses
             "/platforms/this-cpu-torch.json --workload resnet18 --calibration " +
             (out / "a" / "calibration-torch-2t.json").string() + " --out " + (out / "run-torch").string()) ==
         0);
+  // A CPU calibration's launch overhead holds the executor's time per op, as the validated replays do.
+  const MeasurementSet kernels = load_measurement_set(kDir + "/measurements/cpu-kernels.json");
+  const double executor =
+      executor_overhead_all_graphs(load_execution_set(kDir + "/measurements/cpu-executions.json"))
+          .seconds_per_op;
+  CHECK(executor > 10e-6);
+  const Json written = Json::parse(slurp(out / "a" / "calibration-cpu.json"));
+  CHECK(written["entries"][0]["launch_overhead"].get<double>() ==
+        doctest::Approx(validate_cpu_kernels(kernels, 1).fit.launch_overhead + executor).epsilon(1e-12));
   CHECK(run("validate --quiet --out " + (out / "a").string()) != 0); // exists, no --force
   CHECK(run("validate --quiet --cpu /nonexistent.json --out " + (out / "c").string()) != 0);
   // The calibration it writes is accepted by `heterosim run` on the platform it writes.

@@ -296,9 +296,8 @@ Calibration with_executor_overhead(Calibration c, double seconds) {
   return c;
 }
 
-} // namespace
-
-std::map<std::uint64_t, double> executor_overhead_per_op(const ExecutionSet& s) {
+// Each graph's own: its one-thread P50 makespan beyond the sum of its ops' P50 wall times, per op.
+std::map<std::uint64_t, double> own_executor_overheads(const ExecutionSet& s) {
   std::map<std::uint64_t, double> own;
   for (const auto& r : s.records) {
     if (r.threads != 1 || r.op_seconds.empty()) continue;
@@ -307,6 +306,23 @@ std::map<std::uint64_t, double> executor_overhead_per_op(const ExecutionSet& s) 
       ops += t;
     own[r.seed] = std::max(0.0, (r.p50 - ops) / static_cast<double>(r.op_seconds.size()));
   }
+  return own;
+}
+
+} // namespace
+
+ExecutorOverhead executor_overhead_all_graphs(const ExecutionSet& s) {
+  ExecutorOverhead e;
+  for (const auto& [seed, overhead] : own_executor_overheads(s)) {
+    e.seconds_per_op += overhead;
+    ++e.graphs;
+  }
+  if (e.graphs > 0) e.seconds_per_op /= e.graphs;
+  return e;
+}
+
+std::map<std::uint64_t, double> executor_overhead_per_op(const ExecutionSet& s) {
+  const auto own = own_executor_overheads(s);
   std::map<std::uint64_t, double> out;
   for (const auto& r : s.records) {
     double sum = 0;

@@ -132,6 +132,14 @@ struct EndToEndValidation {
 // negative.
 std::map<std::uint64_t, double> executor_overhead_per_op(const ExecutionSet& s);
 
+// The executor's time per op over every graph's one-thread runs (their mean): what a calibration written
+// for `run` adds to its launch overhead.
+struct ExecutorOverhead {
+  double seconds_per_op = 0.0;
+  int graphs = 0;
+};
+ExecutorOverhead executor_overhead_all_graphs(const ExecutionSet& s);
+
 // Replays each recorded plan with SimGrid on the thread platform calibrated by `fit`, each op paying the
 // executor's time per op (executor_overhead_per_op) beside its kernel.
 EndToEndValidation predict_executions(const ExecutionSet& s, const MeasurementSet& m,
