@@ -41,6 +41,13 @@ Calibration wave_calibration() {
   return c;
 }
 
+// The op of `g` named `name`; fails the test when there is none.
+const Op& op_named(const Graph& g, const std::string& name) {
+  const auto id = g.find_op(name);
+  REQUIRE_MESSAGE(id.has_value(), "no op " << name);
+  return g.op(*id);
+}
+
 } // namespace
 
 TEST_CASE("a GEMM whose tiles fill one wave plus one tile takes about two waves") {
@@ -254,12 +261,7 @@ TEST_CASE("a calibration with a wave model costs a graph's convolutions as their
 TEST_CASE("a linear layer's backward GEMMs are known by their dims: dX = dY W^T and dW = X^T dY") {
   // BERT-base at batch 2, sequence 128: fc1 maps 768 features to 3072 over 256 rows, with a bias.
   const Graph g = load_workload("bert-base:batch=2,mode=training");
-  const auto op = [&](const std::string& name) -> const Op& {
-    for (OpId o = 0; o < g.op_count(); ++o)
-      if (g.op(o).name == name) return g.op(o);
-    FAIL("no op " << name);
-    return g.op(0);
-  };
+  const auto op = [&](const std::string& name) -> const Op& { return op_named(g, name); };
   const auto dgrad = gemm_shape_of(op("layer0.ffn.fc1.dgrad"));
   const auto wgrad = gemm_shape_of(op("layer0.ffn.fc1.wgrad"));
   REQUIRE(dgrad);
@@ -280,12 +282,7 @@ TEST_CASE("attention's batched products and each operand's gradient are GEMMs kn
   // BERT-base at batch 2, sequence 128, heads fused: 24 products of [128, 64] x [64, 128] for the scores
   // and of [128, 128] x [128, 64] for the context.
   const Graph g = load_workload("bert-base:batch=2,mode=training,heads=fused");
-  const auto op = [&](const std::string& name) -> const Op& {
-    for (OpId o = 0; o < g.op_count(); ++o)
-      if (g.op(o).name == name) return g.op(o);
-    FAIL("no op " << name);
-    return g.op(0);
-  };
+  const auto op = [&](const std::string& name) -> const Op& { return op_named(g, name); };
   const auto scores = gemm_shape_of(op("layer0.attn.scores"));
   REQUIRE(scores);
   CHECK(scores->batch == 24);
