@@ -165,15 +165,17 @@ void compare_with_deepbench(const ValidateOptions& o, const std::vector<DeepBenc
   const auto sheets = load_gpu_datasheets(o.datasheets);
   r.deepbench_dir = o.deepbench;
   const auto gemm = load_deepbench(o.deepbench, "gemm", sheets),
-             conv = load_deepbench(o.deepbench, "conv", sheets);
+             conv = load_deepbench(o.deepbench, "conv", sheets),
+             conv_backward = load_deepbench(o.deepbench, "conv_backward", sheets);
   r.deepbench_gemm = evaluate_deepbench(gemm, "gemm");
   if (r.published) r.published->wave_logo = published_wave_leave_one_chip_out(gemm, published);
   r.deepbench_conv = evaluate_deepbench(conv, "conv");
   if (learned_models_built()) {
-    r.learned = evaluate_learned(gemm, conv, *r.deepbench_gemm);
-    const auto files = fit_shipped_gpu_model(
-        {gemm, conv, published, sheets, *r.learned, r.deepbench_gemm->wave_leave_one_gpu_out_shared_all,
-         r.published ? &*r.published : nullptr, shown_path(o.deepbench), shown_path(o.datasheets)});
+    r.learned = evaluate_learned(gemm, conv, conv_backward, *r.deepbench_gemm);
+    const auto files = fit_shipped_gpu_model({gemm, conv, conv_backward, published, sheets, *r.learned,
+                                              r.deepbench_gemm->wave_leave_one_gpu_out_shared_all,
+                                              r.published ? &*r.published : nullptr, shown_path(o.deepbench),
+                                              shown_path(o.datasheets)});
     outputs.emplace_back(out_path(o, "learned-deepbench.json"), files.learned_model);
     outputs.emplace_back(out_path(o, "calibration-deepbench-gpu.json"), files.calibration);
     if (r.published) r.published->boards = files.boards;

@@ -161,6 +161,27 @@ double calibrated_bandwidth(const Calibration::Entry* cal, double main_memory, c
   return factor == cal->memory_time_factor.end() ? bandwidth : bandwidth / factor->second;
 }
 
+// A GPU's GEMMs, attention products and dimensioned convolutions by the size-aware models a calibration
+// names; nullopt for every other op, which the roofline costs.
+std::optional<double> size_aware_seconds(const Op& o, const Device& d, const Calibration::Entry& cal) {
+  // Convolutions as implicit GEMMs, the form both models were fitted and held out on (DeepBench).
+  const auto gemm = gemm_shape_of(o);
+  const auto conv = gemm ? std::nullopt : conv_shape_of(o);
+  const auto& shape = gemm ? gemm : conv;
+  if (!shape || matrix_vector(*shape)) return std::nullopt;
+  const WaveDevice device = wave_device(d, o.precision);
+  const bool trees = cal.learned && cal.learned->covers(o.precision);
+  // A convolution's gradients: by the trees, which were trained on DeepBench's backward passes, where they
+  // apply to the device; the wave model alone, fitted on GEMMs, was 45-104 % off on them
+  // (docs/calibration.md), so it leaves them to the roofline.
+  if (shape->conv_pass != 0 &&
+      !(trees && cal.learned->has_gradient_trees() && cal.learned->untrained_reason(device).empty()))
+    return std::nullopt;
+  if (trees) return cal.learned->seconds(*shape, device, conv.has_value());
+  // A precision the trees never saw: the wave model they correct, not an extrapolation of the trees.
+  return gemm_wave_time(*shape, device, cal.learned ? cal.learned->wave() : *cal.wave).seconds;
+}
+
 } // namespace
 
 double CostModel::roofline(const Op& o, const Device& d) const {
@@ -185,25 +206,17 @@ double CostModel::roofline(const Op& o, const Device& d) const {
   }
   if (cal && cal->framework)
     if (const auto t = cal->framework->op_seconds(o, cal->intra_op_threads)) return *t;
-  if (cal && (cal->learned || cal->wave) && d.units.count > 0) {
-    // Convolutions as implicit GEMMs, the form both models were fitted and held out on (DeepBench).
-    const auto gemm = gemm_shape_of(o);
-    const auto conv = gemm ? std::nullopt : conv_shape_of(o);
-    if (const auto& shape = gemm ? gemm : conv; shape && !matrix_vector(*shape)) {
-      const WaveDevice device = wave_device(d, o.precision);
-      if (cal->learned && cal->learned->covers(o.precision))
-        return cal->learned->seconds(*shape, device, conv.has_value());
-      // A precision the trees never saw: the wave model they correct, not an extrapolation of the trees.
-      return gemm_wave_time(*shape, device, cal->learned ? cal->learned->wave() : *cal->wave).seconds;
-    }
-  }
+  if (cal && (cal->learned || cal->wave) && d.units.count > 0)
+    if (const auto t = size_aware_seconds(o, d, *cal)) return *t;
   if (is_synchronisation_kind(o.kind)) launch = 0.0;
   const auto bandwidth_for = [&](double bytes) {
     return calibrated_bandwidth(cal, d.memory_bandwidth * memory_efficiency, o.kind, bytes);
   };
   if (cal && cal->gemm_structure) {
     const auto gemm = gemm_shape_of(o);
-    const auto conv = gemm ? std::nullopt : conv_shape_of(o);
+    auto conv = gemm ? std::nullopt : conv_shape_of(o);
+    if (conv && conv->conv_pass != 0)
+      conv.reset(); // fitted on forward passes only: gradients keep the roofline
     if (const auto& shape = gemm ? gemm : conv) {
       // A CPU BLAS's loop structure: pack A (for a convolution, the im2col columns, written first; a 1x1,
       // stride-1 convolution reads its input as they are) and B into blocks, then run the packed GEMM.

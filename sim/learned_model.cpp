@@ -22,7 +22,9 @@ constexpr const char* kFormat = "heterosim-learned-model";
 // B, a convolution's filter window and stride; no ridge point or watts per TFLOP/s.
 // 3 (2026-12-05): the precisions it was trained on.
 // 4 (2026-12-05): the architectures of the GPUs it was trained on.
-constexpr int kVersion = 4;
+// 5 (2026-12-06): a convolution's pass (forward, data gradient, weight gradient) as a feature. Earlier
+// versions were trained without it and are refused, as their features are not this build's.
+constexpr int kVersion = 5;
 
 #ifdef HS_HAVE_XGBOOST
 // XGBoost keeps a thread's prediction caches in thread-local storage, which the main thread's exit destroys
@@ -109,7 +111,8 @@ const std::vector<std::string>& learned_feature_names() {
                                                  "runtime_version",
                                                  "dnn_version",
                                                  "conv_window",
-                                                 "conv_stride"};
+                                                 "conv_stride",
+                                                 "conv_pass"};
   return names;
 }
 
@@ -142,64 +145,74 @@ std::vector<float> learned_features(const GemmShape& s, const WaveDevice& d, boo
           d.runtime_version > 0 ? static_cast<float>(d.runtime_version) : nan,
           d.dnn_version > 0 ? static_cast<float>(d.dnn_version) : nan,
           s.window > 0 ? static_cast<float>(s.window) : nan,
-          s.stride > 0 ? static_cast<float>(s.stride) : nan};
+          s.stride > 0 ? static_cast<float>(s.stride) : nan,
+          static_cast<float>(s.conv_pass)};
 }
 
 LearnedModel::LearnedModel(const std::string& booster_json, const WaveParams& wave, std::string source,
-                           std::vector<std::string> precisions, std::vector<std::string> architectures)
-    : booster_json_(booster_json), wave_(wave), source_(std::move(source)),
-      precisions_(std::move(precisions)), architectures_(std::move(architectures)) {
+                           std::vector<std::string> precisions, std::vector<std::string> architectures,
+                           const std::string& gradient_booster_json)
+    : wave_(wave), source_(std::move(source)), precisions_(std::move(precisions)),
+      architectures_(std::move(architectures)) {
 #ifdef HS_HAVE_XGBOOST
   watch_thread_exit();
-  BoosterHandle h = nullptr;
-  check(XGBoosterCreate(nullptr, 0, &h), source_);
-  booster_ = std::shared_ptr<void>(h, [](void* p) {
-    if (!g_main_thread_exited) XGBoosterFree(p);
-  });
-  check(XGBoosterLoadModelFromBuffer(h, booster_json_.data(), booster_json_.size()), source_);
-  check(XGBoosterSetParam(h, "nthread", "1"), source_);
+  forward_ = load_booster(booster_json);
+  if (!gradient_booster_json.empty()) gradient_ = load_booster(gradient_booster_json);
 #else
+  (void)booster_json;
+  (void)gradient_booster_json;
   throw InputError(source_, "",
                    "this build has no XGBoost (install libxgboost-dev and re-run cmake), so it "
                    "cannot use a learned cost model");
 #endif
 }
 
+LearnedModel::Booster LearnedModel::load_booster(const std::string& json) const {
+  Booster b;
+  b.json = json;
+#ifdef HS_HAVE_XGBOOST
+  BoosterHandle h = nullptr;
+  check(XGBoosterCreate(nullptr, 0, &h), source_);
+  b.handle = std::shared_ptr<void>(h, [](void* p) {
+    if (!g_main_thread_exited) XGBoosterFree(p);
+  });
+  check(XGBoosterLoadModelFromBuffer(h, b.json.data(), b.json.size()), source_);
+  check(XGBoosterSetParam(h, "nthread", "1"), source_);
+#endif
+  return b;
+}
+
 LearnedModel LearnedModel::load(const std::string& path) {
   const Json j = read_json_file(path);
   const JsonNode root(j, path, "");
-  root.expect_only(
-      {"format", "version", "features", "precisions", "architectures", "wave_model", "source", "booster"});
+  root.expect_only({"format", "version", "features", "precisions", "architectures", "wave_model", "source",
+                    "booster", "gradient_booster"});
   if (root.at("format").as_string() != kFormat)
     root.at("format").fail(std::string("expected format \"") + kFormat + "\"");
   const auto version = root.at("version").as_integer(1, 1000);
-  if (version == 1)
-    root.at("version").fail("version 1 models were trained on features this build no longer computes (it "
-                            "reads versions 2 to " +
-                            std::to_string(kVersion) + "); retrain with `heterosim validate`");
+  if (version < kVersion)
+    root.at("version").fail(
+        "version " + std::to_string(version) +
+        " models were trained on features this build no longer computes (it reads version " +
+        std::to_string(kVersion) + "); retrain with `heterosim validate`");
   if (version > kVersion)
-    root.at("version").fail("unsupported version (this build reads 2 to " + std::to_string(kVersion) + ")");
+    root.at("version").fail("unsupported version (this build reads " + std::to_string(kVersion) + ")");
   if (root.at("features").as_string_list() != learned_feature_names())
     root.at("features").fail("the model was trained on other features than this build computes");
-  // Version 2 had no list: `validate`, the only trainer, fitted those models on fp32 problems alone.
-  std::vector<std::string> precisions = {"fp32"};
-  if (version == 2) {
-    if (root.find("precisions")) root.at("precisions").fail("a version 2 model has no precisions");
-  } else {
-    precisions = root.at("precisions").as_string_list();
-    if (precisions.empty()) root.at("precisions").fail("names no precision");
-  }
-  // Absent (versions 2 and 3, or GPUs whose architecture was not given): the trees apply to any device.
+  std::vector<std::string> precisions = root.at("precisions").as_string_list();
+  if (precisions.empty()) root.at("precisions").fail("names no precision");
+  // Absent (GPUs whose architecture was not given): the trees apply to any device.
   std::vector<std::string> architectures;
   if (const auto list = root.find("architectures")) {
-    if (version < 4) list->fail("a version " + std::to_string(version) + " model lists no architectures");
     architectures = list->as_string_list();
     if (architectures.empty()) list->fail("names no architecture (leave it out when none is known)");
     for (const auto& a : architectures)
       if (!architecture_traits(a).known) list->fail("unknown architecture '" + a + "'");
   }
+  const auto gradient = root.find("gradient_booster");
   return LearnedModel(root.at("booster").raw().dump(), wave_of(root.at("wave_model")),
-                      root.string_or("source", path), std::move(precisions), std::move(architectures));
+                      root.string_or("source", path), std::move(precisions), std::move(architectures),
+                      gradient ? gradient->raw().dump() : "");
 }
 
 namespace {
@@ -256,13 +269,35 @@ std::string LearnedModel::file_text() const {
   // than double the file.
   std::string text = j.dump(1);
   text.resize(text.size() - 2); // "\n}"
-  return text.append(",\n \"booster\": ").append(Json::parse(booster_json_).dump()).append("\n}\n");
+  text.append(",\n \"booster\": ").append(Json::parse(forward_.json).dump());
+  if (!gradient_.json.empty())
+    text.append(",\n \"gradient_booster\": ").append(Json::parse(gradient_.json).dump());
+  return text.append("\n}\n");
 }
 
 std::vector<double> LearnedModel::log_ratios(const std::vector<std::vector<float>>& rows) const {
+  // The pass is the last feature: the rows of a convolution's gradients go to their own trees.
+  std::vector<std::vector<float>> of[2];
+  std::vector<int> which;
+  for (const auto& r : rows) {
+    which.push_back(r.back() != 0 ? 1 : 0);
+    of[which.back()].push_back(r);
+  }
+  const std::vector<double> predicted[2] = {predict(forward_, of[0]), predict(gradient_, of[1])};
+  std::vector<double> out;
+  std::size_t next[2] = {0, 0};
+  for (const int w : which)
+    out.push_back(predicted[w].at(next[w]++));
+  return out;
+}
+
+std::vector<double> LearnedModel::predict(const Booster& b,
+                                          const std::vector<std::vector<float>>& rows) const {
   std::vector<double> out;
 #ifdef HS_HAVE_XGBOOST
   if (rows.empty()) return out;
+  if (!b.handle)
+    throw InputError(source_, "gradient_booster", "the model has no trees for a convolution's gradients");
   const std::size_t cols = learned_feature_names().size();
   std::vector<float> flat;
   for (const auto& r : rows)
@@ -271,11 +306,12 @@ std::vector<double> LearnedModel::log_ratios(const std::vector<std::vector<float
   check(XGDMatrixCreateFromMat(flat.data(), rows.size(), cols, std::nanf(""), &m), source_);
   bst_ulong n = 0;
   const float* result = nullptr;
-  const int rc = XGBoosterPredict(booster_.get(), m, 0, 0, 0, &n, &result);
+  const int rc = XGBoosterPredict(b.handle.get(), m, 0, 0, 0, &n, &result);
   if (rc == 0) out.assign(result, result + n);
   XGDMatrixFree(m);
   check(rc, source_);
 #else
+  (void)b;
   (void)rows;
 #endif
   return out;
@@ -283,7 +319,7 @@ std::vector<double> LearnedModel::log_ratios(const std::vector<std::vector<float
 
 double LearnedModel::seconds(const GemmShape& s, const WaveDevice& d, bool convolution) const {
   const double base = gemm_wave_time(s, d, wave_).seconds;
-  if (!untrained_reason(d).empty()) return base;
+  if (!untrained_reason(d).empty() || (s.conv_pass != 0 && !has_gradient_trees())) return base;
   const auto r = log_ratios({learned_features(s, d, convolution, wave_)});
   return r.empty() ? base : base * std::exp(r.front());
 }

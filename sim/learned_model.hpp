@@ -1,18 +1,18 @@
 #pragma once
 // A learned GEMM cost model: gradient-boosted trees (XGBoost, Debian's libxgboost-dev) that predict how far
 // a kernel's time is from the wave model's (sim/wave_model.hpp), from features of the op (shape, FLOPs,
-// bytes, intensity, precision, layout of A and B, a convolution's filter window and stride) and of the device
-// (its tiles per SM, the wave model's own prediction, which carries peak, bandwidth, SMs and clock, and what
-// several GPUs share: vendor, architecture generation, HBM or not, and the software stack: driver, CUDA/ROCm
-// runtime and cuDNN/MIOpen versions), as in TVM's learned cost model. Device figures that differ on every GPU
-// make the trees recognise the GPUs they were trained on: absolute ones (peak, bandwidth, SMs, clock, watts)
-// made leave-one-GPU-out worse (DeepBench GEMM 28.5 % against 26.8 %), and so did the ratios peak / bandwidth
-// and watts per peak TFLOP/s (GEMM 25.7 % with them, 16.5 % without, 2026-12-03), so neither is a feature.
-// The software stack is what sets the host and driver's cost per call (DeepBench's m=512 n=32 k=512 GEMM
-// takes 6-11 us under driver 375 and CUDA 8.0.88, 50-93 us under drivers 352-367 with cuDNN 5). Learning the
-// residual of an analytic model rather than the time itself keeps a GPU the trees never saw anchored to its
-// datasheet figures. Without XGBoost the build still reads the files' headers and refuses to use them, saying
-// why.
+// bytes, intensity, precision, layout of A and B, a convolution's filter window, stride and pass) and of the
+// device (its tiles per SM, the wave model's own prediction, which carries peak, bandwidth, SMs and clock,
+// and what several GPUs share: vendor, architecture generation, HBM or not, and the software stack: driver,
+// CUDA/ROCm runtime and cuDNN/MIOpen versions), as in TVM's learned cost model. Device figures that differ on
+// every GPU make the trees recognise the GPUs they were trained on: absolute ones (peak, bandwidth, SMs,
+// clock, watts) made leave-one-GPU-out worse (DeepBench GEMM 28.5 % against 26.8 %), and so did the ratios
+// peak / bandwidth and watts per peak TFLOP/s (GEMM 25.7 % with them, 16.5 % without, 2026-12-03), so neither
+// is a feature. The software stack is what sets the host and driver's cost per call (DeepBench's m=512 n=32
+// k=512 GEMM takes 6-11 us under driver 375 and CUDA 8.0.88, 50-93 us under drivers 352-367 with cuDNN 5).
+// Learning the residual of an analytic model rather than the time itself keeps a GPU the trees never saw
+// anchored to its datasheet figures. Without XGBoost the build still reads the files' headers and refuses to
+// use them, saying why.
 //
 // Trees do not extrapolate: on a GPU of an architecture newer or older than any they were trained on, the
 // leaves they fall into are those of the nearest GPUs they saw, whose software and kernels it does not share.
@@ -31,9 +31,8 @@
 // wave model; training every row twice, with and without its stack, brought the hidden case to 20.8 / 16.0 %
 // but the known one to 18.2 / 16.0 %, and its worst GEMM 6.8 times too slow (2026-12-05).
 //
-// File: format "heterosim-learned-model", version 4 (version 1 files are refused: other features; version 2
-// files, which `validate` trained on DeepBench's fp32 problems only, read as covering fp32; versions 2 and 3
-// do not list architectures and apply to any device): the feature names (checked on load, so a model trained
+// File: format "heterosim-learned-model", version 5 (earlier versions are refused: they were trained without
+// a convolution's pass among the features): the feature names (checked on load, so a model trained
 // on other features is refused), the precisions it was trained on (an op of another precision is costed by
 // the wave model it corrects rather than by trees that never saw one), the architectures of the GPUs it was
 // trained on, the wave parameters it corrects, its provenance, and the booster as XGBoost's own JSON.
@@ -54,16 +53,22 @@ std::vector<float> learned_features(const GemmShape& s, const WaveDevice& d, boo
 
 class LearnedModel {
 public:
-  // From XGBoost's JSON model text (what the trainer saved); throws InputError when it does not load.
+  // From XGBoost's JSON model text (what the trainer saved): the trees of GEMMs and forward convolutions,
+  // and those of a convolution's gradients (empty: none; a gradient then has no trees); throws InputError
+  // when they do not load.
   LearnedModel(const std::string& booster_json, const WaveParams& wave, std::string source,
-               std::vector<std::string> precisions, std::vector<std::string> architectures);
+               std::vector<std::string> precisions, std::vector<std::string> architectures,
+               const std::string& gradient_booster_json = "");
   static LearnedModel load(const std::string& path);
 
   // The versioned file's text.
   std::string file_text() const;
-  // log(seconds / wave seconds) for each row of features.
+  // log(seconds / wave seconds) for each row of features, by the trees of its pass (its conv_pass feature).
   std::vector<double> log_ratios(const std::vector<std::vector<float>>& rows) const;
-  // The trees' time where they apply to `d` (untrained_reason empty), else the wave model's.
+  // Whether it has trees for a convolution's gradients.
+  bool has_gradient_trees() const { return gradient_.handle != nullptr; }
+  // The trees' time where they apply to `d` (untrained_reason empty) and there are trees for the pass, else
+  // the wave model's.
   double seconds(const GemmShape& s, const WaveDevice& d, bool convolution) const;
   // Why the trees do not apply to device `d` (its architecture and software stack), empty when they do.
   std::string untrained_reason(const WaveDevice& d) const;
@@ -75,12 +80,20 @@ public:
   const std::string& source() const { return source_; }
 
 private:
-  std::shared_ptr<void> booster_; // BoosterHandle
-  std::string booster_json_;
+  struct Booster {
+    std::shared_ptr<void> handle; // BoosterHandle; null: none
+    std::string json;
+  };
+  Booster load_booster(const std::string& json) const;
+  std::vector<double> predict(const Booster& b, const std::vector<std::vector<float>>& rows) const;
+
+  // Two sets of trees: a gradient's residuals differ from a forward pass's (DeepBench's backward timings),
+  // and training one set on both made the forward figures worse (leave one GPU out, GEMM 16.4 -> 17.6 %).
+  Booster forward_, gradient_;
   WaveParams wave_;
   std::string source_;
   std::vector<std::string> precisions_;
-  std::vector<std::string> architectures_; // empty: not recorded (versions 2 and 3), the trees apply anywhere
+  std::vector<std::string> architectures_; // empty: not recorded, the trees apply anywhere
 };
 
 } // namespace hs

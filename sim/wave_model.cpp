@@ -109,16 +109,32 @@ bool matrix_vector(const GemmShape& s) {
   return std::min(s.m, s.n) < kSmallestTiledDimension;
 }
 
+GemmShape conv_gemm(double pixels, double cin, double cout, double window, double groups,
+                    double element_bytes, double stride, int pass) {
+  GemmShape s{pixels, cout, cin * window, groups, element_bytes, false, false, window, stride};
+  if (pass == 1) { // dX = dY W: per output pixel, the input channels from every filter's window
+    s.n = cin;
+    s.k = cout * window;
+  } else if (pass == 2) { // dW = dY^T X: per filter, each input channel's window, summed over the pixels
+    s.m = cout;
+    s.n = cin * window;
+    s.k = pixels;
+  }
+  s.conv_pass = pass;
+  return s;
+}
+
 std::optional<GemmShape> conv_shape_of(const Op& op) {
   if (op.kind != "conv2d" || op.has_explicit_times() || !(op.flops > 0)) return std::nullopt;
   const auto dim = [&](const char* name, double fallback) { return dim_or(op, name, fallback); };
   const double batch = dim("batch", 0), cin = dim("cin", 0), cout = dim("cout", 0), kh = dim("kh", 0),
-               kw = dim("kw", 0), oh = dim("oh", 0), ow = dim("ow", 0), groups = dim("groups", 1);
+               kw = dim("kw", 0), oh = dim("oh", 0), ow = dim("ow", 0), groups = dim("groups", 1),
+               pass = dim("pass", 0);
   for (double v : {batch, cin, cout, kh, kw, oh, ow, groups})
     if (!(v >= 1)) return std::nullopt;
-  return GemmShape{
-      batch * oh * ow, cout / groups, cin / groups * kh * kw, groups, wave_element_bytes(op.precision), false,
-      false,           kh * kw,       dim("stride", 0)};
+  if (pass != 0 && pass != 1 && pass != 2) return std::nullopt;
+  return conv_gemm(batch * oh * ow, cin / groups, cout / groups, kh * kw, groups,
+                   wave_element_bytes(op.precision), dim("stride", 0), static_cast<int>(pass));
 }
 
 std::optional<GemmShape> gemm_shape_of(const Op& op) {

@@ -24,6 +24,11 @@ struct GemmShape {
   // A convolution's filter window (kh x kw) and stride, 0 for a GEMM or where not known: the DNN
   // library's choice of algorithm (Winograd for 3x3, implicit GEMM, FFT) follows them.
   double window = 0, stride = 0;
+  // Which pass of a convolution the implicit GEMM is: 0 the forward pass (or not a convolution), 1 the data
+  // gradient (dX from dY and the filters: output pixels x input channels x filters x window, as DeepBench
+  // counts its FLOPs), 2 the weight gradient (dW from dY and X: filters x input channels x window, over the
+  // output pixels). The wave model costs each as the GEMM it is; the learned model tells the passes apart.
+  int conv_pass = 0;
 };
 
 // The device as the model sees it.
@@ -92,9 +97,14 @@ std::optional<GemmShape> gemm_shape_of(const Op& op);
 
 // The implicit GEMM a convolution stands for (output pixels x filters per group x window, one GEMM per
 // group), as DeepBench's convolutions are costed in validation/deepbench.cpp; from the dims the workload
-// builders name (batch, cin, cout, kh, kw, oh, ow, groups); nullopt for other ops and convolutions without
-// them.
+// builders name (batch, cin, cout, kh, kw, oh, ow, groups, and "pass" on a gradient: 1 data, 2 weights, as
+// GemmShape::conv_pass); nullopt for other ops and convolutions without them.
 std::optional<GemmShape> conv_shape_of(const Op& op);
+
+// A convolution's implicit GEMM for `pass` (GemmShape::conv_pass), per group: `pixels` output pixels over
+// the batch, `cin` and `cout` channels per group, a `window` of kh x kw.
+GemmShape conv_gemm(double pixels, double cin, double cout, double window, double groups,
+                    double element_bytes, double stride, int pass);
 
 // The smallest m or n of the measured GEMMs the model is fitted on (DeepBench's 8; hs_measure_cuda's grid
 // starts at 256). Below it libraries run matrix-vector kernels, which stream A at the memory's pace rather

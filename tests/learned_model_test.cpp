@@ -93,10 +93,10 @@ TEST_CASE("leave one GPU out trains the learned model without the left-out GPU's
   const auto conv = synthetic("conv2d");
   DeepBenchResult wave;
   evaluate_deepbench_wave(gemm, wave);
-  const LearnedValidation first = evaluate_learned(gemm, conv, wave);
+  const LearnedValidation first = evaluate_learned(gemm, conv, {}, wave);
   for (auto& p : gemm)
     if (p.gpu == "c") p.point.seconds *= 10;
-  const LearnedValidation second = evaluate_learned(gemm, conv, wave);
+  const LearnedValidation second = evaluate_learned(gemm, conv, {}, wave);
   // Same predictions for c, measured 10x slower: signed error s becomes (s + 100) / 10 - 100.
   CHECK(second.gemm_by_gpu.at("c").mean_signed ==
         doctest::Approx((first.gemm_by_gpu.at("c").mean_signed + 100) / 10 - 100));
@@ -144,7 +144,46 @@ TEST_CASE(
         std::string::npos);
 }
 
-TEST_CASE("a learned model file says which precisions it covers; version 2 files cover fp32") {
+TEST_CASE("a convolution's gradient is the gradient trees' where a model has them, else the roofline's") {
+  if (!learned_models_built()) return;
+  const auto dir = hs::test::scratch_dir("learned", "gradients");
+  const Platform p =
+      parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "w", "devices": [
+      {"name": "g0", "kind": "gpu", "peak": {"fp32": 15e12}, "memory": {"bandwidth": 900e9, "capacity": "16GB"},
+       "power": {"idle": 1, "busy": 2}, "compute_units": {"count": 80, "boost_clock_mhz": 1500,
+       "driver_version": 418.67, "runtime_version": 10.1, "dnn_version": 7.6, "source": "test"}}],
+      "links": []})",
+                     "w.json");
+  // The data gradient of a 3x3 convolution of 64 channels over 2 x 56 x 56 pixels.
+  GraphBuilder b("g");
+  auto dx = b.op("conv.dgrad").kind("conv2d").flops(2.0 * 2 * 56 * 56 * 64 * 64 * 9).reads(4e6).writes(4e6);
+  b.mutable_op(dx.id()).dims = {{"batch", 2}, {"cin", 64}, {"cout", 64},  {"kh", 3},  {"kw", 3},
+                                {"oh", 56},   {"ow", 56},  {"stride", 1}, {"pass", 1}};
+  const Graph g = std::move(b).build();
+  const auto shape = conv_shape_of(g.op(0));
+  REQUIRE(shape);
+  const auto conv = synthetic("conv2d");
+  std::vector<DeepBenchPoint> with = conv;
+  for (const auto& c : conv) {
+    DeepBenchPoint grad = c;
+    grad.shape = conv_gemm(c.shape.m, c.shape.k, c.shape.n, 1, 1, 4, 1, 1);
+    with.push_back(grad);
+  }
+  const auto cal = hs::test::write_file(dir / "cal.json", R"({"format": "heterosim-calibration", "version": 2,
+      "entries": [{"name": "g", "applies_to": {"kinds": ["gpu"]}, "measured": "synthetic",
+                   "learned_model": "model.json"}]})");
+  const auto cost_with = [&](const std::vector<DeepBenchPoint>& points) {
+    const LearnedModel model = train_learned(pointers(points), WaveParams{}, "test");
+    hs::test::write_file(dir / "model.json", model.file_text());
+    return std::make_pair(CostModel(g, p, load_calibration(cal.string(), p)).op_time(0, 0),
+                          model.seconds(*shape, wave_device(p.devices[0], "fp32"), true));
+  };
+  const auto [trees, expected] = cost_with(with);
+  CHECK(trees / expected == doctest::Approx(1.0));
+  CHECK(cost_with(conv).first == CostModel(g, p).op_time(0, 0)); // no gradient trees: the roofline
+}
+
+TEST_CASE("a learned model file says which precisions it covers; files of earlier versions are refused") {
   if (!learned_models_built()) return;
   const auto points = synthetic("gemm");
   const std::string text = train_learned(pointers(points), WaveParams{}, "test").file_text();
@@ -162,12 +201,12 @@ TEST_CASE("a learned model file says which precisions it covers; version 2 files
   CHECK_FALSE(load(text).covers("fp16"));
   CHECK_THROWS_WITH_AS(load(replaced(text, fp32_only, "\"precisions\": [],\n")),
                        doctest::Contains("names no precision"), InputError);
-  // Version 2 had no list (validate trained those on fp32 alone), and may not have one.
-  CHECK(load(replaced(replaced(text, fp32_only, ""), "\"version\": 4", "\"version\": 2")).covers("fp32"));
-  CHECK_THROWS_WITH_AS(load(replaced(text, "\"version\": 4", "\"version\": 1")),
-                       doctest::Contains("it reads versions 2 to 4"), InputError);
-  CHECK_THROWS_WITH_AS(load(replaced(text, "\"version\": 4", "\"version\": 2")),
-                       doctest::Contains("a version 2 model has no precisions"), InputError);
+  // Version 4 models were trained without a convolution's pass among their features.
+  CHECK_THROWS_WITH_AS(load(replaced(text, "\"version\": 5", "\"version\": 4")),
+                       doctest::Contains("version 4 models were trained on features this build no longer"),
+                       InputError);
+  CHECK_THROWS_WITH_AS(load(replaced(text, "\"version\": 5", "\"version\": 6")),
+                       doctest::Contains("unsupported version"), InputError);
 }
 
 TEST_CASE("the trees cost only GPUs within one architecture of those they were trained on") {
@@ -208,13 +247,50 @@ TEST_CASE("the trees cost only GPUs within one architecture of those they were t
                        doctest::Contains("unknown architecture 'Fermi'"), InputError);
 }
 
+TEST_CASE("a convolution's gradients are learned as passes of their own and held out with their GPU") {
+  if (!learned_models_built()) return;
+  const auto gemm = synthetic("gemm");
+  const auto conv = synthetic("conv2d");
+  // Every GPU's weight gradients, twice as slow as the wave model says on the even problems.
+  std::vector<DeepBenchPoint> backward;
+  for (const auto& p : conv) {
+    DeepBenchPoint g = p;
+    g.shape = conv_gemm(p.shape.m, p.shape.k, p.shape.n, 1, 1, 4, 1, 2);
+    g.point.seconds = gemm_wave_time(g.shape, g.device, WaveParams{}).seconds * (g.index % 2 ? 1.0 : 2.0);
+    backward.push_back(g);
+  }
+  DeepBenchResult wave;
+  evaluate_deepbench_wave(gemm, wave);
+  const LearnedValidation first = evaluate_learned(gemm, conv, backward, wave);
+  REQUIRE(first.conv_weight_grad.count == 90);
+  CHECK(first.conv_data_grad.count == 0);
+  // The gradient trees learned the slow problems: better than the wave model alone on them.
+  CHECK(first.conv_weight_grad.mape < first.conv_weight_grad_wave.mape);
+  for (auto& p : backward)
+    if (p.gpu == "c") p.point.seconds *= 10;
+  const LearnedValidation second = evaluate_learned(gemm, conv, backward, wave);
+  // c's gradients never train the trees that cost them; the other GPUs' trees do see them.
+  CHECK(second.conv_weight_grad_by_gpu.at("c").mean_signed ==
+        doctest::Approx((first.conv_weight_grad_by_gpu.at("c").mean_signed + 100) / 10 - 100));
+  CHECK(second.conv_weight_grad_by_gpu.at("a").mean_signed !=
+        doctest::Approx(first.conv_weight_grad_by_gpu.at("a").mean_signed));
+  // The forward trees never see a gradient: the forward figures stay as they were.
+  CHECK(second.conv_by_gpu.at("a").mean_signed == first.conv_by_gpu.at("a").mean_signed);
+  // The pass is a feature: a weight gradient's shape as a forward pass gives the trees another row.
+  const GemmShape dw = backward[0].shape;
+  GemmShape as_forward = dw;
+  as_forward.conv_pass = 0;
+  const WaveDevice& d = backward[0].device;
+  CHECK(learned_features(dw, d, true, WaveParams{}) != learned_features(as_forward, d, true, WaveParams{}));
+}
+
 TEST_CASE("leave one GPU out costs a GPU of an architecture the trees never came near by the wave model") {
   if (!learned_models_built()) return;
   const auto gemm = of_architectures("gemm", "Maxwell", "Hopper");
   const auto conv = of_architectures("conv2d", "Maxwell", "Hopper");
   DeepBenchResult wave;
   evaluate_deepbench_wave(gemm, wave);
-  const LearnedValidation v = evaluate_learned(gemm, conv, wave);
+  const LearnedValidation v = evaluate_learned(gemm, conv, {}, wave);
   std::vector<double> expected;
   for (const auto& p : gemm)
     if (p.gpu == "c")

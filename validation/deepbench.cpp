@@ -82,56 +82,71 @@ WaveDevice datasheet_device(const GpuDatasheet& sheet, double peak) {
 
 std::vector<DeepBenchPoint> load_deepbench(const std::string& dir, const std::string& table,
                                            const std::map<std::string, GpuDatasheet>& sheets) {
+  if (table != "gemm" && table != "conv" && table != "conv_backward")
+    throw std::invalid_argument("no DeepBench table '" + table + "'");
   const std::string path = dir + "/" + (table == "gemm" ? "gemm.csv" : "conv.csv");
   const CsvTable t = CsvTable::read(path);
   std::vector<DeepBenchPoint> out;
   std::map<std::string, int> block_size;
   const auto stacks = load_stacks(dir);
-  for (std::size_t r = 0; r < t.rows(); ++r) {
-    DeepBenchPoint p;
-    p.gpu = t.text(r, "gpu");
-    p.precision = t.text(r, "precision");
-    auto sheet = sheets.find(p.gpu);
-    double element = 0, peak = 0;
-    if (sheet == sheets.end() || !precision_figures(sheet->second, p.precision, element, peak)) continue;
-    p.index = block_size[p.gpu + "/" + p.precision]++;
-    p.point.peak_flops = peak;
-    p.point.bandwidth = sheet->second.bandwidth;
-    p.device = datasheet_device(sheet->second, peak);
-    if (auto st = stacks.find(p.gpu); st != stacks.end()) {
-      p.device.driver_version = st->second[0];
-      p.device.runtime_version = st->second[1];
-      p.device.dnn_version = st->second[2];
+  // The backward table has a point per pass a row times: the data gradient, then the weight gradient.
+  const std::vector<int> passes = table == "conv_backward" ? std::vector<int>{1, 2} : std::vector<int>{0};
+  for (std::size_t r = 0; r < t.rows(); ++r)
+    for (const int pass : passes) {
+      const char* column = table == "gemm" ? "time_ms"
+                           : pass == 1     ? "bwd_inputs_ms"
+                           : pass == 2     ? "bwd_params_ms"
+                                           : "fwd_ms";
+      if (pass != 0 && t.empty(r, column)) continue; // not every sheet times both gradients of every problem
+      DeepBenchPoint p;
+      p.gpu = t.text(r, "gpu");
+      p.precision = t.text(r, "precision");
+      auto sheet = sheets.find(p.gpu);
+      double element = 0, peak = 0;
+      if (sheet == sheets.end() || !precision_figures(sheet->second, p.precision, element, peak)) continue;
+      p.index = block_size[p.gpu + "/" + p.precision + "/" + std::to_string(pass)]++;
+      p.point.peak_flops = peak;
+      p.point.bandwidth = sheet->second.bandwidth;
+      p.device = datasheet_device(sheet->second, peak);
+      if (auto st = stacks.find(p.gpu); st != stacks.end()) {
+        p.device.driver_version = st->second[0];
+        p.device.runtime_version = st->second[1];
+        p.device.dnn_version = st->second[2];
+      }
+      if (table == "gemm") {
+        const double m = t.number(r, "m"), n = t.number(r, "n"), k = t.number(r, "k");
+        p.point.kind = "gemm";
+        p.point.flops = 2 * m * n * k;
+        // C = A B + C (beta = 1): A and B read, C read and written.
+        p.point.bytes = element * (m * k + k * n + 2 * m * n);
+        p.point.seconds = t.number(r, column) * 1e-3;
+        p.shape = {m, n, k, 1, element, t.text(r, "a_t") == "T", t.text(r, "b_t") == "T"};
+        p.label = "m=" + t.text(r, "m") + " n=" + t.text(r, "n") + " k=" + t.text(r, "k") + " " +
+                  t.text(r, "a_t") + t.text(r, "b_t");
+      } else {
+        const double w = t.number(r, "w"), h = t.number(r, "h"), c = t.number(r, "c"), n = t.number(r, "n"),
+                     k = t.number(r, "k"), s = t.number(r, "s"), rr = t.number(r, "r"),
+                     pw = t.number(r, "out_w"), ph = t.number(r, "out_h");
+        p.point.kind = "conv2d";
+        // Direct convolution, as DeepBench counts it (the same for both gradients: its TFLOPS columns say
+        // so).
+        p.point.flops = 2 * n * k * c * rr * s * pw * ph;
+        p.point.bytes = element * (n * c * h * w + k * c * rr * s + n * k * pw * ph);
+        p.point.seconds = t.number(r, column) * 1e-3;
+        // Implicit GEMM: output pixels x filters x window, or the gradient's (sim/wave_model.hpp).
+        p.shape = conv_gemm(n * pw * ph, c, k, rr * s, 1, element,
+                            std::max(t.number(r, "wstride"), t.number(r, "hstride")), pass);
+        p.label = "w=" + t.text(r, "w") + " h=" + t.text(r, "h") + " c=" + t.text(r, "c") +
+                  " n=" + t.text(r, "n") + " k=" + t.text(r, "k") + " " + t.text(r, "s") + "x" +
+                  t.text(r, "r") +
+                  (pass == 1   ? " dgrad"
+                   : pass == 2 ? " wgrad"
+                               : "");
+      }
+      if (!(p.point.seconds > 0))
+        throw InputError(path, "row " + std::to_string(r + 2), std::string(column) + " must be positive");
+      out.push_back(std::move(p));
     }
-    if (table == "gemm") {
-      const double m = t.number(r, "m"), n = t.number(r, "n"), k = t.number(r, "k");
-      p.point.kind = "gemm";
-      p.point.flops = 2 * m * n * k;
-      // C = A B + C (beta = 1): A and B read, C read and written.
-      p.point.bytes = element * (m * k + k * n + 2 * m * n);
-      p.point.seconds = t.number(r, "time_ms") * 1e-3;
-      p.shape = {m, n, k, 1, element, t.text(r, "a_t") == "T", t.text(r, "b_t") == "T"};
-      p.label = "m=" + t.text(r, "m") + " n=" + t.text(r, "n") + " k=" + t.text(r, "k") + " " +
-                t.text(r, "a_t") + t.text(r, "b_t");
-    } else {
-      const double w = t.number(r, "w"), h = t.number(r, "h"), c = t.number(r, "c"), n = t.number(r, "n"),
-                   k = t.number(r, "k"), s = t.number(r, "s"), rr = t.number(r, "r"),
-                   pw = t.number(r, "out_w"), ph = t.number(r, "out_h");
-      p.point.kind = "conv2d";
-      p.point.flops = 2 * n * k * c * rr * s * pw * ph; // direct convolution, as DeepBench counts it
-      p.point.bytes = element * (n * c * h * w + k * c * rr * s + n * k * pw * ph);
-      p.point.seconds = t.number(r, "fwd_ms") * 1e-3;
-      // Implicit GEMM: output pixels x filters x window.
-      p.shape = {n * pw * ph, k,       c * rr * s,
-                 1,           element, false,
-                 false,       rr * s,  std::max(t.number(r, "wstride"), t.number(r, "hstride"))};
-      p.label = "w=" + t.text(r, "w") + " h=" + t.text(r, "h") + " c=" + t.text(r, "c") +
-                " n=" + t.text(r, "n") + " k=" + t.text(r, "k") + " " + t.text(r, "s") + "x" + t.text(r, "r");
-    }
-    if (!(p.point.seconds > 0))
-      throw InputError(path, "row " + std::to_string(r + 2), "time must be positive");
-    out.push_back(std::move(p));
-  }
   return out;
 }
 

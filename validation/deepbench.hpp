@@ -38,8 +38,9 @@ WaveDevice datasheet_device(const GpuDatasheet& sheet, double peak);
 // A point as the wave model's fit takes it: its GEMM, its device and its measured time.
 WavePoint wave_point(const DeepBenchPoint& p);
 
-// `table` is "gemm" (gemm.csv) or "conv" (conv.csv, forward pass). Rows of GPUs or precisions without
-// datasheet figures are skipped.
+// `table` is "gemm" (gemm.csv), "conv" (conv.csv, forward pass) or "conv_backward" (conv.csv's data and
+// weight gradients: a point per pass timed, GemmShape::conv_pass 1 or 2; `index` counts within a GPU,
+// precision and pass). Rows of GPUs or precisions without datasheet figures are skipped.
 std::vector<DeepBenchPoint> load_deepbench(const std::string& dir, const std::string& table,
                                            const std::map<std::string, GpuDatasheet>& sheets);
 

@@ -74,6 +74,18 @@ void add_errors(const std::vector<const DeepBenchPoint*>& test, const LearnedMod
   }
 }
 
+// The points of `test` of one convolution pass, by the trees and by their base, the wave model alone.
+void add_pass_errors(const std::vector<const DeepBenchPoint*>& test, const LearnedModel& model, int pass,
+                     std::vector<double>& trees, std::vector<double>& wave) {
+  std::vector<const DeepBenchPoint*> of_pass;
+  for (const auto* p : test)
+    if (p->shape.conv_pass == pass) of_pass.push_back(p);
+  add_errors(of_pass, model, trees);
+  for (const auto* p : of_pass)
+    wave.push_back(
+        percent_error(gemm_wave_time(p->shape, p->device, model.wave()).seconds, p->point.seconds));
+}
+
 // The values of `field` over the points, in order of first appearance.
 template <class Field>
 std::vector<std::string> distinct(const std::vector<const DeepBenchPoint*>& points, Field field) {
@@ -96,22 +108,21 @@ std::vector<std::string> architectures_of(const std::vector<const DeepBenchPoint
 }
 
 struct Fold {
-  std::vector<const DeepBenchPoint*> train, test_gemm, test_conv;
+  std::vector<const DeepBenchPoint*> train, test_gemm, test_conv, test_conv_backward;
 };
 
 // The fp32 points split for `gpu`: unseen, every point of the GPU is tested and none trains; seen, its
 // training problems (all but every third, as the per-GPU fits use) train beside the other GPUs' and its
 // held-out third is tested.
-Fold fold(const std::vector<DeepBenchPoint>& gemm_points, const std::vector<DeepBenchPoint>& conv_points,
-          const std::string& gpu, bool seen) {
+Fold fold(const std::vector<const std::vector<DeepBenchPoint>*>& sets, const std::string& gpu, bool seen) {
   Fold f;
-  for (const auto* set : {&gemm_points, &conv_points})
-    for (const auto& p : *set) {
+  for (std::size_t s = 0; s < sets.size(); ++s)
+    for (const auto& p : *sets[s]) {
       if (p.precision != "fp32") continue;
       if (p.gpu != gpu || (seen && !held_out(p.index)))
         f.train.push_back(&p);
       else
-        (set == &gemm_points ? f.test_gemm : f.test_conv).push_back(&p);
+        (s == 0 ? f.test_gemm : s == 1 ? f.test_conv : f.test_conv_backward).push_back(&p);
     }
   return f;
 }
@@ -121,15 +132,18 @@ Fold fold(const std::vector<DeepBenchPoint>& gemm_points, const std::vector<Deep
 LearnedModel train_learned(const std::vector<const DeepBenchPoint*>& points, const WaveParams& wave,
                            const std::string& source) {
 #ifdef HS_HAVE_XGBOOST
-  std::vector<float> flat, labels;
+  // The forward trees on GEMMs and forward convolutions, the gradients' on the gradients alone.
+  std::vector<float> flat[2], labels[2];
   for (const auto* p : points) {
+    const int set = p->shape.conv_pass != 0 ? 1 : 0;
     const std::vector<float> f = features_of(*p, wave);
-    flat.insert(flat.end(), f.begin(), f.end());
-    labels.push_back(
+    flat[set].insert(flat[set].end(), f.begin(), f.end());
+    labels[set].push_back(
         static_cast<float>(std::log(p->point.seconds / gemm_wave_time(p->shape, p->device, wave).seconds)));
   }
-  return LearnedModel(boost(flat, labels, learned_feature_names().size()), wave, source,
-                      precisions_of(points), architectures_of(points));
+  const std::size_t cols = learned_feature_names().size();
+  return LearnedModel(boost(flat[0], labels[0], cols), wave, source, precisions_of(points),
+                      architectures_of(points), labels[1].empty() ? "" : boost(flat[1], labels[1], cols));
 #else
   return LearnedModel("", wave, source, precisions_of(points), architectures_of(points)); // throws
 #endif
@@ -137,25 +151,39 @@ LearnedModel train_learned(const std::vector<const DeepBenchPoint*>& points, con
 
 LearnedValidation evaluate_learned(const std::vector<DeepBenchPoint>& gemm_points,
                                    const std::vector<DeepBenchPoint>& conv_points,
+                                   const std::vector<DeepBenchPoint>& conv_backward_points,
                                    const DeepBenchResult& gemm) {
   LearnedValidation v;
   std::vector<double> all_gemm, all_conv;
   // The base is the wave model every GPU shares (fitted without this one), not its architecture's refit:
   // the model file carries one set of wave parameters for any GPU, and the trees see the architecture.
   std::vector<double> seen_gemm, seen_conv, hidden_gemm, hidden_conv;
+  std::vector<double> data_grad, weight_grad, data_grad_wave, weight_grad_wave;
+  const std::vector<const std::vector<DeepBenchPoint>*> sets = {&gemm_points, &conv_points,
+                                                                &conv_backward_points};
   for (const auto& [gpu, wave] : gemm.wave_fit_shared_without) {
-    const Fold unseen = fold(gemm_points, conv_points, gpu, false);
+    const Fold unseen = fold(sets, gpu, false);
     const LearnedModel model = train_learned(unseen.train, wave, "leave out " + gpu);
     std::vector<double> eg, ec;
     add_errors(unseen.test_gemm, model, eg);
     add_errors(unseen.test_conv, model, ec);
     add_errors(unseen.test_gemm, model, hidden_gemm, true);
     add_errors(unseen.test_conv, model, hidden_conv, true);
+    for (const int pass : {1, 2}) {
+      std::vector<double> trees, base;
+      add_pass_errors(unseen.test_conv_backward, model, pass, trees, base);
+      if (trees.empty()) continue;
+      (pass == 1 ? v.conv_data_grad_by_gpu : v.conv_weight_grad_by_gpu)[gpu] = summarize(trees);
+      auto& all = pass == 1 ? data_grad : weight_grad;
+      auto& all_base = pass == 1 ? data_grad_wave : weight_grad_wave;
+      all.insert(all.end(), trees.begin(), trees.end());
+      all_base.insert(all_base.end(), base.begin(), base.end());
+    }
     v.gemm_by_gpu[gpu] = summarize(eg);
     v.conv_by_gpu[gpu] = summarize(ec);
     all_gemm.insert(all_gemm.end(), eg.begin(), eg.end());
     all_conv.insert(all_conv.end(), ec.begin(), ec.end());
-    const Fold seen = fold(gemm_points, conv_points, gpu, true);
+    const Fold seen = fold(sets, gpu, true);
     const LearnedModel seen_model = train_learned(seen.train, wave, "seen " + gpu);
     add_errors(seen.test_gemm, seen_model, seen_gemm);
     add_errors(seen.test_conv, seen_model, seen_conv);
@@ -166,6 +194,10 @@ LearnedValidation evaluate_learned(const std::vector<DeepBenchPoint>& gemm_point
   v.conv_seen = summarize(seen_conv);
   v.gemm_stack_hidden = summarize(hidden_gemm);
   v.conv_stack_hidden = summarize(hidden_conv);
+  v.conv_data_grad = summarize(data_grad);
+  v.conv_weight_grad = summarize(weight_grad);
+  v.conv_data_grad_wave = summarize(data_grad_wave);
+  v.conv_weight_grad_wave = summarize(weight_grad_wave);
   return v;
 }
 

@@ -27,11 +27,18 @@ struct LearnedValidation {
   // A reference for why the trees require a device's software stack (LearnedModel::untrained_reason): the
   // leave-one-GPU-out trees applied to the left-out GPU with its driver, runtime and DNN versions hidden.
   ErrorStats gemm_stack_hidden, conv_stack_hidden;
+  // A convolution's gradients (GemmShape::conv_pass 1 and 2), leave one GPU out as above, the trees trained
+  // on the other GPUs' forward and backward passes; and, as the reference the trees improve on, the wave
+  // model alone (the fold's base) on the same points.
+  ErrorStats conv_data_grad, conv_weight_grad, conv_data_grad_wave, conv_weight_grad_wave;
+  std::map<std::string, ErrorStats> conv_data_grad_by_gpu, conv_weight_grad_by_gpu; // GPUs with gradients
 };
 
 // Uses gemm.wave_fit_without (the GEMM wave fits that excluded each GPU) as each fold's base model.
+// `conv_backward_points` (load_deepbench's "conv_backward") may be empty.
 LearnedValidation evaluate_learned(const std::vector<DeepBenchPoint>& gemm_points,
                                    const std::vector<DeepBenchPoint>& conv_points,
+                                   const std::vector<DeepBenchPoint>& conv_backward_points,
                                    const DeepBenchResult& gemm);
 
 } // namespace hs::validation

@@ -121,18 +121,27 @@ std::string deepbench_text(const DeepBenchResult& d) {
 
 Json learned_json(const LearnedValidation& v) {
   Json j;
-  j["model"] = "sim/learned_model.hpp: XGBoost trees over op and device features correcting the wave model, "
-               "trained on DeepBench fp32 GEMM and convolution of the other GPUs";
+  j["model"] =
+      "sim/learned_model.hpp: XGBoost trees over op and device features correcting the wave model, "
+      "trained on DeepBench fp32 GEMM and convolution (forward and both gradients) of the other GPUs";
   j["leave_one_gpu_out_gemm"] = stats_json(v.gemm);
   j["leave_one_gpu_out_conv"] = stats_json(v.conv);
   j["gpu_seen_gemm"] = stats_json(v.gemm_seen);
   j["gpu_seen_conv"] = stats_json(v.conv_seen);
   j["stack_hidden_gemm"] = stats_json(v.gemm_stack_hidden);
   j["stack_hidden_conv"] = stats_json(v.conv_stack_hidden);
+  j["leave_one_gpu_out_conv_data_gradient"] = stats_json(v.conv_data_grad);
+  j["leave_one_gpu_out_conv_weight_gradient"] = stats_json(v.conv_weight_grad);
+  j["wave_alone_conv_data_gradient"] = stats_json(v.conv_data_grad_wave);
+  j["wave_alone_conv_weight_gradient"] = stats_json(v.conv_weight_grad_wave);
   for (const auto& [gpu, st] : v.gemm_by_gpu) {
     j["gemm_by_gpu"][gpu] = stats_json(st);
     j["conv_by_gpu"][gpu] = stats_json(v.conv_by_gpu.at(gpu));
   }
+  for (const auto& [gpu, st] : v.conv_data_grad_by_gpu)
+    j["conv_data_gradient_by_gpu"][gpu] = stats_json(st);
+  for (const auto& [gpu, st] : v.conv_weight_grad_by_gpu)
+    j["conv_weight_gradient_by_gpu"][gpu] = stats_json(st);
   return j;
 }
 
@@ -144,6 +153,16 @@ std::string learned_text(const LearnedValidation& v, const DeepBenchResult& gemm
        "model\n";
   s << stats_line("GEMM, learned", v.gemm);
   s << stats_line("conv, learned", v.conv);
+  if (v.conv_data_grad.count > 0) {
+    s << "  a convolution's gradients (DeepBench's backward timings, trained on the other GPUs' too), and "
+         "the\n"
+         "  wave model alone on them (fitted on GEMMs; a run leaves gradients to the roofline without "
+         "trees):\n";
+    s << stats_line("conv dX, learned", v.conv_data_grad);
+    s << stats_line("conv dW, learned", v.conv_weight_grad);
+    s << stats_line("conv dX, wave alone", v.conv_data_grad_wave);
+    s << stats_line("conv dW, wave alone", v.conv_weight_grad_wave);
+  }
   s << "  reference, not a prediction for an unseen GPU: the same trees with the GPU's own training problems "
        "in the fit too\n  (two thirds of each GPU's points; scored on its held-out third):\n";
   s << stats_line("GEMM, learned, seen", v.gemm_seen);
@@ -157,7 +176,11 @@ std::string learned_text(const LearnedValidation& v, const DeepBenchResult& gemm
       << fmt("%.1f", gemm.wave_leave_one_gpu_out.at(gpu).mape) << "%, learned " << fmt("%.1f", st.mape)
       << "%; conv roofline " << fmt("%.1f", conv.leave_one_gpu_out.at(gpu).mape) << "%, wave "
       << fmt("%.1f", conv.wave_leave_one_gpu_out.at(gpu).mape) << "%, learned "
-      << fmt("%.1f", v.conv_by_gpu.at(gpu).mape) << "%\n";
+      << fmt("%.1f", v.conv_by_gpu.at(gpu).mape) << "%";
+    if (v.conv_data_grad_by_gpu.count(gpu) && v.conv_weight_grad_by_gpu.count(gpu))
+      s << "; dX " << fmt("%.1f", v.conv_data_grad_by_gpu.at(gpu).mape) << "%, dW "
+        << fmt("%.1f", v.conv_weight_grad_by_gpu.at(gpu).mape) << "%";
+    s << "\n";
   }
   return s.str();
 }

@@ -15,8 +15,9 @@ namespace {
 constexpr const char* kNotes =
     "Applies to every device of kind gpu that gives compute_units: its GEMMs, and its convolutions that name "
     "their dims, are costed by the learned model in the precisions it was trained on (fp32) and by the wave "
-    "model it corrects in others. Every other op, and a GPU without compute_units, keeps the platform's "
-    "figures. A GPU whose architecture is not given, or is outside the generations the trees were trained on "
+    "model it corrects in others; a convolution's gradients only by the trees, where they apply to the GPU. "
+    "Every other op, and a GPU without compute_units, keeps the platform's figures. A GPU whose architecture "
+    "is not given, or is outside the generations the trees were trained on "
     "(learned-deepbench.json's architectures, per vendor), or that does not give its software stack "
     "(compute_units: driver_version for NVIDIA, runtime_version and dnn_version), is costed by the wave "
     "model "
@@ -47,12 +48,14 @@ std::string published_note(const PublishedKernelCheck* c, std::size_t fitted) {
 }
 
 std::string learned_errors(const LearnedValidation& v) {
-  char errors[256];
+  char errors[384];
   std::snprintf(
       errors, sizeof errors,
       "; held out, on a GPU it was not trained on (leave one GPU out): GEMM %.1f %%, convolutions "
-      "%.1f %%; on held-out problems of a GPU it was trained on: GEMM %.1f %%, convolutions %.1f %%",
-      v.gemm.mape, v.conv.mape, v.gemm_seen.mape, v.conv_seen.mape);
+      "%.1f %% (data gradients %.1f %%, weight gradients %.1f %%); on held-out problems of a GPU it "
+      "was trained on: GEMM %.1f %%, convolutions %.1f %%",
+      v.gemm.mape, v.conv.mape, v.conv_data_grad.mape, v.conv_weight_grad.mape, v.gemm_seen.mape,
+      v.conv_seen.mape);
   return errors;
 }
 
@@ -100,7 +103,7 @@ ShippedGpuModelFiles fit_shipped_gpu_model(const ShippedGpuModelInputs& in) {
   std::vector<const DeepBenchPoint*> all;
   std::vector<std::string> gpus;
   std::size_t deepbench_gemms = 0;
-  for (const auto* set : {&in.gemm, &in.conv})
+  for (const auto* set : {&in.gemm, &in.conv, &in.conv_backward})
     for (const auto& p : *set)
       if (p.precision == "fp32") {
         all.push_back(&p);
@@ -108,17 +111,18 @@ ShippedGpuModelFiles fit_shipped_gpu_model(const ShippedGpuModelInputs& in) {
         if (std::find(gpus.begin(), gpus.end(), p.gpu) == gpus.end()) gpus.push_back(p.gpu);
       }
   const WaveParams shared = fit_wave(wave_points);
-  const LearnedModel model =
-      train_learned(all, shared,
-                    "heterosim validate: XGBoost on every fp32 DeepBench GEMM and convolution problem of " +
-                        in.deepbench_path);
+  const LearnedModel model = train_learned(
+      all, shared,
+      "heterosim validate: XGBoost on every fp32 DeepBench GEMM and convolution problem (forward "
+      "and both gradients) of " +
+          in.deepbench_path);
   CalibrationOut c;
   c.name = "deepbench-gpu";
   c.applies_to.kinds = {"gpu"};
   c.measured =
       "DeepBench's published fp32 timings (" + in.deepbench_path + ") of " + std::to_string(gpus.size()) +
       " GPUs (" + name_list(gpus) + "): " + std::to_string(all.size()) +
-      " GEMMs and convolutions, with their datasheet figures (" + in.datasheets_path + ")" +
+      " GEMMs and convolution passes, with their datasheet figures (" + in.datasheets_path + ")" +
       learned_errors(in.learned) + published_note(in.published_check, wave_points.size() - deepbench_gemms);
   c.held_out_mape_percent = in.learned.gemm.mape;
   add_held_out_by_model(in, c);

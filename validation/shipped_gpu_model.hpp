@@ -1,7 +1,8 @@
 #pragma once
 // The GPU model HeteroSim ships (models/calibration-deepbench-gpu.json and learned-deepbench.json): the wave
 // model fitted on DeepBench's fp32 GEMMs and a sample of the published GEMMs of newer GPUs, the trees trained
-// on DeepBench's fp32 GEMMs and convolutions over it, with the held-out errors validate measured.
+// on DeepBench's fp32 GEMMs and convolutions (forward and both gradients) over it, with the held-out errors
+// validate measured.
 #include "validation/deepbench.hpp"
 #include "validation/learned_fit.hpp"
 #include "validation/published_boards.hpp"
@@ -16,7 +17,8 @@ namespace hs::validation {
 struct ShippedGpuModelInputs {
   const std::vector<DeepBenchPoint>& gemm;
   const std::vector<DeepBenchPoint>& conv;
-  const std::vector<DeepBenchPoint>& published; // empty: DeepBench alone
+  const std::vector<DeepBenchPoint>& conv_backward; // the gradients' passes (may be empty)
+  const std::vector<DeepBenchPoint>& published;     // empty: DeepBench alone
   const std::map<std::string, GpuDatasheet>& sheets;
   const LearnedValidation& learned;            // leave one GPU out
   const ErrorStats& wave_held_out;             // DeepBench's wave model, leave one GPU out

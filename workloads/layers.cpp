@@ -159,6 +159,10 @@ ValueId LayerGraph::conv2d(const std::string& name, ValueId x, const Conv& c, bo
                 {"groups", 1},
                 {"oh", d(c.out_height())},
                 {"ow", d(c.out_width())}});
+  // The gradients are implicit GEMMs of the same convolution (wave_model.hpp, conv_shape_of): dX and dW.
+  l.data_grad_dims = l.weight_grad_dims = b_.mutable_op(l.op).dims;
+  l.data_grad_dims["pass"] = 1;
+  l.weight_grad_dims["pass"] = 2;
   return single_output(l, out_elements * elem_, true);
 }
 

@@ -151,9 +151,9 @@ private:
     double data_grad_flops = 0;        // backward FLOPs for the input gradients
     double weight_grad_flops = 0;
     std::string data_grad_kind, weight_grad_kind;
-    // The GEMMs the gradients are (a linear layer's dX = dY W^T and dW = X^T dY), in the forward op's dims
-    // names: what lets a size-aware cost model cost the backward pass as it does the forward one. Empty
-    // where the gradient is no single GEMM.
+    // The GEMMs the gradients are (a linear layer's dX = dY W^T and dW = X^T dY; a convolution's dims with
+    // its "pass"), in the forward op's dims names: what lets a size-aware cost model cost the backward pass
+    // as it does the forward one. Empty where the gradient is no single GEMM.
     std::map<std::string, double> data_grad_dims, weight_grad_dims;
     // A product of two activations: each operand's gradient is a GEMM of its own (dA = dC B^T, dB = A^T dC),
     // run as two kernels, so each is an op ("<layer>.bwd", "<layer>.bwd_rhs") with its dims.
