@@ -101,7 +101,7 @@ TEST_CASE("the shipped model on a published board: times 1.25x its own read -20 
     slow += row;
   }
   const std::string slow_dir = write_set("slow", slow);
-  const PublishedKernelCheck c = check_published_kernels(slow_dir, load_published_gemms(slow_dir), shipped);
+  const PublishedKernelCheck c = check_published_kernels(slow_dir, load_published_gemms(slow_dir), &shipped);
   REQUIRE(c.by_gpu.size() == 2);
   for (const auto& [gpu, check] : c.by_gpu) {
     const std::string board = gpu; // CAPTURE takes a variable, not a structured binding

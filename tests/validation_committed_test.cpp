@@ -11,11 +11,13 @@
 #include "validation/torch_validation.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <doctest/doctest.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <sys/wait.h>
+#include <unistd.h>
 
 using namespace hs;
 using namespace hs::validation;
@@ -225,6 +227,37 @@ TEST_CASE("heterosim validate on the committed sets is deterministic and refuses
             " --workload random:ops=20 --calibration " + (out / "a" / "calibration-cpu.json").string() +
             " --out " + (out / "run").string()) == 0);
   fs::remove_all(out);
+}
+
+TEST_CASE("validate writes the shipped GPU model in one run when the committed one does not load") {
+  if (!learned_models_built()) return;
+  // A data directory like the committed one, whose learned model is of an older format, as after a change
+  // to the model's features: validate skips the committed model's check, says why, and writes the new one.
+  const fs::path root = fs::path(kDir).parent_path();
+  const fs::path data = fs::temp_directory_path() / ("hs-stale-model-" + std::to_string(::getpid()));
+  fs::remove_all(data);
+  fs::create_directories(data / "models");
+  for (const char* dir : {"platforms", "validation"})
+    fs::create_directory_symlink(root / dir, data / dir);
+  for (const auto& f : fs::directory_iterator(root / "models"))
+    fs::copy_file(f.path(), data / "models" / f.path().filename());
+  std::string stale = slurp(root / "models" / "learned-deepbench.json");
+  const auto version = stale.find("\"version\": 5");
+  REQUIRE(version != std::string::npos);
+  stale.replace(version, 12, "\"version\": 4");
+  std::ofstream(data / "models" / "learned-deepbench.json", std::ios::binary) << stale;
+  ::setenv("HETEROSIM_DATA", data.c_str(), 1);
+  const int rc =
+      run("validate --quiet --executions none --torch-models none --out " + (data / "out").string());
+  ::unsetenv("HETEROSIM_DATA");
+  CHECK(rc == 0);
+  const std::string report = slurp(data / "out" / "report.txt");
+  CHECK(report.find("The shipped GPU model is not checked") != std::string::npos);
+  CHECK(report.find("version 4 models were trained on features") != std::string::npos);
+  for (const char* f :
+       {"learned-deepbench.json", "calibration-deepbench-gpu.json", "calibration-published-boards.json"})
+    CHECK(slurp(data / "out" / f) == slurp(root / "models" / f));
+  fs::remove_all(data);
 }
 
 TEST_CASE(

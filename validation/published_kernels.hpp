@@ -37,13 +37,16 @@ struct PublishedKernelCheck {
   std::optional<PublishedWaveLogo> wave_logo;
   // Each board's own wave fit, held out on a third of its points (when the shipped model is fitted).
   PublishedBoards boards;
+  // Why the shipped model was not checked, empty when it was: the committed model did not load (one of an
+  // older format, before `validate` has written the new one).
+  std::string shipped_unavailable;
 };
 
 // The shipped model on `points` (load_published_gemms of `dir`), each GPU on its own sheet's platform
-// (`dir`'s gpus.csv). Not held out: the shipped wave fit includes a sample of these points (wave_fit_sample);
-// the held-out figure is wave_logo's.
+// (`dir`'s gpus.csv); without one (null), the GPUs' figures alone. Not held out: the shipped wave fit
+// includes a sample of these points (wave_fit_sample); the held-out figure is wave_logo's.
 PublishedKernelCheck check_published_kernels(const std::string& dir,
                                              const std::vector<DeepBenchPoint>& points,
-                                             const Calibration& shipped);
+                                             const Calibration* shipped);
 
 } // namespace hs::validation

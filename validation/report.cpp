@@ -246,7 +246,10 @@ Json published_json(const PublishedKernelCheck& c) {
                   "GPU's points; wave_chip_out: held out, the wave model fitted without the GPU's chip; "
                   "own_board: held out, the wave model refitted on two thirds of the board's own points "
                   "(its entry in calibration-published-boards.json), scored on the other third";
-  j["gemm"] = stats_json(c.all);
+  if (c.shipped_unavailable.empty())
+    j["gemm"] = stats_json(c.all);
+  else
+    j["shipped_model_not_checked"] = c.shipped_unavailable;
   for (const auto& [gpu, check] : c.by_gpu) {
     j["by_gpu"][gpu] = shipped_gpu_json(check);
     j["by_gpu"][gpu].erase("held_out"); // not held out here: this object's held_out says why
@@ -282,13 +285,21 @@ std::string published_text(const PublishedKernelCheck& c) {
     << "the wave model fitted\n  without the GPU's chip (architecture and SMs): held out; 'own board' is "
     << "the wave model refitted on two\n  thirds of the board's own points (its entry in "
     << "calibration-published-boards.json), scored on the other third: held out\n";
-  s << stats_line("all GPUs", c.all);
-  for (const auto& [gpu, check] : c.by_gpu) {
-    s << stats_line(gpu, check.gemm);
-    for (const auto& [group, st] : check.by_group)
-      s << stats_line("  " + group, st);
-    s << "    costed by " << check.costed_by << "\n";
-    if (!c.wave_logo) continue;
+  if (c.shipped_unavailable.empty())
+    s << stats_line("all GPUs", c.all);
+  else
+    s << "  The shipped GPU model is not checked: " << c.shipped_unavailable << "\n";
+  for (const auto& [gpu, model] : c.models) {
+    const auto shipped = c.by_gpu.find(gpu);
+    if (shipped != c.by_gpu.end()) {
+      s << stats_line(gpu, shipped->second.gemm);
+      for (const auto& [group, st] : shipped->second.by_group)
+        s << stats_line("  " + group, st);
+      s << "    costed by " << shipped->second.costed_by << "\n";
+    } else {
+      s << "  " << gpu << "\n";
+    }
+    if (!c.wave_logo || !c.wave_logo->by_gpu.count(gpu)) continue;
     s << stats_line("  wave, chip out", c.wave_logo->by_gpu.at(gpu));
     for (const auto& [group, st] : c.wave_logo->by_gpu_group.at(gpu))
       s << stats_line("    " + group, st);
