@@ -114,15 +114,20 @@ FitsByThreads fit_kernels(const MeasurementSet& kernels, ValidationReport& r) {
 void write_kernel_calibrations(const MeasurementSet& kernels, const ValidateOptions& o,
                                const ValidationReport& r, const std::optional<ExecutionSet>& executions,
                                Outputs& outputs) {
+  std::optional<ExecutorOverhead> executor;
+  std::string executor_note;
+  if (executions && !is_gpu_set(kernels)) {
+    executor = executor_overhead_all_graphs(*executions);
+    char text[160];
+    std::snprintf(text, sizeof text, "; launch overhead with the executor's %.1f us per op (%d graphs' ",
+                  executor->seconds_per_op * 1e6, executor->graphs);
+    executor_note = text + std::string("one-thread runs in ") + o.executions + ")";
+  }
   for (const auto& [threads, validation] : r.cpu) {
     CalibrationOut c = kernel_calibration(kernels, validation, threads, o.cpu);
-    if (executions && !is_gpu_set(kernels)) {
-      const ExecutorOverhead executor = executor_overhead_all_graphs(*executions);
-      c.fit.launch_overhead += executor.seconds_per_op;
-      char text[160];
-      std::snprintf(text, sizeof text, "; launch overhead with the executor's %.1f us per op (%d graphs' ",
-                    executor.seconds_per_op * 1e6, executor.graphs);
-      c.measured += text + std::string("one-thread runs in ") + o.executions + ")";
+    if (executor) {
+      c.fit.launch_overhead += executor->seconds_per_op;
+      c.measured += executor_note;
     }
     const std::string note =
         is_gpu_set(kernels)

@@ -174,9 +174,7 @@ std::optional<double> size_aware_seconds(const Op& o, const Device& d, const Cal
   // A convolution's gradients: by the trees, which were trained on DeepBench's backward passes, where they
   // apply to the device; the wave model alone, fitted on GEMMs, was 45-104 % off on them
   // (docs/calibration.md), so it leaves them to the roofline.
-  if (shape->conv_pass != 0 &&
-      !(trees && cal.learned->has_gradient_trees() && cal.learned->untrained_reason(device).empty()))
-    return std::nullopt;
+  if (shape->conv_pass != 0 && !(trees && cal.learned->trees_apply(*shape, device))) return std::nullopt;
   if (trees) return cal.learned->seconds(*shape, device, conv.has_value());
   // A precision the trees never saw: the wave model they correct, not an extrapolation of the trees.
   return gemm_wave_time(*shape, device, cal.learned ? cal.learned->wave() : *cal.wave).seconds;

@@ -317,9 +317,13 @@ std::vector<double> LearnedModel::predict(const Booster& b,
   return out;
 }
 
+bool LearnedModel::trees_apply(const GemmShape& s, const WaveDevice& d) const {
+  return (s.conv_pass == 0 || has_gradient_trees()) && untrained_reason(d).empty();
+}
+
 double LearnedModel::seconds(const GemmShape& s, const WaveDevice& d, bool convolution) const {
   const double base = gemm_wave_time(s, d, wave_).seconds;
-  if (!untrained_reason(d).empty() || (s.conv_pass != 0 && !has_gradient_trees())) return base;
+  if (!trees_apply(s, d)) return base;
   const auto r = log_ratios({learned_features(s, d, convolution, wave_)});
   return r.empty() ? base : base * std::exp(r.front());
 }

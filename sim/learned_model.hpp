@@ -67,8 +67,10 @@ public:
   std::vector<double> log_ratios(const std::vector<std::vector<float>>& rows) const;
   // Whether it has trees for a convolution's gradients.
   bool has_gradient_trees() const { return gradient_.handle != nullptr; }
-  // The trees' time where they apply to `d` (untrained_reason empty) and there are trees for the pass, else
-  // the wave model's.
+  // Whether its trees cost `s` on `d`: they apply to the device (untrained_reason empty) and there are trees
+  // for the pass.
+  bool trees_apply(const GemmShape& s, const WaveDevice& d) const;
+  // The trees' time where they apply (trees_apply), else the wave model's.
   double seconds(const GemmShape& s, const WaveDevice& d, bool convolution) const;
   // Why the trees do not apply to device `d` (its architecture and software stack), empty when they do.
   std::string untrained_reason(const WaveDevice& d) const;
