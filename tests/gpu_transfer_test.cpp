@@ -200,3 +200,34 @@ TEST_CASE("the twin transfer predicts a GPU from its architecture kin's measured
   CHECK(halved.twin_unscaled_all.mape == doctest::Approx(22.5));
   CHECK(halved.twin_scaled_all.mape != doctest::Approx(22.5));
 }
+
+TEST_CASE(
+    "siblings: GPUs alike to a datasheet model whose measured times disagree are reported, others not") {
+  auto points = synthetic();
+  // a and c share architecture, memory type and (absent) software stack, and, with c's SMs set to a's,
+  // every datasheet figure: the model must put them at 1:1, while c was timed 25 % slower.
+  std::map<int, double> a_seconds;
+  for (const auto& p : points)
+    if (p.gpu == "a") a_seconds[p.index] = p.point.seconds;
+  for (auto& p : points)
+    if (p.gpu == "c") {
+      p.device.units = 80;
+      p.point.seconds = 1.25 * a_seconds.at(p.index);
+    }
+  DeepBenchResult res;
+  evaluate_deepbench_wave(points, res);
+  evaluate_deepbench_twins(points, res);
+  REQUIRE(res.siblings.size() == 1);
+  CHECK(res.siblings[0].first == "a");
+  CHECK(res.siblings[0].second == "c");
+  CHECK(res.siblings[0].problems == 24);
+  CHECK(res.siblings[0].measured_ratio == doctest::Approx(1.25));
+  CHECK(res.siblings[0].wave_ratio == doctest::Approx(1.0));
+  // Another cuDNN on c: the libraries differ, so the pair says nothing about the datasheets.
+  for (auto& p : points)
+    if (p.gpu == "c") p.device.dnn_version = 7.6;
+  DeepBenchResult other_stack;
+  evaluate_deepbench_wave(points, other_stack);
+  evaluate_deepbench_twins(points, other_stack);
+  CHECK(other_stack.siblings.empty());
+}

@@ -102,6 +102,11 @@ TEST_CASE("leave one GPU out trains the learned model without the left-out GPU's
         doctest::Approx((first.gemm_by_gpu.at("c").mean_signed + 100) / 10 - 100));
   CHECK(second.conv_by_gpu.at("c").mean_signed == doctest::Approx(first.conv_by_gpu.at("c").mean_signed));
   CHECK(second.gemm_by_gpu.at("a").mean_signed != doctest::Approx(first.gemm_by_gpu.at("a").mean_signed));
+  // The constant per GPU moves with c's times by the same rule; what is left after it is c's shape error.
+  CHECK(second.gemm_constant_by_gpu.at("c") ==
+        doctest::Approx((first.gemm_constant_by_gpu.at("c") + 100) / 10 - 100));
+  CHECK(second.conv_constant_by_gpu.at("c") == doctest::Approx(first.conv_constant_by_gpu.at("c")));
+  CHECK(first.gemm_constant_out.count == first.gemm.count);
 }
 
 TEST_CASE(

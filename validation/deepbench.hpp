@@ -57,6 +57,14 @@ struct BlockResult {
   RooflineFit fit;
 };
 
+// Medians over the problems both GPUs were timed on (fp32): second's time / first's.
+struct SiblingPair {
+  std::string first, second;
+  int problems = 0;
+  double measured_ratio = 0;
+  double wave_ratio = 0; // as the wave model (fitted without `second`) puts it, from their datasheets
+};
+
 struct DeepBenchResult {
   std::string table;
   std::vector<BlockResult> blocks;
@@ -90,12 +98,17 @@ struct DeepBenchResult {
   // Only GPUs with architecture kin appear.
   std::map<std::string, ErrorStats> twin_scaled, twin_unscaled;
   ErrorStats twin_scaled_all, twin_unscaled_all;
+  // Siblings (deepbench_twins.cpp): two GPUs of one architecture, memory type and software stack, timed on
+  // the same problems. Any model that costs a GPU from its datasheet must put their times in the ratio their
+  // figures give; where the measured ratio differs, no such model can be right on both left out.
+  std::vector<SiblingPair> siblings;
 };
 
 DeepBenchResult evaluate_deepbench(const std::vector<DeepBenchPoint>& points, const std::string& table);
 // Fills the wave_* figures of `res` (called by evaluate_deepbench).
 void evaluate_deepbench_wave(const std::vector<DeepBenchPoint>& points, DeepBenchResult& res);
-// Fills the twin_* figures of `res`; needs wave_fit_shared_without (called after the wave figures).
+// Fills the twin_* figures and the siblings of `res`; needs wave_fit_shared_without (called after the
+// wave figures).
 void evaluate_deepbench_twins(const std::vector<DeepBenchPoint>& points, DeepBenchResult& res);
 
 } // namespace hs::validation

@@ -1,9 +1,11 @@
 // The twin transfer: each GPU predicted from the measured times of the other GPUs of its architecture
 // on the same problems, scaled by the wave model's ratio between the two. It uses everything a model
 // could know about an unseen GPU from its kin, short of measuring it, so it is a reference for what
-// leave one GPU out can reach on these data, not a model.
+// leave one GPU out can reach on these data, not a model. And the siblings: GPUs alike in everything a
+// datasheet-driven model sees, whose measured times the model must hold in the ratio of their figures.
 #include "validation/deepbench.hpp"
 
+#include <algorithm>
 #include <map>
 
 namespace hs::validation {
@@ -21,6 +23,39 @@ std::map<std::string, Block> fp32_blocks(const std::vector<DeepBenchPoint>& poin
   for (const auto& p : points)
     if (p.precision == "fp32") blocks[p.gpu][p.label + "#" + std::to_string(seen[p.gpu][p.label]++)] = &p;
   return blocks;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
+}
+
+bool siblings(const WaveDevice& a, const WaveDevice& b) {
+  return !a.architecture.empty() && a.architecture == b.architecture && a.memory_type == b.memory_type &&
+         a.driver_version == b.driver_version && a.runtime_version == b.runtime_version &&
+         a.dnn_version == b.dnn_version;
+}
+
+void add_siblings(const std::map<std::string, Block>& blocks, DeepBenchResult& res) {
+  for (auto a = blocks.begin(); a != blocks.end(); ++a)
+    for (auto b = std::next(a); b != blocks.end(); ++b) {
+      const auto wave = res.wave_fit_shared_without.find(b->first);
+      if (wave == res.wave_fit_shared_without.end() ||
+          !siblings(a->second.begin()->second->device, b->second.begin()->second->device))
+        continue;
+      std::vector<double> measured, modelled;
+      for (const auto& [key, pa] : a->second) {
+        const auto pb = b->second.find(key);
+        if (pb == b->second.end()) continue;
+        measured.push_back(pb->second->point.seconds / pa->point.seconds);
+        modelled.push_back(gemm_wave_time(pb->second->shape, pb->second->device, wave->second).seconds /
+                           gemm_wave_time(pa->shape, pa->device, wave->second).seconds);
+      }
+      if (!measured.empty())
+        res.siblings.push_back(
+            {a->first, b->first, static_cast<int>(measured.size()), median(measured), median(modelled)});
+    }
 }
 
 } // namespace
@@ -55,6 +90,7 @@ void evaluate_deepbench_twins(const std::vector<DeepBenchPoint>& points, DeepBen
   }
   res.twin_scaled_all = summarize(all_scaled);
   res.twin_unscaled_all = summarize(all_unscaled);
+  add_siblings(blocks, res);
 }
 
 } // namespace hs::validation

@@ -107,6 +107,28 @@ std::vector<std::string> architectures_of(const std::vector<const DeepBenchPoint
   return all_known ? names : std::vector<std::string>{};
 }
 
+// `errors` (signed percent) with their median ratio taken out; returns that median as a signed percent.
+double take_out_constant(std::vector<double>& errors) {
+  std::vector<double> logs;
+  for (const double e : errors)
+    logs.push_back(std::log1p(e / 100));
+  std::vector<double> sorted = logs;
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t h = sorted.size() / 2;
+  const double median = sorted.size() % 2 ? sorted[h] : (sorted[h - 1] + sorted[h]) / 2;
+  for (std::size_t i = 0; i < errors.size(); ++i)
+    errors[i] = std::expm1(logs[i] - median) * 100;
+  return std::expm1(median) * 100;
+}
+
+// Adds `errors` with their GPU's constant taken out to `all`, and the constant to `by_gpu`.
+void add_constant_out(std::vector<double> errors, const std::string& gpu, std::vector<double>& all,
+                      std::map<std::string, double>& by_gpu) {
+  if (errors.empty()) return;
+  by_gpu[gpu] = take_out_constant(errors);
+  all.insert(all.end(), errors.begin(), errors.end());
+}
+
 struct Fold {
   std::vector<const DeepBenchPoint*> train, test_gemm, test_conv, test_conv_backward;
 };
@@ -159,6 +181,7 @@ LearnedValidation evaluate_learned(const std::vector<DeepBenchPoint>& gemm_point
   // the model file carries one set of wave parameters for any GPU, and the trees see the architecture.
   std::vector<double> seen_gemm, seen_conv, hidden_gemm, hidden_conv;
   std::vector<double> data_grad, weight_grad, data_grad_wave, weight_grad_wave;
+  std::vector<double> gemm_constant_out, conv_constant_out;
   const std::vector<const std::vector<DeepBenchPoint>*> sets = {&gemm_points, &conv_points,
                                                                 &conv_backward_points};
   for (const auto& [gpu, wave] : gemm.wave_fit_shared_without) {
@@ -179,6 +202,8 @@ LearnedValidation evaluate_learned(const std::vector<DeepBenchPoint>& gemm_point
       all.insert(all.end(), trees.begin(), trees.end());
       all_base.insert(all_base.end(), base.begin(), base.end());
     }
+    add_constant_out(eg, gpu, gemm_constant_out, v.gemm_constant_by_gpu);
+    add_constant_out(ec, gpu, conv_constant_out, v.conv_constant_by_gpu);
     v.gemm_by_gpu[gpu] = summarize(eg);
     v.conv_by_gpu[gpu] = summarize(ec);
     all_gemm.insert(all_gemm.end(), eg.begin(), eg.end());
@@ -198,6 +223,8 @@ LearnedValidation evaluate_learned(const std::vector<DeepBenchPoint>& gemm_point
   v.conv_weight_grad = summarize(weight_grad);
   v.conv_data_grad_wave = summarize(data_grad_wave);
   v.conv_weight_grad_wave = summarize(weight_grad_wave);
+  v.gemm_constant_out = summarize(gemm_constant_out);
+  v.conv_constant_out = summarize(conv_constant_out);
   return v;
 }
 

@@ -32,6 +32,11 @@ struct LearnedValidation {
   // model alone (the fold's base) on the same points.
   ErrorStats conv_data_grad, conv_weight_grad, conv_data_grad_wave, conv_weight_grad_wave;
   std::map<std::string, ErrorStats> conv_data_grad_by_gpu, conv_weight_grad_by_gpu; // GPUs with gradients
+  // What one constant per GPU explains, an oracle rather than a prediction: the leave-one-GPU-out errors
+  // with each left-out GPU's median error (its median ratio, predicted / measured) taken out, and that
+  // median, as a signed percent. What is left is the error in the shapes' relative costs.
+  ErrorStats gemm_constant_out, conv_constant_out;
+  std::map<std::string, double> gemm_constant_by_gpu, conv_constant_by_gpu;
 };
 
 // Uses gemm.wave_fit_without (the GEMM wave fits that excluded each GPU) as each fold's base model.

@@ -38,6 +38,17 @@ std::string stats_line(const std::string& name, const ErrorStats& s) {
   return buf;
 }
 
+Json siblings_json(const std::vector<SiblingPair>& pairs) {
+  Json j = Json::array();
+  for (const auto& p : pairs)
+    j.push_back({{"first", p.first},
+                 {"second", p.second},
+                 {"problems", p.problems},
+                 {"measured_time_ratio", p.measured_ratio},
+                 {"wave_model_time_ratio", p.wave_ratio}});
+  return j;
+}
+
 Json deepbench_json(const DeepBenchResult& d) {
   Json j;
   j["table"] = d.table;
@@ -59,6 +70,7 @@ Json deepbench_json(const DeepBenchResult& d) {
       "its "
       "architecture, scaled by the wave model's ratio between the two (unscaled: the twin's time as it is)";
   j["twin_transfer"]["scaled_fp32"] = stats_json(d.twin_scaled_all);
+  j["siblings"] = siblings_json(d.siblings);
   j["twin_transfer"]["unscaled_fp32"] = stats_json(d.twin_unscaled_all);
   for (const auto& [gpu, st] : d.twin_scaled) {
     j["twin_transfer"]["scaled_by_gpu"][gpu] = stats_json(st);
@@ -142,7 +154,34 @@ Json learned_json(const LearnedValidation& v) {
     j["conv_data_gradient_by_gpu"][gpu] = stats_json(st);
   for (const auto& [gpu, st] : v.conv_weight_grad_by_gpu)
     j["conv_weight_gradient_by_gpu"][gpu] = stats_json(st);
+  j["gpu_constant_out_gemm"] = stats_json(v.gemm_constant_out);
+  j["gpu_constant_out_conv"] = stats_json(v.conv_constant_out);
+  for (const auto& [gpu, c] : v.gemm_constant_by_gpu)
+    j["gpu_constant_percent"][gpu] = {{"gemm", c}, {"conv", v.conv_constant_by_gpu.at(gpu)}};
   return j;
+}
+
+// Why leave one GPU out stops short: the part of its error one constant per GPU would take out, and
+// siblings whose timings disagree with their datasheets.
+std::string constant_text(const LearnedValidation& v, const DeepBenchResult& gemm,
+                          const DeepBenchResult& conv) {
+  std::ostringstream s;
+  s << "  what one constant per GPU explains (an oracle, not a prediction: each left-out GPU's median error "
+       "taken out,\n  which leaves the error in the relative costs of its problems):\n";
+  s << stats_line("GEMM, GPU constant out", v.gemm_constant_out);
+  s << stats_line("conv, GPU constant out", v.conv_constant_out);
+  s << "  each left-out GPU's median error, GEMM / conv:";
+  for (const auto& [gpu, c] : v.gemm_constant_by_gpu)
+    s << " " << gpu << " " << fmt("%+.0f", c) << "/" << fmt("%+.0f", v.conv_constant_by_gpu.at(gpu)) << "%";
+  s << "\n  siblings (one architecture, memory type and software stack), the second's time / the first's, "
+       "medians over\n  the problems both ran, as the wave model puts it from their datasheets and as "
+       "measured:\n";
+  for (const auto* r : {&gemm, &conv})
+    for (const auto& p : r->siblings)
+      s << "    " << (r == &gemm ? "GEMM" : "conv") << " " << p.second << " / " << p.first << ": model "
+        << fmt("%.2f", p.wave_ratio) << ", measured " << fmt("%.2f", p.measured_ratio) << " (" << p.problems
+        << " problems)\n";
+  return s.str();
 }
 
 std::string learned_text(const LearnedValidation& v, const DeepBenchResult& gemm,
@@ -171,6 +210,7 @@ std::string learned_text(const LearnedValidation& v, const DeepBenchResult& gemm
        "  with its driver, runtime and DNN versions hidden (a run costs such a device by the wave model):\n";
   s << stats_line("GEMM, stack hidden", v.gemm_stack_hidden);
   s << stats_line("conv, stack hidden", v.conv_stack_hidden);
+  s << constant_text(v, gemm, conv);
   for (const auto& [gpu, st] : v.gemm_by_gpu) {
     s << "  " << gpu << ": GEMM roofline " << fmt("%.1f", gemm.leave_one_gpu_out.at(gpu).mape) << "%, wave "
       << fmt("%.1f", gemm.wave_leave_one_gpu_out.at(gpu).mape) << "%, learned " << fmt("%.1f", st.mape)
