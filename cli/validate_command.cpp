@@ -183,7 +183,7 @@ void compare_with_deepbench(const ValidateOptions& o, const std::vector<DeepBenc
                                               shown_path(o.datasheets)});
     outputs.emplace_back(out_path(o, "learned-deepbench.json"), files.learned_model);
     outputs.emplace_back(out_path(o, "calibration-deepbench-gpu.json"), files.calibration);
-    if (r.published) r.published->boards = files.boards;
+    if (r.published) add_board_fits(*r.published, files);
     if (!files.boards_calibration.empty())
       outputs.emplace_back(out_path(o, "calibration-published-boards.json"), files.boards_calibration);
   }

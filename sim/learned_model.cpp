@@ -151,9 +151,9 @@ std::vector<float> learned_features(const GemmShape& s, const WaveDevice& d, boo
 
 LearnedModel::LearnedModel(const std::string& booster_json, const WaveParams& wave, std::string source,
                            std::vector<std::string> precisions, std::vector<std::string> architectures,
-                           const std::string& gradient_booster_json)
+                           const std::string& gradient_booster_json, std::vector<std::string> boards)
     : wave_(wave), source_(std::move(source)), precisions_(std::move(precisions)),
-      architectures_(std::move(architectures)) {
+      architectures_(std::move(architectures)), boards_(std::move(boards)) {
 #ifdef HS_HAVE_XGBOOST
   watch_thread_exit();
   forward_ = load_booster(booster_json);
@@ -186,7 +186,7 @@ LearnedModel LearnedModel::load(const std::string& path) {
   const Json j = read_json_file(path);
   const JsonNode root(j, path, "");
   root.expect_only({"format", "version", "features", "precisions", "architectures", "wave_model", "source",
-                    "booster", "gradient_booster"});
+                    "booster", "gradient_booster", "boards"});
   if (root.at("format").as_string() != kFormat)
     root.at("format").fail(std::string("expected format \"") + kFormat + "\"");
   const auto version = root.at("version").as_integer(1, 1000);
@@ -209,10 +209,16 @@ LearnedModel LearnedModel::load(const std::string& path) {
     for (const auto& a : architectures)
       if (!architecture_traits(a).known) list->fail("unknown architecture '" + a + "'");
   }
+  std::vector<std::string> boards;
+  if (const auto list = root.find("boards")) {
+    boards = list->as_string_list();
+    for (const auto& b : boards)
+      if (b.empty()) list->fail("a board's model string is empty");
+  }
   const auto gradient = root.find("gradient_booster");
   return LearnedModel(root.at("booster").raw().dump(), wave_of(root.at("wave_model")),
                       root.string_or("source", path), std::move(precisions), std::move(architectures),
-                      gradient ? gradient->raw().dump() : "");
+                      gradient ? gradient->raw().dump() : "", std::move(boards));
 }
 
 namespace {
@@ -230,9 +236,13 @@ std::string missing_stack(const WaveDevice& d, bool amd) {
 
 } // namespace
 
+bool LearnedModel::trained_board(const WaveDevice& d) const {
+  return !d.model.empty() && std::find(boards_.begin(), boards_.end(), d.model) != boards_.end();
+}
+
 std::string LearnedModel::untrained_reason(const WaveDevice& d) const {
   const std::string& architecture = d.architecture;
-  if (architectures_.empty()) return "";
+  if (architectures_.empty() || trained_board(d)) return "";
   const ArchitectureTraits device = architecture_traits(architecture);
   if (!device.known)
     return architecture.empty() ? "the device does not give its architecture (compute_units.architecture)"
@@ -264,6 +274,7 @@ std::string LearnedModel::file_text() const {
   j["features"] = learned_feature_names();
   j["precisions"] = precisions_;
   if (!architectures_.empty()) j["architectures"] = architectures_;
+  if (!boards_.empty()) j["boards"] = boards_;
   j["wave_model"] = wave_json(wave_);
   // The header indented for a reader, the booster (megabytes of trees) on one line: indenting it would more
   // than double the file.
@@ -324,8 +335,15 @@ bool LearnedModel::trees_apply(const GemmShape& s, const WaveDevice& d) const {
 double LearnedModel::seconds(const GemmShape& s, const WaveDevice& d, bool convolution) const {
   const double base = gemm_wave_time(s, d, wave_).seconds;
   if (!trees_apply(s, d)) return base;
-  const auto r = log_ratios({learned_features(s, d, convolution, wave_)});
+  const auto r = log_ratios({features(s, d, convolution)});
   return r.empty() ? base : base * std::exp(r.front());
+}
+
+std::vector<float> LearnedModel::features(const GemmShape& s, const WaveDevice& d, bool convolution) const {
+  if (!trained_board(d)) return learned_features(s, d, convolution, wave_);
+  WaveDevice as_trained = d;
+  as_trained.driver_version = as_trained.runtime_version = as_trained.dnn_version = 0;
+  return learned_features(s, as_trained, convolution, wave_);
 }
 
 } // namespace hs

@@ -31,11 +31,19 @@
 // wave model; training every row twice, with and without its stack, brought the hidden case to 20.8 / 16.0 %
 // but the known one to 18.2 / 16.0 %, and its worst GEMM 6.8 times too slow (2026-12-05).
 //
+// A board the trees were trained on by name (`boards`: the model strings of published boards whose kernels
+// were in the training set, with their software stack hidden, as a platform's preset gives none) is costed
+// by the trees whatever its architecture and stack: they learned that board itself. Held out on a third of
+// each published board's GEMMs, that was 6.3 % against 12.8 % for the board's own wave fit; on a board
+// whose chip they never saw, the trees were worse than the wave model alone (validation/README.md), so the
+// rule is the board's name, not its architecture.
+//
 // File: format "heterosim-learned-model", version 5 (earlier versions are refused: they were trained without
 // a convolution's pass among the features): the feature names (checked on load, so a model trained
 // on other features is refused), the precisions it was trained on (an op of another precision is costed by
 // the wave model it corrects rather than by trees that never saw one), the architectures of the GPUs it was
-// trained on, the wave parameters it corrects, its provenance, and the booster as XGBoost's own JSON.
+// trained on, the boards it was trained on by name (optional), the wave parameters it corrects, its
+// provenance, and the booster as XGBoost's own JSON.
 #include "sim/wave_model.hpp"
 
 #include <memory>
@@ -58,7 +66,7 @@ public:
   // when they do not load.
   LearnedModel(const std::string& booster_json, const WaveParams& wave, std::string source,
                std::vector<std::string> precisions, std::vector<std::string> architectures,
-               const std::string& gradient_booster_json = "");
+               const std::string& gradient_booster_json = "", std::vector<std::string> boards = {});
   static LearnedModel load(const std::string& path);
 
   // The versioned file's text.
@@ -72,6 +80,11 @@ public:
   bool trees_apply(const GemmShape& s, const WaveDevice& d) const;
   // The trees' time where they apply (trees_apply), else the wave model's.
   double seconds(const GemmShape& s, const WaveDevice& d, bool convolution) const;
+  // The features the trees see for `s` on `d`: a trained board's with its software stack hidden, as trained.
+  std::vector<float> features(const GemmShape& s, const WaveDevice& d, bool convolution) const;
+  // Whether `d` is one of the boards the trees were trained on by name.
+  bool trained_board(const WaveDevice& d) const;
+  const std::vector<std::string>& boards() const { return boards_; }
   // Why the trees do not apply to device `d` (its architecture and software stack), empty when they do.
   std::string untrained_reason(const WaveDevice& d) const;
   const std::vector<std::string>& architectures() const { return architectures_; }
@@ -96,6 +109,7 @@ private:
   std::string source_;
   std::vector<std::string> precisions_;
   std::vector<std::string> architectures_; // empty: not recorded, the trees apply anywhere
+  std::vector<std::string> boards_;        // model strings
 };
 
 } // namespace hs

@@ -164,7 +164,9 @@ WaveDevice wave_device(const Device& d, const std::string& precision) {
 }
 
 WaveDevice wave_device(const Device& d) {
-  return wave_device(d.units, d.memory_bandwidth);
+  WaveDevice w = wave_device(d.units, d.memory_bandwidth);
+  w.model = d.model;
+  return w;
 }
 
 WaveDevice wave_device(const ComputeUnits& units, double bandwidth) {

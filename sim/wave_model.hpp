@@ -40,6 +40,7 @@ struct WaveDevice {
   double sustained_clock_mhz = 0; // from a datasheet or measurement; 0: derive from the power limit
   double power_limit_watts = 0;   // 0: not limited
   std::string architecture;       // from the datasheet (ComputeUnits::architecture); may be empty
+  std::string model;              // the product, as a driver reports it (Device::model); may be empty
   std::string memory_type;
   // The software the kernels ran under (as in ComputeUnits), 0 where not known: the driver's version
   // (NVIDIA's, e.g. 418.67), the runtime's (CUDA or ROCm, e.g. 10.1) and the DNN library's (cuDNN or

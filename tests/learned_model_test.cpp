@@ -356,3 +356,51 @@ TEST_CASE("run names the devices the trees leave to the wave model, with the wav
   CHECK(json["entries"][0]["wave_model_only"].contains("new"));
   CHECK(json["entries"][0]["held_out_mape_percent_by_device"]["new"] == 28.5);
 }
+
+TEST_CASE("a published board the trees were trained on is costed by them by name, without a software stack; "
+          "another board of its architecture is not") {
+  if (!learned_models_built()) return;
+  const auto deepbench = of_architectures("gemm", "Pascal", "Volta");
+  // Board "l" (an Ada part, two architectures past Volta) timed through a framework that adds 20 us a call.
+  auto published = synthetic("gemm");
+  for (auto& p : published) {
+    p.gpu = "l";
+    p.device.architecture = "Ada";
+    p.device.model = "NVIDIA L";
+    p.point.seconds += 20e-6;
+  }
+  const PublishedTraining training{pointers(published), {{"l", 20e-6}}};
+  const LearnedModel model = train_learned(pointers(deepbench), WaveParams{}, "test", training);
+  REQUIRE(model.boards() == std::vector<std::string>{"NVIDIA L"});
+  WaveDevice board = published[0].device;
+  board.driver_version = board.runtime_version = board.dnn_version = 0; // a preset gives none
+  CHECK(model.untrained_reason(board).empty());
+  // The trees see the board as they were trained on it, with its stack hidden, whatever it gives.
+  const GemmShape s = published[3].shape;
+  CHECK(model.features(s, published[3].device, false) == model.features(s, board, false));
+  // They learned the kernel's time, the framework's 20 us taken off: the odd problems 30 % over the wave.
+  const double wave = gemm_wave_time(s, board, WaveParams{}).seconds;
+  CHECK(model.seconds(s, board, false) == doctest::Approx(1.3 * wave).epsilon(0.05));
+  WaveDevice other = board;
+  other.model = "NVIDIA L40";
+  CHECK(model.untrained_reason(other).find("Ada is more than one architecture newer") != std::string::npos);
+  // The boards survive the file.
+  const auto dir = hs::test::scratch_dir("learned", "boards");
+  const auto file = hs::test::write_file(dir / "model.json", model.file_text());
+  const LearnedModel loaded = LearnedModel::load(file.string());
+  CHECK(loaded.boards() == model.boards());
+  CHECK(loaded.seconds(s, board, false) == model.seconds(s, board, false));
+}
+
+TEST_CASE(
+    "a published timing stands for its kernel less the board's overhead per call, never below a quarter") {
+  DeepBenchPoint p;
+  p.gpu = "l";
+  p.point.seconds = 50e-6;
+  const PublishedTraining training{{}, {{"l", 20e-6}}};
+  CHECK(published_kernel_seconds(p, training) == doctest::Approx(30e-6));
+  p.point.seconds = 10e-6;
+  CHECK(published_kernel_seconds(p, training) == doctest::Approx(2.5e-6));
+  p.gpu = "other"; // no fit of its own: nothing taken off
+  CHECK(published_kernel_seconds(p, training) == doctest::Approx(10e-6));
+}

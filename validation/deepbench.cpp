@@ -77,6 +77,7 @@ std::map<std::string, std::array<double, 3>> load_stacks(const std::string& dir)
 WaveDevice datasheet_device(const GpuDatasheet& sheet, double peak) {
   WaveDevice d = wave_device(sheet.units, sheet.bandwidth); // a sheet gives no held clock or software stack
   d.peak_flops = peak;
+  d.model = sheet.model;
   return d;
 }
 

@@ -151,22 +151,38 @@ Fold fold(const std::vector<const std::vector<DeepBenchPoint>*>& sets, const std
 
 } // namespace
 
+double published_kernel_seconds(const DeepBenchPoint& p, const PublishedTraining& published) {
+  const auto ov = published.timing_overhead.find(p.gpu);
+  const double overhead = ov == published.timing_overhead.end() ? 0.0 : ov->second;
+  return std::max(p.point.seconds - overhead, 0.25 * p.point.seconds);
+}
+
 LearnedModel train_learned(const std::vector<const DeepBenchPoint*>& points, const WaveParams& wave,
-                           const std::string& source) {
+                           const std::string& source, const PublishedTraining& published) {
 #ifdef HS_HAVE_XGBOOST
   // The forward trees on GEMMs and forward convolutions, the gradients' on the gradients alone.
   std::vector<float> flat[2], labels[2];
-  for (const auto* p : points) {
-    const int set = p->shape.conv_pass != 0 ? 1 : 0;
-    const std::vector<float> f = features_of(*p, wave);
+  const auto add = [&](const DeepBenchPoint& p, bool hide_stack, double seconds) {
+    const int set = p.shape.conv_pass != 0 ? 1 : 0;
+    const std::vector<float> f = features_of(p, wave, hide_stack);
     flat[set].insert(flat[set].end(), f.begin(), f.end());
     labels[set].push_back(
-        static_cast<float>(std::log(p->point.seconds / gemm_wave_time(p->shape, p->device, wave).seconds)));
+        static_cast<float>(std::log(seconds / gemm_wave_time(p.shape, p.device, wave).seconds)));
+  };
+  for (const auto* p : points)
+    add(*p, false, p->point.seconds);
+  std::vector<std::string> boards;
+  for (const auto* p : published.points) {
+    add(*p, true, published_kernel_seconds(*p, published));
+    if (!p->device.model.empty() && std::find(boards.begin(), boards.end(), p->device.model) == boards.end())
+      boards.push_back(p->device.model);
   }
   const std::size_t cols = learned_feature_names().size();
   return LearnedModel(boost(flat[0], labels[0], cols), wave, source, precisions_of(points),
-                      architectures_of(points), labels[1].empty() ? "" : boost(flat[1], labels[1], cols));
+                      architectures_of(points), labels[1].empty() ? "" : boost(flat[1], labels[1], cols),
+                      boards);
 #else
+  (void)published;
   return LearnedModel("", wave, source, precisions_of(points), architectures_of(points)); // throws
 #endif
 }

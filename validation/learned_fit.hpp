@@ -12,9 +12,22 @@
 
 namespace hs::validation {
 
+// Published boards' GEMMs to train on beside DeepBench's (published_kernels.hpp): timed one framework call
+// at a time, so each board's fitted overhead per call (BoardFit::timing_overhead, by gpus.csv key) comes off
+// its times first, and with the software stack hidden, as a platform's preset of the board gives none. The
+// trees then cost those boards by name (LearnedModel::boards).
+struct PublishedTraining {
+  std::vector<const DeepBenchPoint*> points;
+  std::map<std::string, double> timing_overhead;
+};
+
 // Deterministic: XGBoost with a fixed seed, one thread and the exact tree method.
 LearnedModel train_learned(const std::vector<const DeepBenchPoint*>& points, const WaveParams& wave,
-                           const std::string& source);
+                           const std::string& source, const PublishedTraining& published = {});
+
+// The kernel time a published timing stands for: less its board's overhead per call, but never below a
+// quarter of the timing.
+double published_kernel_seconds(const DeepBenchPoint& p, const PublishedTraining& published);
 
 struct LearnedValidation {
   std::map<std::string, ErrorStats> gemm_by_gpu, conv_by_gpu; // held-out GPU's fp32 points

@@ -5,6 +5,7 @@
 // model, fitted on 2015-2018 GPUs, holds on an A100, an H100 and an L4, kernel by kernel.
 #include "sim/calibration.hpp"
 #include "validation/deepbench.hpp"
+#include "validation/learned_published.hpp"
 #include "validation/published_boards.hpp"
 #include "validation/published_wave.hpp"
 #include "validation/shipped_gpu_check.hpp"
@@ -37,6 +38,8 @@ struct PublishedKernelCheck {
   std::optional<PublishedWaveLogo> wave_logo;
   // Each board's own wave fit, held out on a third of its points (when the shipped model is fitted).
   PublishedBoards boards;
+  // The trees on these boards' GEMMs, held out (when the shipped model is fitted).
+  std::optional<LearnedPublished> learned;
   // Why the shipped model was not checked, empty when it was: the committed model did not load (one of an
   // older format, before `validate` has written the new one).
   std::string shipped_unavailable;

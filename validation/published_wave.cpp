@@ -4,13 +4,9 @@
 
 namespace hs::validation {
 
-namespace {
-
 std::string chip_of(const DeepBenchPoint& p) {
   return p.device.architecture + "/" + std::to_string(p.device.units);
 }
-
-} // namespace
 
 std::string published_op(const DeepBenchPoint& p) {
   return p.label.substr(0, p.label.find(' '));
@@ -46,6 +42,7 @@ PublishedWaveLogo published_wave_leave_one_chip_out(const std::vector<DeepBenchP
     for (const DeepBenchPoint* p : sample)
       if (chip_of(*p) != chip) fit.push_back(wave_point(*p));
     const WaveParams params = fit_wave(fit);
+    out.params_by_chip[chip] = params;
     for (const auto& p : published) {
       if (chip_of(p) != chip) continue;
       const double e = percent_error(gemm_wave_time(p.shape, p.device, params).seconds, p.point.seconds);

@@ -23,10 +23,14 @@ std::vector<const DeepBenchPoint*> wave_fit_sample(const std::vector<DeepBenchPo
 // A published point's op, the first word of its label: "linear" or "bmm".
 std::string published_op(const DeepBenchPoint& p);
 
+// A GPU's chip as the folds tell chips apart: its architecture and SM count ("Ampere/108").
+std::string chip_of(const DeepBenchPoint& p);
+
 struct PublishedWaveLogo {
   std::map<std::string, ErrorStats> by_gpu; // every point of the GPU, its chip out of the fit
   std::map<std::string, std::map<std::string, ErrorStats>> by_gpu_group; // linear, bmm
   ErrorStats all;
+  std::map<std::string, WaveParams> params_by_chip; // each fold's fit, by chip_of
 };
 
 PublishedWaveLogo published_wave_leave_one_chip_out(const std::vector<DeepBenchPoint>& deepbench_gemm,

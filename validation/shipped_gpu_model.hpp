@@ -1,14 +1,16 @@
 #pragma once
 // The GPU model HeteroSim ships (models/calibration-deepbench-gpu.json and learned-deepbench.json): the wave
 // model fitted on DeepBench's fp32 GEMMs and a sample of the published GEMMs of newer GPUs, the trees trained
-// on DeepBench's fp32 GEMMs and convolutions (forward and both gradients) over it, with the held-out errors
-// validate measured.
+// on DeepBench's fp32 GEMMs and convolutions (forward and both gradients) and on the published boards' GEMMs
+// over it, with the held-out errors validate measured.
 #include "validation/deepbench.hpp"
 #include "validation/learned_fit.hpp"
+#include "validation/learned_published.hpp"
 #include "validation/published_boards.hpp"
 #include "validation/published_kernels.hpp"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,8 +36,13 @@ struct ShippedGpuModelFiles {
   // the calibration above with an entry per board for devices of that board's model.
   PublishedBoards boards;
   std::string boards_calibration;
+  // The trees on the published boards, held out (empty without published GEMMs).
+  std::optional<LearnedPublished> learned_published;
 };
 
 ShippedGpuModelFiles fit_shipped_gpu_model(const ShippedGpuModelInputs& in);
+
+// The boards' own fits and the trees' figures on them, for the report's published section.
+void add_board_fits(PublishedKernelCheck& check, const ShippedGpuModelFiles& files);
 
 } // namespace hs::validation
