@@ -34,9 +34,9 @@
 // A board the trees were trained on by name (`boards`: the model strings of published boards whose kernels
 // were in the training set, with their software stack hidden, as a platform's preset gives none) is costed
 // by the trees whatever its architecture and stack: they learned that board itself. Held out on a third of
-// each published board's GEMMs, that was 6.3 % against 12.8 % for the board's own wave fit; on a board
-// whose chip they never saw, the trees were worse than the wave model alone (validation/README.md), so the
-// rule is the board's name, not its architecture.
+// each published board's GEMMs, that was 6.4 % against 12.8 % for the board's own wave fit; on a board
+// whose chip they never saw, the trees were worse than the wave model alone (24.0 % against 19.7 %,
+// validation/README.md), so the rule is the board's name, not its architecture.
 //
 // File: format "heterosim-learned-model", version 5 (earlier versions are refused: they were trained without
 // a convolution's pass among the features): the feature names (checked on load, so a model trained

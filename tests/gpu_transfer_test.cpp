@@ -54,6 +54,20 @@ std::vector<DeepBenchPoint> synthetic() {
   return points;
 }
 
+// synthetic() with c made a's double (a's SMs) with every problem 25 % slower.
+std::vector<DeepBenchPoint> slower_double_of_a() {
+  auto points = synthetic();
+  std::map<int, double> a_seconds;
+  for (const auto& p : points)
+    if (p.gpu == "a") a_seconds[p.index] = p.point.seconds;
+  for (auto& p : points)
+    if (p.gpu == "c") {
+      p.device.units = 80;
+      p.point.seconds = 1.25 * a_seconds.at(p.index);
+    }
+  return points;
+}
+
 bool same(const WaveParams& x, const WaveParams& y) {
   return x.peak_efficiency == y.peak_efficiency && x.launch_seconds == y.launch_seconds &&
          x.tile_k_overhead == y.tile_k_overhead && x.memory_efficiency == y.memory_efficiency;
@@ -169,17 +183,9 @@ TEST_CASE("a version 1 learned model file is refused, saying why") {
 
 TEST_CASE("the twin transfer predicts a GPU from its architecture kin's measured times, scaled by the wave "
           "model") {
-  auto points = synthetic();
-  // c becomes a's double with every problem 25 % slower: predicting a from c is 25 % too slow, c from a
-  // 20 % too fast, whatever the wave parameters, since the two datasheets are the same.
-  std::map<int, double> a_seconds;
-  for (const auto& p : points)
-    if (p.gpu == "a") a_seconds[p.index] = p.point.seconds;
-  for (auto& p : points)
-    if (p.gpu == "c") {
-      p.device.units = 80;
-      p.point.seconds = 1.25 * a_seconds.at(p.index);
-    }
+  // Predicting a from c is 25 % too slow, c from a 20 % too fast, whatever the wave parameters, since the
+  // two datasheets are the same.
+  auto points = slower_double_of_a();
   DeepBenchResult res;
   evaluate_deepbench_wave(points, res);
   evaluate_deepbench_twins(points, res);
@@ -203,17 +209,9 @@ TEST_CASE("the twin transfer predicts a GPU from its architecture kin's measured
 
 TEST_CASE(
     "siblings: GPUs alike to a datasheet model whose measured times disagree are reported, others not") {
-  auto points = synthetic();
-  // a and c share architecture, memory type and (absent) software stack, and, with c's SMs set to a's,
-  // every datasheet figure: the model must put them at 1:1, while c was timed 25 % slower.
-  std::map<int, double> a_seconds;
-  for (const auto& p : points)
-    if (p.gpu == "a") a_seconds[p.index] = p.point.seconds;
-  for (auto& p : points)
-    if (p.gpu == "c") {
-      p.device.units = 80;
-      p.point.seconds = 1.25 * a_seconds.at(p.index);
-    }
+  // a and c share architecture, memory type and (absent) software stack, and every datasheet figure: the
+  // model must put them at 1:1, while c was timed 25 % slower.
+  auto points = slower_double_of_a();
   DeepBenchResult res;
   evaluate_deepbench_wave(points, res);
   evaluate_deepbench_twins(points, res);

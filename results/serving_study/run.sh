@@ -52,7 +52,7 @@ dynamic='{"mode": "dynamic", "max_batch": 8, "max_delay": "2ms"}'
 {
   echo "max_batch,max_delay_ms,p50_ms,p99_ms,mean_batch,energy_per_request_mj,slo_attainment"
   point() { # max_batch, max_delay
-    j=$(serve "batch-$1-$2" "$(bert_config 205 "{\"mode\": \"dynamic\", \"max_batch\": $1, \"max_delay\": \"$2ms\"}")")
+    j=$(serve "batch-$1-$2" "$(bert_config 130 "{\"mode\": \"dynamic\", \"max_batch\": $1, \"max_delay\": \"$2ms\"}")")
     jq -r --arg b "$1" --arg d "$2" '[$b, $d, (.tenants[0].latency_s.p50*1e5|round/100), (.tenants[0].latency_s.p99*1e5|round/100),
       (.tenants[0].mean_batch*100|round/100), (.energy_per_request_j*1e4|round/10), (.tenants[0].slo_attainment*1e4|round/1e4)] | @csv' "$j"
   }
@@ -61,10 +61,10 @@ dynamic='{"mode": "dynamic", "max_batch": 8, "max_delay": "2ms"}'
 } > "$here/batching.csv"
 
 # Two tenants on gpu0: bert-base with a tight deadline (60 ms) and gpt2-small (8 generated tokens) with a
-# loose one (500 ms), about 80% load together (110 x 4.82 ms + 9 / 34.8 req/s, the unbatched service time and
+# loose one (500 ms), about 80% load together (70 x 7.59 ms + 9 / 31.7 req/s, the unbatched service time and
 # capacity in knee.csv and decoder.csv); bert has the higher priority.
 two='{"format": "heterosim-serving", "version": 1, "tenants": [
-  {"name": "bert", "workload": "bert-base:seq=128,heads=fused", "arrival": {"process": "poisson", "rate": 110}, "slo": "60ms",
+  {"name": "bert", "workload": "bert-base:seq=128,heads=fused", "arrival": {"process": "poisson", "rate": 70}, "slo": "60ms",
    "priority": 1, "placement": {"policy": "heft", "devices": ["gpu0"]}},
   {"name": "gpt2", "workload": "gpt2-small:seq=128,decode=8,heads=fused", "arrival": {"process": "poisson", "rate": 9},
    "slo": "500ms", "placement": {"policy": "heft", "devices": ["gpu0"]}}]}'
@@ -128,7 +128,7 @@ cache_latency='{"cache": "cache.json", "pick": "least-latency"}'
 cache_energy='{"cache": "cache.json", "pick": "least-energy-within-slo"}'
 {
   echo "placement,offered_rps,throughput_rps,p50_ms,p99_ms,slo_attainment,mean_batch,energy_per_request_mj"
-  for rate in 100 200 300; do
+  for rate in 100 150 200; do
     shapes_trace "$rate" > "$work/shapes-$rate.csv"
     for placement in fixed cache_latency cache_energy; do
       config='{"format": "heterosim-serving", "version": 1, "trace": "shapes-'$rate'.csv", "tenants": [
@@ -155,13 +155,13 @@ table() { # csv file -> markdown table
   echo
   echo "## Knee: bert-base fp32 seq 128 on gpu0 of hetero-server, SLO 50 ms, Poisson arrivals"
   echo; table "$here/knee.csv"; echo
-  echo "## Batching at 205 req/s (same tenant): max batch at 5 ms delay, then max delay at max batch 8"
+  echo "## Batching at 130 req/s (same tenant): max batch at 5 ms delay, then max delay at max batch 8"
   echo; table "$here/batching.csv"; echo
   echo "Service records (batch, ms, dynamic mJ) from the evaluator: $(tr '\n' ' ' < "$work/records.csv")"
   echo
   echo "## A decoder: gpt2-small seq 128, 8 tokens, on gpu0, SLO 500 ms (mean_batch: requests per batch or per decode step)"
   echo; table "$here/decoder.csv"; echo
-  echo "## Two tenants on gpu0: bert-base (SLO 60 ms, 110 req/s, priority 1) and gpt2-small decode 8 (SLO 500 ms, 9 req/s)"
+  echo "## Two tenants on gpu0: bert-base (SLO 60 ms, 70 req/s, priority 1) and gpt2-small decode 8 (SLO 500 ms, 9 req/s)"
   echo; table "$here/edf_fifo.csv"; echo
   echo "## Shapes: bert-base fp32 over hetero-server, seq uniform 16..128, SLO 20 ms, dynamic batching (8, 2 ms); one fixed plan against a Pareto cache"
   echo; table "$here/shapes.csv"
