@@ -2,6 +2,7 @@
 #include "cli/child_process.hpp"
 #include "cli/commands.hpp"
 #include "cli/parallel_option.hpp"
+#include "cli/platform_sets.hpp"
 #include "cli/run_writers.hpp"
 #include "policies/explain.hpp"
 #include "policies/pareto/stored_plan.hpp"
@@ -29,8 +30,9 @@ struct RunOptions {
   std::string calibration;
   std::string scenario;
   std::string policy_config;
-  std::string plan;     // a stored plan to replay instead of planning
-  std::string parallel; // --parallel: a training step spread over devices
+  std::string plan;              // a stored plan to replay instead of planning
+  std::string parallel;          // --parallel: a training step spread over devices
+  std::vector<std::string> sets; // --set: platform fields changed for this run
   std::optional<int> plan_id;
   std::uint64_t seed = 0;
   bool force = false;
@@ -106,6 +108,8 @@ int run(const RunOptions& o) {
       parallel = parse_parallel(o.parallel, p, o.workload);
       return apply_parallel(std::move(g), *parallel);
     };
+  if (!o.sets.empty())
+    files.platform_loader = [&](const std::string& name) { return load_platform_with_sets(name, o.sets); };
   const RunInputs inputs(files);
   const Platform& platform = inputs.platform();
   const Graph& graph = inputs.graph();
@@ -124,9 +128,9 @@ int run(const RunOptions& o) {
   std::optional<Explanation> explained;
   PolicyOutcome outcome = plan_and_execute(o, ctx, scenario, stored, explained);
   const CostModel& plan_cost = stored ? *stored->cost : cost;
-  const Report report =
-      make_report({platform.name, graph.name, stored ? stored->label : o.policy, o.seed}, outcome.plan,
-                  plan_cost, std::move(outcome.execution), std::move(outcome.cross_check));
+  const Report report = make_report(
+      {platform_label(platform.name, o.sets), graph.name, stored ? stored->label : o.policy, o.seed},
+      outcome.plan, plan_cost, std::move(outcome.execution), std::move(outcome.cross_check));
   if (!fits_or_kept(report, platform, o.allow_over_capacity)) return 3;
   nlohmann::ordered_json json = report_json(report, o.timeline ? Timeline::always : Timeline::automatic);
   if (parallel) json["parallel"] = parallel_json(*parallel, report);
@@ -163,6 +167,9 @@ Action run_command(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "Seed for random workloads and randomised policies")
       ->capture_default_str();
   cmd->add_option("--calibration", o->calibration, kCalibrationHelp);
+  cmd->add_option("--set", o->sets,
+                  "Change a platform field for this run, PATH=VALUE as a sweep axis's path (repeatable): "
+                  "--set /devices/gpu0/issue_overhead=15us, --set /links/pcie_gpu/bandwidth=16GBps");
   cmd->add_option(
       "--scenario", o->scenario,
       "What-if file: background load on devices, degraded links, op-time noise (simgrid and evaluator)");

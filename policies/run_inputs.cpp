@@ -20,8 +20,8 @@ Calibration calibration_for(const InputFiles& f, const Platform& p) {
 } // namespace
 
 RunInputs::RunInputs(const InputFiles& f)
-    : platform_(load_platform(f.platform)), graph_(load_graph_for(f, platform_)),
-      calibration_(calibration_for(f, platform_)),
+    : platform_(f.platform_loader ? f.platform_loader(f.platform) : load_platform(f.platform)),
+      graph_(load_graph_for(f, platform_)), calibration_(calibration_for(f, platform_)),
       scenario_(f.scenario.empty() ? Scenario{} : load_scenario(f.scenario, platform_)),
       config_(f.policy_config.empty() ? nullptr : load_policy_config(f.policy_config)), seed_(f.seed),
       cost_(graph_, platform_, calibration_) {}

@@ -24,6 +24,8 @@ struct InputFiles {
   std::uint64_t seed = 0;
   // Applied to the loaded workload before the cost model is built (run's --parallel); may be empty.
   std::function<Graph(Graph, const Platform&)> transform = nullptr;
+  // Loads `platform` in place of load_platform (run's --set); may be empty.
+  std::function<Platform(const std::string&)> platform_loader = nullptr;
 };
 
 class RunInputs {
