@@ -4,8 +4,9 @@
 // leave one GPU out can reach on these data, not a model. And the siblings: GPUs alike in everything a
 // datasheet-driven model sees, whose measured times the model must hold in the ratio of their figures.
 #include "validation/deepbench.hpp"
+#include "validation/measurement_set.hpp"
 
-#include <algorithm>
+#include <iterator>
 #include <map>
 
 namespace hs::validation {
@@ -23,12 +24,6 @@ std::map<std::string, Block> fp32_blocks(const std::vector<DeepBenchPoint>& poin
   for (const auto& p : points)
     if (p.precision == "fp32") blocks[p.gpu][p.label + "#" + std::to_string(seen[p.gpu][p.label]++)] = &p;
   return blocks;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
 }
 
 bool siblings(const WaveDevice& a, const WaveDevice& b) {
@@ -53,8 +48,8 @@ void add_siblings(const std::map<std::string, Block>& blocks, DeepBenchResult& r
                            gemm_wave_time(pa->shape, pa->device, wave->second).seconds);
       }
       if (!measured.empty())
-        res.siblings.push_back(
-            {a->first, b->first, static_cast<int>(measured.size()), median(measured), median(modelled)});
+        res.siblings.push_back({a->first, b->first, static_cast<int>(measured.size()),
+                                percentile(measured, 0.5), percentile(modelled, 0.5)});
     }
 }
 

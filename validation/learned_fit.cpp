@@ -2,6 +2,7 @@
 
 #include "sim/error.hpp"
 #include "sim/gpu_architecture.hpp"
+#include "validation/measurement_set.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -113,9 +114,7 @@ double take_out_constant(std::vector<double>& errors) {
   for (const double e : errors)
     logs.push_back(std::log1p(e / 100));
   std::vector<double> sorted = logs;
-  std::sort(sorted.begin(), sorted.end());
-  const std::size_t h = sorted.size() / 2;
-  const double median = sorted.size() % 2 ? sorted[h] : (sorted[h - 1] + sorted[h]) / 2;
+  const double median = percentile(sorted, 0.5);
   for (std::size_t i = 0; i < errors.size(); ++i)
     errors[i] = std::expm1(logs[i] - median) * 100;
   return std::expm1(median) * 100;
