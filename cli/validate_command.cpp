@@ -7,6 +7,7 @@
 #include "validation/cpu_measure.hpp"
 #include "validation/gpu_platform.hpp"
 #include "validation/learned_fit.hpp"
+#include "validation/measured_gpu_trees.hpp"
 #include "validation/report.hpp"
 #include "validation/shipped_gpu_model.hpp"
 #include "validation/thread_platform.hpp"
@@ -125,6 +126,8 @@ void write_kernel_calibrations(const MeasurementSet& kernels, const ValidateOpti
   }
   for (const auto& [threads, validation] : r.cpu) {
     CalibrationOut c = kernel_calibration(kernels, validation, threads, o.cpu);
+    if (r.measured_gpu_trees && threads == 1)
+      name_trees(c, *r.measured_gpu_trees, "learned-gpu.json", validation);
     if (executor) {
       c.fit.launch_overhead += executor->seconds_per_op;
       c.measured += executor_note;
@@ -140,28 +143,6 @@ void write_kernel_calibrations(const MeasurementSet& kernels, const ValidateOpti
     outputs.emplace_back(out_path(o, calibration_file(kernels, threads)),
                          calibration_json({c}, "heterosim validate: least-squares fit on " + o.cpu, note));
   }
-}
-
-// The DeepBench calibration of one GPU: it applies to a device of that model (the datasheet's model
-// string), whatever the platform calls the device.
-std::string deepbench_calibration(const BlockResult& b, const GpuDatasheet& sheet, const WaveParams& wave,
-                                  double wave_held_out, const ValidateOptions& o) {
-  CalibrationOut c;
-  c.wave = wave;
-  c.name = "deepbench-" + b.gpu;
-  c.applies_to.models = {sheet.model.empty() ? b.gpu : sheet.model};
-  c.measured = "DeepBench fp32 GEMM on " + b.gpu + ": " + std::to_string(b.train) + " published timings (" +
-               shown_path(o.deepbench) + "), efficiencies relative to " + shown_path(o.datasheets);
-  c.held_out_mape_percent = wave_held_out;
-  c.fit = b.fit;
-  char roofline[64];
-  std::snprintf(roofline, sizeof roofline, "%.1f %%", b.calibrated.mape);
-  return calibration_json(
-      {c}, "heterosim validate: fit on two thirds of DeepBench's fp32 GEMM problems of " + b.gpu,
-      "Applies to a device whose model is " + c.applies_to.models.front() +
-          ". GEMMs use wave_model where the device gives compute_units (held_out_mape_percent "
-          "is that model's); elsewhere the roofline parameters, whose held-out error is " +
-          roofline + ".");
 }
 
 // The GPU model against DeepBench, with a calibration per GPU fitted on its training part.
@@ -192,7 +173,8 @@ void compare_with_deepbench(const ValidateOptions& o, const std::vector<DeepBenc
       outputs.emplace_back(out_path(o, "calibration-deepbench-gemm-" + b.gpu + ".json"),
                            deepbench_calibration(b, sheets.at(b.gpu),
                                                  r.deepbench_gemm->wave_fit_own.at(b.gpu),
-                                                 r.deepbench_gemm->wave_calibrated_by_gpu.at(b.gpu).mape, o));
+                                                 r.deepbench_gemm->wave_calibrated_by_gpu.at(b.gpu).mape,
+                                                 shown_path(o.deepbench), shown_path(o.datasheets)));
 }
 
 // The shipped GPU model on the published GEMMs of newer GPUs (the wave model fitted without each GPU's chip
@@ -245,6 +227,21 @@ std::optional<ShippedGpuCheck> shipped_gpu_check(const MeasurementSet& kernels) 
   return check_shipped_gpu_model(kernels, gpu, load_calibration(hs::calibration_file("deepbench-gpu")));
 }
 
+// A GPU set's GEMMs learned by the trees (validation/measured_gpu_trees.hpp), written as learned-gpu.json.
+void learn_gpu_set(const MeasurementSet& kernels, const ValidateOptions& o,
+                   const std::vector<DeepBenchPoint>& published, ValidationReport& r, Outputs& outputs) {
+  if (!is_gpu_set(kernels) || !learned_models_built()) return;
+  if (o.deepbench == "none")
+    r.measured_gpu_trees_skipped = "no DeepBench problems to learn beside (--deepbench none)";
+  if (o.deepbench == "none") return;
+  const std::string published_shown =
+      published.empty() ? "" : " and every published GEMM of " + shown_path(o.published);
+  r.measured_gpu_trees = learn_measured_gpu(kernels, o.deepbench, o.datasheets, published,
+                                            shown_path(o.deepbench) + published_shown);
+  if (r.measured_gpu_trees)
+    outputs.emplace_back(out_path(o, "learned-gpu.json"), r.measured_gpu_trees->model_text);
+}
+
 // A GPU set: the shipped GPU model on its GEMMs, and no whole graphs (they run on CPU threads: nothing to
 // compare).
 void check_gpu_set(const MeasurementSet& kernels, ValidateOptions& o, ValidationReport& r) {
@@ -257,7 +254,8 @@ void check_gpu_set(const MeasurementSet& kernels, ValidateOptions& o, Validation
 void refuse_overwriting(const ValidateOptions& o) {
   std::vector<std::string> names = {
       "report.json",          "report.txt",       "calibration-cpu.json", "this-gpu.json",
-      "calibration-gpu.json", "cpu-kernels.json", "cpu-executions.json",  "torch-framework-model.json"};
+      "calibration-gpu.json", "cpu-kernels.json", "cpu-executions.json",  "torch-framework-model.json",
+      "learned-gpu.json"};
   for (int t : o.threads) {
     names.push_back("calibration-torch-" + std::to_string(t) + "t.json");
     names.push_back("this-cpu-" + std::to_string(t) + "t.json");
@@ -335,8 +333,9 @@ int validate(ValidateOptions o) {
   write_platforms(kernels, o, outputs);
   check_gpu_set(kernels, o, r);
   const auto executions = whole_graphs(kernels, fits, o, r, say);
-  write_kernel_calibrations(kernels, o, r, executions, outputs);
   const auto published = check_published(o, r);
+  learn_gpu_set(kernels, o, published, r, outputs);
+  write_kernel_calibrations(kernels, o, r, executions, outputs);
   if (o.deepbench != "none") compare_with_deepbench(o, published, r, outputs);
   if (o.torch_runs != "none") r.torch = predict_torch_models(o, outputs);
   const std::string text = validation_report_text(r);

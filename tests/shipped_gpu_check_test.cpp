@@ -3,6 +3,7 @@
 // GEMMs took 1.25 times what the wave model says, on the board the set describes, is predicted 20 % too
 // fast in every group; the board facts NVML recorded reach the platform the check costs on.
 #include "cli_support.hpp"
+#include "gpu_set_support.hpp"
 #include "sim/calibration.hpp"
 #include "sim/json_input.hpp"
 #include "sim/learned_model.hpp"
@@ -15,59 +16,10 @@
 
 using namespace hs;
 using namespace hs::validation;
+using hs::test::a100_set;
+using hs::test::Gemm;
 
 namespace {
-
-struct Gemm {
-  const char* what;
-  double batch, m, n, k;
-};
-
-// An A100-PCIe as hs_measure_cuda describes it: 108 SMs, 1410 MHz, and what NVML said (a 250 W limit, 1200
-// MHz held under SGEMM, driver 535.104.05).
-// An A100 whose model string is none of the published boards the trees were trained on (those the trees cost
-// by name), unless `model` says otherwise.
-MeasurementSet a100_set(const std::vector<Gemm>& gemms, const WaveParams& shipped, double slower,
-                        const std::string& model = "NVIDIA A100-SXM4-40GB") {
-  MeasurementSet m;
-  m.device = "gpu0";
-  m.device_kind = "gpu";
-  m.environment = {{"gpu_model", model},
-                   {"compute_capability", "8.0"},
-                   {"multiprocessors", "108"},
-                   {"clock_khz", "1410000"},
-                   {"cuda_runtime", "12020"},
-                   {"nvidia_driver", "535.104.05"},
-                   {"power_limit_w", "250"},
-                   {"max_sm_clock_mhz", "1410"},
-                   {"sm_clock_under_sgemm_mhz", "1200"},
-                   {"date", "2026-12-05T00:00:00Z"}};
-  m.peaks = {{"fp32_flops", 19.49e12}, {"memory_bandwidth", 1555e9}};
-  WaveDevice d;
-  d.peak_flops = 19.49e12;
-  d.bandwidth = 1555e9;
-  d.units = 108;
-  d.boost_clock_mhz = 1410;
-  d.sustained_clock_mhz = 1200;
-  for (const Gemm& g : gemms) {
-    KernelPoint p;
-    p.kind = "gemm";
-    p.label = std::string(g.what) + " m=" + std::to_string(static_cast<int>(g.m));
-    p.shape = {{"m", g.m}, {"n", g.n}, {"k", g.k}};
-    if (g.batch > 1) p.shape["batch"] = g.batch;
-    p.flops = 2 * g.batch * g.m * g.n * g.k;
-    p.bytes = 4 * g.batch * (g.m * g.k + g.k * g.n + g.m * g.n);
-    p.repeats = 5;
-    GemmShape shape;
-    shape.m = g.m;
-    shape.n = g.n;
-    shape.k = g.k;
-    shape.batch = g.batch;
-    p.p50 = p.p95 = slower * gemm_wave_time(shape, d, shipped).seconds;
-    m.points.push_back(p);
-  }
-  return m;
-}
 
 const std::vector<Gemm> kGemms = {{"gemm", 1, 1024, 1024, 1024},  {"gemm", 1, 4096, 2048, 512},
                                   {"linear", 1, 128, 4096, 1024}, {"linear", 1, 32, 1280, 5120},

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <set>
 
 namespace hs::validation {
@@ -208,6 +209,27 @@ DeepBenchResult evaluate_deepbench(const std::vector<DeepBenchPoint>& points, co
   evaluate_deepbench_wave(points, res);
   evaluate_deepbench_twins(points, res);
   return res;
+}
+
+std::string deepbench_calibration(const BlockResult& b, const GpuDatasheet& sheet, const WaveParams& wave,
+                                  double wave_held_out, const std::string& deepbench_dir,
+                                  const std::string& datasheets) {
+  CalibrationOut c;
+  c.wave = wave;
+  c.name = "deepbench-" + b.gpu;
+  c.applies_to.models = {sheet.model.empty() ? b.gpu : sheet.model};
+  c.measured = "DeepBench fp32 GEMM on " + b.gpu + ": " + std::to_string(b.train) + " published timings (" +
+               deepbench_dir + "), efficiencies relative to " + datasheets;
+  c.held_out_mape_percent = wave_held_out;
+  c.fit = b.fit;
+  char roofline[64];
+  std::snprintf(roofline, sizeof roofline, "%.1f %%", b.calibrated.mape);
+  return calibration_json(
+      {c}, "heterosim validate: fit on two thirds of DeepBench's fp32 GEMM problems of " + b.gpu,
+      "Applies to a device whose model is " + c.applies_to.models.front() +
+          ". GEMMs use wave_model where the device gives compute_units (held_out_mape_percent "
+          "is that model's); elsewhere the roofline parameters, whose held-out error is " +
+          roofline + ".");
 }
 
 } // namespace hs::validation

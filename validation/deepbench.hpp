@@ -111,4 +111,11 @@ void evaluate_deepbench_wave(const std::vector<DeepBenchPoint>& points, DeepBenc
 // wave figures).
 void evaluate_deepbench_twins(const std::vector<DeepBenchPoint>& points, DeepBenchResult& res);
 
+// The DeepBench calibration of one GPU (a heterosim-calibration file): it applies to a device of that model
+// (the datasheet's model string), whatever the platform calls the device; `wave` is the GPU's own wave fit
+// and `wave_held_out` its held-out MAPE. The two paths are named in its provenance.
+std::string deepbench_calibration(const BlockResult& b, const GpuDatasheet& sheet, const WaveParams& wave,
+                                  double wave_held_out, const std::string& deepbench_dir,
+                                  const std::string& datasheets);
+
 } // namespace hs::validation

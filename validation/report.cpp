@@ -3,6 +3,7 @@
 #include "sim/json_input.hpp"
 #include "sim/units.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -279,6 +280,38 @@ std::string shipped_gpu_text(const ShippedGpuCheck& c) {
   return s.str();
 }
 
+// The roofline fit's errors on a set's held-out GEMMs that the trees cost too (held_out_errors not NaN).
+std::vector<double> roofline_on_trees_points(const MeasuredGpuTrees& t, const CpuKernelValidation& v) {
+  std::vector<double> out;
+  std::size_t next = 0;
+  for (const auto& row : v.held_out)
+    if (row.kind == "gemm" && !std::isnan(t.held_out_errors.at(next++)))
+      out.push_back(percent_error(row.calibrated, row.measured));
+  return out;
+}
+
+Json measured_gpu_trees_json(const MeasuredGpuTrees& t, const CpuKernelValidation& v) {
+  return {{"file", "learned-gpu.json"},
+          {"board", t.board},
+          {"trained_gemms", t.trained},
+          {"learned_beside", t.beside},
+          {"held_out", "every third GEMM of the set, as its roofline fit holds them out"},
+          {"trees", stats_json(t.held_out)},
+          {"shipped_model", stats_json(t.shipped_held_out)},
+          {"roofline_fit", stats_json(summarize(roofline_on_trees_points(t, v)))}};
+}
+
+std::string measured_gpu_trees_text(const MeasuredGpuTrees& t, const CpuKernelValidation& v) {
+  std::ostringstream s;
+  s << "  the trees retrained with this GPU's own GEMMs (learned-gpu.json: " << t.trained
+    << " of them beside " << t.beside << ";\n  costed by its model string '" << t.board
+    << "'), on its held-out GEMMs:\n";
+  s << stats_line("own trees, held out", t.held_out);
+  s << stats_line("shipped model, same", t.shipped_held_out);
+  s << stats_line("roofline fit, same", summarize(roofline_on_trees_points(t, v)));
+  return s.str();
+}
+
 Json published_json(const PublishedKernelCheck& c) {
   Json j;
   j["data"] = c.shown_dir;
@@ -421,6 +454,8 @@ std::string validation_report_json(const ValidationReport& r) {
     cpu["by_co_running_threads"].push_back(std::move(c));
   }
   if (r.shipped_gpu) cpu["shipped_gpu_model"] = shipped_gpu_json(*r.shipped_gpu);
+  if (r.measured_gpu_trees) cpu["own_trees"] = measured_gpu_trees_json(*r.measured_gpu_trees, r.cpu.at(1));
+  if (!r.measured_gpu_trees_skipped.empty()) cpu["own_trees_skipped"] = r.measured_gpu_trees_skipped;
   j["cpu_kernels"] = std::move(cpu);
   if (r.end_to_end) {
     Json e;
@@ -503,6 +538,9 @@ std::string validation_report_text(const ValidationReport& r) {
       s << stats_line(kind, st);
   }
   if (r.shipped_gpu) s << shipped_gpu_text(*r.shipped_gpu);
+  if (r.measured_gpu_trees) s << measured_gpu_trees_text(*r.measured_gpu_trees, r.cpu.at(1));
+  if (!r.measured_gpu_trees_skipped.empty())
+    s << "  the trees were not retrained with this GPU's GEMMs: " << r.measured_gpu_trees_skipped << "\n";
   if (r.end_to_end) {
     s << "\nEnd-to-end: real executions on threads vs SimGrid replay (" << r.executions_file << ")\n";
     for (const auto& row : r.end_to_end->rows) {

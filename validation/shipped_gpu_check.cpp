@@ -9,19 +9,14 @@ namespace hs::validation {
 
 namespace {
 
-double dim_or(const KernelPoint& p, const char* name, double fallback) {
-  const auto it = p.shape.find(name);
-  return it == p.shape.end() ? fallback : it->second;
-}
-
 // One GEMM op per point, named by its dimensions as the workload builders name a linear layer's, so that
 // `run` and this check cost it by the same path.
 Graph gemm_graph(const std::vector<const KernelPoint*>& points) {
   GraphBuilder g("gpu-measurement-gemms");
   for (std::size_t i = 0; i < points.size(); ++i) {
     const KernelPoint& p = *points[i];
-    const double batch = dim_or(p, "batch", 1), m = dim_or(p, "m", 0), n = dim_or(p, "n", 0),
-                 k = dim_or(p, "k", 0);
+    const double batch = gemm_dim(p, "batch", 1), m = gemm_dim(p, "m", 0), n = gemm_dim(p, "n", 0),
+                 k = gemm_dim(p, "k", 0);
     auto op = g.op("gemm" + std::to_string(i)).kind("gemm").precision("fp32").flops(p.flops);
     op.reads(4 * batch * (m * k + k * n)).writes(4 * batch * m * n);
     g.mutable_op(op.id()).dims = {{"batch", batch}, {"m", m}, {"n", n}, {"k", k}};
@@ -45,13 +40,20 @@ std::string costed_by(const Calibration& shipped, const Platform& gpu) {
 
 } // namespace
 
+double gemm_dim(const KernelPoint& p, const char* name, double fallback) {
+  const auto it = p.shape.find(name);
+  return it == p.shape.end() ? fallback : it->second;
+}
+
+bool names_gemm_dims(const KernelPoint& p) {
+  return p.shape.count("m") && p.shape.count("n") && p.shape.count("k");
+}
+
 std::optional<ShippedGpuCheck> check_shipped_gpu_model(const MeasurementSet& m, const Platform& gpu,
                                                        const Calibration& shipped) {
   std::vector<const KernelPoint*> points;
   for (const auto& p : m.points)
-    if (p.kind == "gemm" && p.co_running == 1 && p.shape.count("m") && p.shape.count("n") &&
-        p.shape.count("k"))
-      points.push_back(&p);
+    if (p.kind == "gemm" && p.co_running == 1 && names_gemm_dims(p)) points.push_back(&p);
   if (points.empty() || gpu.devices.size() != 1 || !shipped.find(gpu.devices.front()) ||
       gpu.devices.front().units.count <= 0)
     return std::nullopt;

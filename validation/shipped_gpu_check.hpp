@@ -25,6 +25,11 @@ struct ShippedGpuCheck {
   std::vector<double> signed_errors; // percent, one per GEMM point in the set's order
 };
 
+// A GEMM point's dimension `name` ("m", "n", "k", "batch"), or `fallback` where the set does not give it.
+double gemm_dim(const KernelPoint& p, const char* name, double fallback);
+// Whether a point names m, n and k, which the size-aware models need.
+bool names_gemm_dims(const KernelPoint& p);
+
 // The shipped model's GEMM times on `gpu` (the set's own one-GPU platform, validate's this-gpu.json) against
 // the set's measured P50s; nullopt when the set has no GEMM or the model does not calibrate the device (no
 // compute_units).

@@ -1,0 +1,145 @@
+#include "validation/measured_gpu_trees.hpp"
+
+#include "sim/json_input.hpp"
+#include "sim/wave_model.hpp"
+#include "validation/gpu_platform.hpp"
+#include "validation/learned_published.hpp"
+#include "validation/published_boards.hpp"
+#include "validation/shipped_gpu_check.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+namespace hs::validation {
+
+namespace {
+
+// A set's GEMM as the trainer takes a published board's: its model string as the GPU, the device as the
+// platform describes it.
+DeepBenchPoint training_point(const KernelPoint& p, int index, const WaveDevice& device) {
+  DeepBenchPoint d;
+  d.gpu = device.model;
+  d.precision = "fp32";
+  d.label = p.label;
+  d.index = index;
+  d.point.kind = "gemm";
+  d.point.flops = p.flops;
+  d.point.bytes = p.bytes;
+  d.point.seconds = p.p50;
+  d.shape.m = gemm_dim(p, "m", 0);
+  d.shape.n = gemm_dim(p, "n", 0);
+  d.shape.k = gemm_dim(p, "k", 0);
+  d.shape.batch = gemm_dim(p, "batch", 1);
+  d.device = device;
+  return d;
+}
+
+// The trees as `run` would take them from a calibration entry naming their file.
+Calibration with_trees(const LearnedModel& model, const std::string& board) {
+  Calibration c;
+  Calibration::Entry e;
+  e.name = board;
+  e.applies_to.models = {board};
+  e.wave = model.wave();
+  e.learned = std::make_shared<const LearnedModel>(model);
+  c.entries.push_back(std::move(e));
+  return c;
+}
+
+} // namespace
+
+std::optional<MeasuredGpuTrees> learn_measured_gpu(const MeasurementSet& set, const Platform& gpu,
+                                                   const Calibration& shipped, const MeasuredGpuBase& base) {
+  if (gpu.devices.size() != 1 || gpu.devices.front().units.count <= 0 || base.deepbench.empty()) return {};
+  const Calibration::Entry* entry = shipped.find(gpu.devices.front());
+  if (!entry || !entry->learned) return {};
+  WaveDevice device = wave_device(gpu.devices.front(), "fp32");
+  if (device.model.empty()) return {};
+  // Held out as the set's roofline fit holds its points out: every third GEMM measured alone.
+  std::vector<DeepBenchPoint> train;
+  MeasurementSet test = set;
+  test.points.clear();
+  std::vector<bool> test_named; // every held-out GEMM: whether it names its dimensions
+  int index = 0;
+  for (const auto& p : set.points) {
+    if (p.kind != "gemm" || p.co_running != 1) continue;
+    const int i = index++;
+    if (held_out(i)) test_named.push_back(names_gemm_dims(p));
+    if (!names_gemm_dims(p)) continue;
+    if (held_out(i))
+      test.points.push_back(p);
+    else
+      train.push_back(training_point(p, i, device));
+  }
+  if (train.empty() || test.points.empty()) return {};
+  PublishedTraining training = base.published;
+  for (const auto& p : train)
+    training.points.push_back(&p);
+  MeasuredGpuTrees out;
+  out.board = device.model;
+  out.wave = entry->learned->wave();
+  out.trained = static_cast<int>(train.size());
+  out.beside = base.published.points.empty() ? "DeepBench's problems"
+                                             : "DeepBench's problems and the published boards' GEMMs";
+  const LearnedModel model =
+      train_learned(base.deepbench, out.wave,
+                    "heterosim validate: " + base.source + ", and " + std::to_string(train.size()) +
+                        " GEMMs of " + set.device + " (" + out.board + ") measured",
+                    training);
+  out.model_text = model.file_text();
+  const auto own = check_shipped_gpu_model(test, gpu, with_trees(model, out.board));
+  const auto before = check_shipped_gpu_model(test, gpu, shipped);
+  if (!own || !before) return {};
+  out.held_out = own->gemm;
+  std::size_t next = 0;
+  for (const bool named : test_named)
+    out.held_out_errors.push_back(named ? own->signed_errors.at(next++) : std::nan(""));
+  out.shipped_held_out = before->gemm;
+  return out;
+}
+
+std::optional<MeasuredGpuTrees>
+learn_measured_gpu(const MeasurementSet& set, const std::string& deepbench_dir, const std::string& datasheets,
+                   const std::vector<DeepBenchPoint>& published, const std::string& shown) {
+  const Platform gpu = parse_platform(gpu_platform_json(set), "this-gpu (from " + set.device + ")");
+  const Calibration shipped = load_calibration(calibration_file("deepbench-gpu"));
+  if (gpu.devices.empty()) return {};
+  const Calibration::Entry* entry = shipped.find(gpu.devices.front());
+  if (!entry || !entry->learned) return {};
+  const auto sheets = load_gpu_datasheets(datasheets);
+  const auto gemm = load_deepbench(deepbench_dir, "gemm", sheets),
+             conv = load_deepbench(deepbench_dir, "conv", sheets),
+             conv_backward = load_deepbench(deepbench_dir, "conv_backward", sheets);
+  MeasuredGpuBase base;
+  for (const auto* table : {&gemm, &conv, &conv_backward})
+    for (const auto& p : *table)
+      if (p.precision == "fp32") base.deepbench.push_back(&p);
+  if (!published.empty()) {
+    base.published.timing_overhead =
+        timing_overheads(fit_published_boards(published, entry->learned->wave()));
+    for (const auto& p : published)
+      base.published.points.push_back(&p);
+  }
+  base.source = "XGBoost on every fp32 DeepBench problem of " + shown;
+  return learn_measured_gpu(set, gpu, shipped, base);
+}
+
+void name_trees(CalibrationOut& c, const MeasuredGpuTrees& trees, const std::string& file,
+                const CpuKernelValidation& v) {
+  c.learned_model = file;
+  c.wave = trees.wave;
+  std::vector<double> errors;
+  std::size_t next = 0;
+  for (const auto& row : v.held_out) {
+    const double by_trees = row.kind == "gemm" ? trees.held_out_errors.at(next++) : std::nan("");
+    errors.push_back(std::isnan(by_trees) ? percent_error(row.calibrated, row.measured) : by_trees);
+  }
+  c.held_out_mape_percent = summarize(errors).mape;
+  char figure[64];
+  std::snprintf(figure, sizeof figure, "%.1f %%", trees.held_out.mape);
+  c.measured += "; its GEMMs by the trees of " + file + " (" + std::to_string(trees.trained) +
+                " of them learned beside " + trees.beside + "; held out " + figure + ")";
+}
+
+} // namespace hs::validation
