@@ -6,9 +6,11 @@
 # the simple kernels and the copies, and snapshots the machine. Everything lands in $OUT (the device tool's
 # return folder; ./gpu-out elsewhere). About 3-6 minutes on one GPU (the full grid; --quick: under one).
 #   bash scripts/gpu-measure.sh [--quick]
-# Then, here: build/heterosim validate --cpu gpu-out/cuda-*.json --executions none --deepbench none \
-#   --torch-models none --out OUT   (the GPU's calibration and platform, and the shipped GPU model's error on
-#   every GEMM of a GPU it never saw); commit the set under validation/measurements/cuda/ with machine.txt.
+# Then, here: build/heterosim validate --cpu gpu-out/cuda-*.json --executions none --torch-models none \
+#   --out OUT   (the GPU's calibration and platform, the shipped GPU model's error on every GEMM of a GPU it
+#   never saw, and the trees retrained with two thirds of its GEMMs, learned-gpu.json, scored on the third;
+#   about 2 minutes, most of it DeepBench's own report); commit the set under validation/measurements/cuda/
+#   with machine.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-gpu-out}"
