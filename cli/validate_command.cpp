@@ -126,7 +126,7 @@ void write_kernel_calibrations(const MeasurementSet& kernels, const ValidateOpti
   }
   for (const auto& [threads, validation] : r.cpu) {
     CalibrationOut c = kernel_calibration(kernels, validation, threads, o.cpu);
-    if (r.measured_gpu_trees && threads == 1)
+    if (r.measured_gpu_trees && r.measured_gpu_trees->chosen && threads == 1)
       name_trees(c, *r.measured_gpu_trees, "learned-gpu.json", validation);
     if (executor) {
       c.fit.launch_overhead += executor->seconds_per_op;
@@ -238,7 +238,7 @@ void learn_gpu_set(const MeasurementSet& kernels, const ValidateOptions& o,
       published.empty() ? "" : " and every published GEMM of " + shown_path(o.published);
   r.measured_gpu_trees = learn_measured_gpu(kernels, o.deepbench, o.datasheets, published,
                                             shown_path(o.deepbench) + published_shown);
-  if (r.measured_gpu_trees)
+  if (r.measured_gpu_trees && r.measured_gpu_trees->chosen)
     outputs.emplace_back(out_path(o, "learned-gpu.json"), r.measured_gpu_trees->model_text);
 }
 

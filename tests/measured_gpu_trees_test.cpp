@@ -1,8 +1,9 @@
 // The trees retrained with a measured GPU's own GEMMs (validation/measured_gpu_trees.hpp), what `validate`
 // does with a set `hs_measure_cuda` wrote. Known answers: an A100 whose GEMMs all take 1.25 times the wave
 // model's time, which the shipped model (wave model alone for it) puts 20 % too fast, is learned to within a
-// few percent on the third held out; the held-out third never reaches the fit (the trees are byte for byte
-// the same whatever those points say); and the file validate writes costs the board as the fit did.
+// few percent on the third held out and chosen over the set's roofline fit, which a set that follows a
+// roofline keeps instead; the held-out third never reaches the fit (the trees are byte for byte the same
+// whatever those points say); and the file validate writes costs the board as the fit did.
 #include "cli_support.hpp"
 #include "gpu_set_support.hpp"
 #include "sim/calibration.hpp"
@@ -14,6 +15,7 @@
 #include "validation/measured_gpu_trees.hpp"
 #include "validation/shipped_gpu_check.hpp"
 
+#include <algorithm>
 #include <doctest/doctest.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -84,7 +86,8 @@ void write_small_deepbench(const std::filesystem::path& dir) {
 
 } // namespace
 
-TEST_CASE("a measured GPU's own GEMMs teach the trees its board, and its held-out third is scored, not learned") {
+TEST_CASE(
+    "a measured GPU's own GEMMs teach the trees its board, and its held-out third is scored, not learned") {
   if (!learned_models_built()) return;
   const Calibration shipped = load_calibration(calibration_file("deepbench-gpu"));
   const MeasurementSet set = hs::test::a100_set(grid(), shipped_wave(shipped), 1.25);
@@ -99,6 +102,11 @@ TEST_CASE("a measured GPU's own GEMMs teach the trees its board, and its held-ou
   CHECK(trees->shipped_held_out.mean_signed == doctest::Approx(-20.0).epsilon(1e-6));
   CHECK(trees->held_out.mape < 6.0);
   REQUIRE(trees->held_out_errors.size() == 15);
+  // Chosen over the set's roofline fit on the training GEMMs alone, which one efficiency cannot fit here.
+  REQUIRE(trees->inner_trees);
+  CHECK(trees->inner_trees->count == 10);
+  CHECK(trees->inner_trees->mape < trees->inner_roofline->mape);
+  CHECK(trees->chosen);
 
   // The held-out points three times slower: the fit is the same trees, byte for byte, and they now miss
   // those points by what they learned from the others (1.25 / 3.75 - 1 = -67 %).
@@ -116,6 +124,27 @@ TEST_CASE("a measured GPU's own GEMMs teach the trees its board, and its held-ou
     p.shape.erase("k");
   CHECK_FALSE(learn_measured_gpu(unnamed, gpu, shipped, small.base()));
   CHECK_FALSE(learn_measured_gpu(set, gpu, shipped, MeasuredGpuBase{}));
+}
+
+// The same A100 whose GEMMs follow a roofline exactly (70 % of its peak, 8 us a call): the set's own
+// roofline fit is the better model, and the trees are not chosen.
+MeasurementSet roofline_a100(const WaveParams& wave) {
+  MeasurementSet set = hs::test::a100_set(grid(), wave, 1.0);
+  for (auto& p : set.points)
+    p.p50 = p.p95 = std::max(p.flops / (0.7 * 19.49e12), p.bytes / (0.8 * 1555e9)) + 8e-6;
+  return set;
+}
+
+TEST_CASE("a set its roofline fit describes keeps the roofline fit for its GEMMs") {
+  if (!learned_models_built()) return;
+  const Calibration shipped = load_calibration(calibration_file("deepbench-gpu"));
+  const MeasurementSet set = roofline_a100(shipped_wave(shipped));
+  const auto trees = learn_measured_gpu(set, parse_platform(gpu_platform_json(set), "this-gpu"), shipped,
+                                        SmallBase().base());
+  REQUIRE(trees);
+  REQUIRE(trees->inner_roofline);
+  CHECK(trees->inner_roofline->mape < 0.5);
+  CHECK_FALSE(trees->chosen);
 }
 
 TEST_CASE("the GPU's calibration names the trees' file, which costs the board as the fit did") {
@@ -174,6 +203,7 @@ TEST_CASE("validate on a GPU set writes learned-gpu.json and names it in calibra
   CHECK(own["trees"]["count"] == 15);
   CHECK(own["trees"]["mape_percent"].get<double>() < 6.0);
   CHECK(own["shipped_model"]["mean_signed_percent"].get<double>() == doctest::Approx(-20.0).epsilon(1e-6));
+  CHECK(own["chosen"] == "trees");
   CHECK(calibration["entries"][0]["learned_model"] == "learned-gpu.json");
   CHECK(hs::test::slurp(dir / "out" / "report.txt").find("own trees, held out") != std::string::npos);
   // run takes the file the calibration names, relative to it.
@@ -182,6 +212,20 @@ TEST_CASE("validate on a GPU set writes learned-gpu.json and names it in calibra
                                        " --workload random:ops=10 --out " + (dir / "run").string());
   REQUIRE_MESSAGE(run.exit_code == 0, run.output);
   CHECK(run.output.find("learned-gpu.json") != std::string::npos);
+  // A set its roofline fit describes: no trees are written or named.
+  hs::test::write_file(dir / "roofline.json", measurement_set_json(roofline_a100(shipped_wave(shipped))));
+  const auto kept =
+      hs::test::heterosim("validate --cpu " + (dir / "roofline.json").string() +
+                          " --executions none --torch-models none --published-kernels none --quiet"
+                          " --out " +
+                          (dir / "kept").string() + " --deepbench " + (dir / "deepbench").string());
+  REQUIRE_MESSAGE(kept.exit_code == 0, kept.output);
+  CHECK_FALSE(std::filesystem::exists(dir / "kept" / "learned-gpu.json"));
+  CHECK_FALSE(
+      nlohmann::json::parse(hs::test::slurp(dir / "kept" / "calibration-gpu.json"))["entries"][0].contains(
+          "learned_model"));
+  CHECK(nlohmann::json::parse(hs::test::slurp(
+            dir / "kept" / "report.json"))["cpu_kernels"]["own_trees"]["chosen"] == "roofline fit");
   // Without DeepBench there is nothing to learn beside, and the report says so.
   const auto none = hs::test::heterosim(common + (dir / "none").string() + " --deepbench none");
   REQUIRE_MESSAGE(none.exit_code == 0, none.output);

@@ -1,5 +1,6 @@
 #include "validation/measured_gpu_trees.hpp"
 
+#include "sim/error.hpp"
 #include "sim/json_input.hpp"
 #include "sim/wave_model.hpp"
 #include "validation/gpu_platform.hpp"
@@ -9,7 +10,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <memory>
+#include <utility>
 
 namespace hs::validation {
 
@@ -47,6 +50,77 @@ Calibration with_trees(const LearnedModel& model, const std::string& board) {
   return c;
 }
 
+// A set's GEMMs measured alone, split as its roofline fit splits them: every third held out.
+struct GemmSplit {
+  std::vector<DeepBenchPoint> train;
+  MeasurementSet test;
+  std::vector<bool>
+      test_named; // every held-out GEMM: whether it names its dimensions (only those are tested)
+};
+
+GemmSplit split_gemms(const MeasurementSet& set, const WaveDevice& device) {
+  GemmSplit out;
+  out.test = set;
+  out.test.points.clear();
+  int index = 0;
+  for (const auto& p : set.points) {
+    if (p.kind != "gemm" || p.co_running != 1) continue;
+    const int i = index++;
+    if (held_out(i)) out.test_named.push_back(names_gemm_dims(p));
+    if (!names_gemm_dims(p)) continue;
+    if (held_out(i))
+      out.test.points.push_back(p);
+    else
+      out.train.push_back(training_point(p, i, device));
+  }
+  return out;
+}
+
+// The trees trained on `base` and the split's training GEMMs.
+LearnedModel train_with(const GemmSplit& split, const MeasuredGpuBase& base, const WaveParams& wave,
+                        const std::string& source) {
+  PublishedTraining training = base.published;
+  for (const auto& p : split.train)
+    training.points.push_back(&p);
+  return train_learned(base.deepbench, wave, source, training);
+}
+
+// What the set's roofline fit trains on (each kind's points but every third, as validate_cpu_kernels holds
+// them out), less the GEMMs that name no dimensions, which the trees cannot take.
+MeasurementSet training_part(const MeasurementSet& set) {
+  MeasurementSet out = set;
+  out.points.clear();
+  std::map<std::string, int> seen;
+  for (const auto& p : set.points)
+    if (p.co_running == 1 && !held_out(seen[p.kind]++) && (p.kind != "gemm" || names_gemm_dims(p)))
+      out.points.push_back(p);
+  return out;
+}
+
+// The trees and the roofline fit each fitted on two thirds of the training part and scored on its GEMMs in
+// the other third; nullopt where the part is too small to split.
+std::optional<std::pair<ErrorStats, ErrorStats>> inner_split(const MeasurementSet& set, const Platform& gpu,
+                                                             const MeasuredGpuBase& base,
+                                                             const WaveParams& wave,
+                                                             const WaveDevice& device) {
+  const MeasurementSet part = training_part(set);
+  CpuKernelValidation roofline;
+  try {
+    roofline = validate_cpu_kernels(part, 1);
+  } catch (const InputError&) {
+    return {};
+  }
+  std::vector<double> roofline_gemm;
+  for (const auto& row : roofline.held_out)
+    if (row.kind == "gemm") roofline_gemm.push_back(percent_error(row.calibrated, row.measured));
+  const GemmSplit split = split_gemms(part, device);
+  if (split.train.empty() || split.test.points.empty() || roofline_gemm.empty()) return {};
+  const auto trees = check_shipped_gpu_model(
+      split.test, gpu, with_trees(train_with(split, base, wave, "inner split"), device.model));
+  if (!trees) return {};
+  return std::make_pair(trees->gemm, summarize(roofline_gemm));
+}
+
 } // namespace
 
 std::optional<MeasuredGpuTrees> learn_measured_gpu(const MeasurementSet& set, const Platform& gpu,
@@ -54,48 +128,34 @@ std::optional<MeasuredGpuTrees> learn_measured_gpu(const MeasurementSet& set, co
   if (gpu.devices.size() != 1 || gpu.devices.front().units.count <= 0 || base.deepbench.empty()) return {};
   const Calibration::Entry* entry = shipped.find(gpu.devices.front());
   if (!entry || !entry->learned) return {};
-  WaveDevice device = wave_device(gpu.devices.front(), "fp32");
+  const WaveDevice device = wave_device(gpu.devices.front(), "fp32");
   if (device.model.empty()) return {};
-  // Held out as the set's roofline fit holds its points out: every third GEMM measured alone.
-  std::vector<DeepBenchPoint> train;
-  MeasurementSet test = set;
-  test.points.clear();
-  std::vector<bool> test_named; // every held-out GEMM: whether it names its dimensions
-  int index = 0;
-  for (const auto& p : set.points) {
-    if (p.kind != "gemm" || p.co_running != 1) continue;
-    const int i = index++;
-    if (held_out(i)) test_named.push_back(names_gemm_dims(p));
-    if (!names_gemm_dims(p)) continue;
-    if (held_out(i))
-      test.points.push_back(p);
-    else
-      train.push_back(training_point(p, i, device));
-  }
-  if (train.empty() || test.points.empty()) return {};
-  PublishedTraining training = base.published;
-  for (const auto& p : train)
-    training.points.push_back(&p);
+  const GemmSplit split = split_gemms(set, device);
+  if (split.train.empty() || split.test.points.empty()) return {};
   MeasuredGpuTrees out;
   out.board = device.model;
   out.wave = entry->learned->wave();
-  out.trained = static_cast<int>(train.size());
+  out.trained = static_cast<int>(split.train.size());
   out.beside = base.published.points.empty() ? "DeepBench's problems"
                                              : "DeepBench's problems and the published boards' GEMMs";
   const LearnedModel model =
-      train_learned(base.deepbench, out.wave,
-                    "heterosim validate: " + base.source + ", and " + std::to_string(train.size()) +
-                        " GEMMs of " + set.device + " (" + out.board + ") measured",
-                    training);
+      train_with(split, base, out.wave,
+                 "heterosim validate: " + base.source + ", and " + std::to_string(split.train.size()) +
+                     " GEMMs of " + set.device + " (" + out.board + ") measured");
   out.model_text = model.file_text();
-  const auto own = check_shipped_gpu_model(test, gpu, with_trees(model, out.board));
-  const auto before = check_shipped_gpu_model(test, gpu, shipped);
+  const auto own = check_shipped_gpu_model(split.test, gpu, with_trees(model, out.board));
+  const auto before = check_shipped_gpu_model(split.test, gpu, shipped);
   if (!own || !before) return {};
   out.held_out = own->gemm;
   std::size_t next = 0;
-  for (const bool named : test_named)
+  for (const bool named : split.test_named)
     out.held_out_errors.push_back(named ? own->signed_errors.at(next++) : std::nan(""));
   out.shipped_held_out = before->gemm;
+  if (const auto inner = inner_split(set, gpu, base, out.wave, device)) {
+    out.inner_trees = inner->first;
+    out.inner_roofline = inner->second;
+    out.chosen = inner->first.mape < inner->second.mape;
+  }
   return out;
 }
 

@@ -298,17 +298,27 @@ Json measured_gpu_trees_json(const MeasuredGpuTrees& t, const CpuKernelValidatio
           {"held_out", "every third GEMM of the set, as its roofline fit holds them out"},
           {"trees", stats_json(t.held_out)},
           {"shipped_model", stats_json(t.shipped_held_out)},
-          {"roofline_fit", stats_json(summarize(roofline_on_trees_points(t, v)))}};
+          {"roofline_fit", stats_json(summarize(roofline_on_trees_points(t, v)))},
+          {"chosen", t.chosen ? "trees" : "roofline fit"},
+          {"inner_split", t.inner_trees ? Json{{"trees", stats_json(*t.inner_trees)},
+                                               {"roofline_fit", stats_json(*t.inner_roofline)}}
+                                        : Json("too few points to split")}};
 }
 
 std::string measured_gpu_trees_text(const MeasuredGpuTrees& t, const CpuKernelValidation& v) {
   std::ostringstream s;
-  s << "  the trees retrained with this GPU's own GEMMs (learned-gpu.json: " << t.trained
-    << " of them beside " << t.beside << ";\n  costed by its model string '" << t.board
-    << "'), on its held-out GEMMs:\n";
+  s << "  the trees retrained with this GPU's own GEMMs (" << t.trained << " of them, beside " << t.beside
+    << ";\n  costed by its model string '" << t.board << "'), on its held-out GEMMs:\n";
   s << stats_line("own trees, held out", t.held_out);
   s << stats_line("shipped model, same", t.shipped_held_out);
   s << stats_line("roofline fit, same", summarize(roofline_on_trees_points(t, v)));
+  s << "  the GPU's GEMMs are costed by the " << (t.chosen ? "trees (learned-gpu.json)" : "roofline fit");
+  if (t.inner_trees)
+    s << ", chosen on the training GEMMs alone (each fitted on two thirds of them, on the other third: trees "
+      << fmt("%.1f", t.inner_trees->mape) << " %, roofline fit " << fmt("%.1f", t.inner_roofline->mape)
+      << " %)\n";
+  else
+    s << ": too few training GEMMs to choose on\n";
   return s.str();
 }
 
