@@ -220,8 +220,7 @@ void write_platforms(const MeasurementSet& kernels, const ValidateOptions& o, Ou
                          thread_platform_json(kernels, t));
 }
 
-// The GPU model HeteroSim ships, fitted on published timings alone, on a GPU set's GEMMs: on the set's own
-// one-GPU platform, as `run --platform this-gpu.json` would cost them.
+// The shipped GPU model on a GPU set's GEMMs, costed on this-gpu.json as `run` would cost them.
 std::optional<ShippedGpuCheck> shipped_gpu_check(const MeasurementSet& kernels) {
   const Platform gpu = parse_platform(gpu_platform_json(kernels), "this-gpu (from " + kernels.device + ")");
   return check_shipped_gpu_model(kernels, gpu, load_calibration(hs::calibration_file("deepbench-gpu")));
@@ -231,14 +230,16 @@ std::optional<ShippedGpuCheck> shipped_gpu_check(const MeasurementSet& kernels) 
 void learn_gpu_set(const MeasurementSet& kernels, const ValidateOptions& o,
                    const std::vector<DeepBenchPoint>& published, ValidationReport& r, Outputs& outputs) {
   if (!is_gpu_set(kernels) || !learned_models_built()) return;
+  const std::string shown =
+      shown_path(o.deepbench) +
+      (published.empty() ? "" : " and every published GEMM of " + shown_path(o.published));
+  if (o.deepbench != "none")
+    r.measured_gpu_trees = learn_measured_gpu(kernels, o.deepbench, o.datasheets, published, shown);
   if (o.deepbench == "none")
     r.measured_gpu_trees_skipped = "no DeepBench problems to learn beside (--deepbench none)";
-  if (o.deepbench == "none") return;
-  const std::string published_shown =
-      published.empty() ? "" : " and every published GEMM of " + shown_path(o.published);
-  r.measured_gpu_trees = learn_measured_gpu(kernels, o.deepbench, o.datasheets, published,
-                                            shown_path(o.deepbench) + published_shown);
-  if (r.measured_gpu_trees && r.measured_gpu_trees->chosen)
+  else if (!r.measured_gpu_trees)
+    r.measured_gpu_trees_skipped = "too few GEMMs named by m, n and k, or a GPU without its SM count";
+  else if (r.measured_gpu_trees->chosen)
     outputs.emplace_back(out_path(o, "learned-gpu.json"), r.measured_gpu_trees->model_text);
 }
 
@@ -359,8 +360,8 @@ Action validate_command(CLI::App& app) {
                   "With --measure: time the kernel grid this many times over, interleaved (1 with --quick)")
       ->check(CLI::Range(1, 50));
   cmd->add_option("--cpu", o->cpu,
-                  "CPU kernel measurement set (heterosim-measurements); default: the committed "
-                  "validation/measurements/cpu-kernels.json");
+                  "Kernel measurement set (heterosim-measurements: a CPU's, or a GPU's as hs_measure_cuda "
+                  "writes it); default: the committed validation/measurements/cpu-kernels.json");
   cmd->add_option("--executions", o->executions,
                   "Whole-graph executions (heterosim-executions), or none; default: the committed "
                   "validation/measurements/cpu-executions.json");

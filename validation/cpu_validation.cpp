@@ -84,14 +84,14 @@ const RooflineFit& fit_for_threads(const FitsByThreads& fits, int threads) {
   return fits.at(1);
 }
 
-CpuKernelValidation validate_cpu_kernels(const MeasurementSet& m, int co_running) {
+CpuKernelValidation validate_cpu_kernels(const MeasurementSet& m, int co_running, int held_out_residue) {
   CpuKernelValidation v;
   std::map<std::string, int> seen;
   std::vector<FitPoint> train;
   std::vector<const KernelPoint*> test;
   for (const auto& p : m.points) {
     if (p.co_running != co_running) continue;
-    if (cpu_point_held_out(seen[p.kind]++))
+    if (seen[p.kind]++ % 3 == held_out_residue)
       test.push_back(&p);
     else
       train.push_back(fit_point(p, m));

@@ -38,7 +38,10 @@ struct CpuKernelValidation {
 // Calibration entry key "cpu" (device kind), so it applies to every thread device.
 Calibration cpu_calibration(const RooflineFit& fit);
 // Uses the points measured with `co_running` threads busy at once; throws InputError if there are none.
-CpuKernelValidation validate_cpu_kernels(const MeasurementSet& m, int co_running = 1);
+// `held_out_residue`: the points held out are those whose index within their kind is this modulo 3 (1, the
+// default, is every kind's 2nd, 5th, ... point; 0 and 2 give the other two folds of a three-fold split).
+CpuKernelValidation validate_cpu_kernels(const MeasurementSet& m, int co_running = 1,
+                                         int held_out_residue = 1);
 // Thread counts present in the set (co_running values), ascending.
 std::vector<int> co_running_counts(const MeasurementSet& m);
 

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <string>
 #include <utility>
 
 namespace hs::validation {
@@ -58,7 +59,8 @@ struct GemmSplit {
       test_named; // every held-out GEMM: whether it names its dimensions (only those are tested)
 };
 
-GemmSplit split_gemms(const MeasurementSet& set, const WaveDevice& device) {
+// `residue`: the GEMMs held out are those whose index is this modulo 3 (1: the set's own split).
+GemmSplit split_gemms(const MeasurementSet& set, const WaveDevice& device, int residue = 1) {
   GemmSplit out;
   out.test = set;
   out.test.points.clear();
@@ -66,9 +68,10 @@ GemmSplit split_gemms(const MeasurementSet& set, const WaveDevice& device) {
   for (const auto& p : set.points) {
     if (p.kind != "gemm" || p.co_running != 1) continue;
     const int i = index++;
-    if (held_out(i)) out.test_named.push_back(names_gemm_dims(p));
+    const bool test = i % 3 == residue;
+    if (test) out.test_named.push_back(names_gemm_dims(p));
     if (!names_gemm_dims(p)) continue;
-    if (held_out(i))
+    if (test)
       out.test.points.push_back(p);
     else
       out.train.push_back(training_point(p, i, device));
@@ -97,28 +100,33 @@ MeasurementSet training_part(const MeasurementSet& set) {
   return out;
 }
 
-// The trees and the roofline fit each fitted on two thirds of the training part and scored on its GEMMs in
-// the other third; nullopt where the part is too small to split.
-std::optional<std::pair<ErrorStats, ErrorStats>> inner_split(const MeasurementSet& set, const Platform& gpu,
+// The trees and the roofline fit in three folds of the training part: each fitted on two of them and scored
+// on the GEMMs of the third, so that every training GEMM is scored once. Nullopt where the part is too small
+// to split.
+std::optional<std::pair<ErrorStats, ErrorStats>> inner_folds(const MeasurementSet& set, const Platform& gpu,
                                                              const MeasuredGpuBase& base,
                                                              const WaveParams& wave,
                                                              const WaveDevice& device) {
   const MeasurementSet part = training_part(set);
-  CpuKernelValidation roofline;
-  try {
-    roofline = validate_cpu_kernels(part, 1);
-  } catch (const InputError&) {
-    return {};
+  std::vector<double> trees_errors, roofline_errors;
+  for (const int fold : {0, 1, 2}) {
+    CpuKernelValidation roofline;
+    try {
+      roofline = validate_cpu_kernels(part, 1, fold);
+    } catch (const InputError&) {
+      return {};
+    }
+    for (const auto& row : roofline.held_out)
+      if (row.kind == "gemm") roofline_errors.push_back(percent_error(row.calibrated, row.measured));
+    const GemmSplit split = split_gemms(part, device, fold);
+    if (split.train.empty() || split.test.points.empty()) return {};
+    const auto trees = check_shipped_gpu_model(
+        split.test, gpu,
+        with_trees(train_with(split, base, wave, "fold " + std::to_string(fold)), device.model));
+    if (!trees) return {};
+    trees_errors.insert(trees_errors.end(), trees->signed_errors.begin(), trees->signed_errors.end());
   }
-  std::vector<double> roofline_gemm;
-  for (const auto& row : roofline.held_out)
-    if (row.kind == "gemm") roofline_gemm.push_back(percent_error(row.calibrated, row.measured));
-  const GemmSplit split = split_gemms(part, device);
-  if (split.train.empty() || split.test.points.empty() || roofline_gemm.empty()) return {};
-  const auto trees = check_shipped_gpu_model(
-      split.test, gpu, with_trees(train_with(split, base, wave, "inner split"), device.model));
-  if (!trees) return {};
-  return std::make_pair(trees->gemm, summarize(roofline_gemm));
+  return std::make_pair(summarize(trees_errors), summarize(roofline_errors));
 }
 
 } // namespace
@@ -151,7 +159,7 @@ std::optional<MeasuredGpuTrees> learn_measured_gpu(const MeasurementSet& set, co
   for (const bool named : split.test_named)
     out.held_out_errors.push_back(named ? own->signed_errors.at(next++) : std::nan(""));
   out.shipped_held_out = before->gemm;
-  if (const auto inner = inner_split(set, gpu, base, out.wave, device)) {
+  if (const auto inner = inner_folds(set, gpu, base, out.wave, device)) {
     out.inner_trees = inner->first;
     out.inner_roofline = inner->second;
     out.chosen = inner->first.mape < inner->second.mape;

@@ -40,9 +40,9 @@ struct MeasuredGpuTrees {
   // the trees do not cost).
   std::vector<double> held_out_errors;
   // Which of the two costs the GPU's GEMMs, the trees or the set's roofline fit, chosen without the held-out
-  // third: each fitted again on two thirds of the training part and scored on its GEMMs in the other third
-  // (every third of the training GEMMs). Few GEMMs teach the trees little (20 of an L4: 49.6 % held out,
-  // against the roofline fit's 25.1 %, results/measured_gpu/). Not chosen where that split cannot be made.
+  // third: in three folds of the training part, each fitted on two and scored on the third's GEMMs, so every
+  // training GEMM is scored once. Few GEMMs teach the trees little (20 of an L4: 49.6 % held out, against the
+  // roofline fit's 25.1 %, results/measured_gpu/). Not chosen where the folds cannot be made.
   std::optional<ErrorStats> inner_trees, inner_roofline;
   bool chosen = false;
 };

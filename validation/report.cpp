@@ -300,9 +300,9 @@ Json measured_gpu_trees_json(const MeasuredGpuTrees& t, const CpuKernelValidatio
           {"shipped_model", stats_json(t.shipped_held_out)},
           {"roofline_fit", stats_json(summarize(roofline_on_trees_points(t, v)))},
           {"chosen", t.chosen ? "trees" : "roofline fit"},
-          {"inner_split", t.inner_trees ? Json{{"trees", stats_json(*t.inner_trees)},
-                                               {"roofline_fit", stats_json(*t.inner_roofline)}}
-                                        : Json("too few points to split")}};
+          {"training_folds", t.inner_trees ? Json{{"trees", stats_json(*t.inner_trees)},
+                                                  {"roofline_fit", stats_json(*t.inner_roofline)}}
+                                           : Json("too few points to fold")}};
 }
 
 std::string measured_gpu_trees_text(const MeasuredGpuTrees& t, const CpuKernelValidation& v) {
@@ -314,7 +314,7 @@ std::string measured_gpu_trees_text(const MeasuredGpuTrees& t, const CpuKernelVa
   s << stats_line("roofline fit, same", summarize(roofline_on_trees_points(t, v)));
   s << "  the GPU's GEMMs are costed by the " << (t.chosen ? "trees (learned-gpu.json)" : "roofline fit");
   if (t.inner_trees)
-    s << ", chosen on the training GEMMs alone (each fitted on two thirds of them, on the other third: trees "
+    s << ", chosen on the training GEMMs alone (three folds, each scored once: trees "
       << fmt("%.1f", t.inner_trees->mape) << " %, roofline fit " << fmt("%.1f", t.inner_roofline->mape)
       << " %)\n";
   else

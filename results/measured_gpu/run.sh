@@ -22,13 +22,13 @@ scratch, cap, boards = sys.argv[1], sys.argv[2], sys.argv[3:]
 print(f"At most {cap} GEMMs of each board, every third held out. MAPE on the held-out third (bias):")
 print()
 print("| board | GEMMs trained / held out | own trees | shipped model, board unseen | roofline fit on the set "
-      "| chosen (training GEMMs' inner split: trees / roofline) |")
+      "| chosen (training GEMMs in three folds: trees / roofline) |")
 print("|---|---:|---:|---:|---:|---|")
 for board in boards:
     cpu = json.load(open(f"{scratch}/{board}/out/report.json"))["cpu_kernels"]
     own = cpu["own_trees"]
     cell = lambda s: f"{s['mape_percent']:.1f} % ({s['mean_signed_percent']:+.1f} %)"
-    inner = own["inner_split"]
+    inner = own["training_folds"]
     split = (f"{inner['trees']['mape_percent']:.1f} / {inner['roofline_fit']['mape_percent']:.1f} %"
              if isinstance(inner, dict) else inner)
     print(f"| {board} | {own['trained_gemms']} / {own['trees']['count']} | {cell(own['trees'])} | "
