@@ -23,8 +23,8 @@ const std::vector<std::string>& cpu_compute_kinds() {
   return kinds;
 }
 
-bool cpu_point_held_out(int index_within_kind) {
-  return index_within_kind % 3 == 1;
+bool cpu_point_held_out(int index_within_kind, int residue) {
+  return index_within_kind % 3 == residue;
 }
 
 std::vector<double> cpu_tier_bounds(const MeasurementSet& m) {
@@ -91,7 +91,7 @@ CpuKernelValidation validate_cpu_kernels(const MeasurementSet& m, int co_running
   std::vector<const KernelPoint*> test;
   for (const auto& p : m.points) {
     if (p.co_running != co_running) continue;
-    if (seen[p.kind]++ % 3 == held_out_residue)
+    if (cpu_point_held_out(seen[p.kind]++, held_out_residue))
       test.push_back(&p);
     else
       train.push_back(fit_point(p, m));

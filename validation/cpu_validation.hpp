@@ -16,8 +16,9 @@ namespace hs::validation {
 // Kinds fitted as compute-bound at first (the others start memory-bound; see roofline_fit.hpp).
 const std::vector<std::string>& cpu_compute_kinds();
 
-// Held out of calibration: every third point of each kind, in measurement order (index % 3 == 1).
-bool cpu_point_held_out(int index_within_kind);
+// Held out of calibration: every third point of each kind, in measurement order (index % 3 == 1); with
+// `residue` 0 or 2, the other two folds of a three-fold split.
+bool cpu_point_held_out(int index_within_kind, int residue = 1);
 
 // Cache sizes recorded in the measurement set (L2, L3), the bounds of the fitted memory tiers.
 std::vector<double> cpu_tier_bounds(const MeasurementSet& m);
@@ -38,8 +39,7 @@ struct CpuKernelValidation {
 // Calibration entry key "cpu" (device kind), so it applies to every thread device.
 Calibration cpu_calibration(const RooflineFit& fit);
 // Uses the points measured with `co_running` threads busy at once; throws InputError if there are none.
-// `held_out_residue`: the points held out are those whose index within their kind is this modulo 3 (1, the
-// default, is every kind's 2nd, 5th, ... point; 0 and 2 give the other two folds of a three-fold split).
+// `held_out_residue`: which fold is held out (cpu_point_held_out).
 CpuKernelValidation validate_cpu_kernels(const MeasurementSet& m, int co_running = 1,
                                          int held_out_residue = 1);
 // Thread counts present in the set (co_running values), ascending.

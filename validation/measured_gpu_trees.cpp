@@ -59,7 +59,7 @@ struct GemmSplit {
       test_named; // every held-out GEMM: whether it names its dimensions (only those are tested)
 };
 
-// `residue`: the GEMMs held out are those whose index is this modulo 3 (1: the set's own split).
+// `residue`: which fold is held out (cpu_point_held_out; 1: the set's own split).
 GemmSplit split_gemms(const MeasurementSet& set, const WaveDevice& device, int residue = 1) {
   GemmSplit out;
   out.test = set;
@@ -68,7 +68,7 @@ GemmSplit split_gemms(const MeasurementSet& set, const WaveDevice& device, int r
   for (const auto& p : set.points) {
     if (p.kind != "gemm" || p.co_running != 1) continue;
     const int i = index++;
-    const bool test = i % 3 == residue;
+    const bool test = cpu_point_held_out(i, residue);
     if (test) out.test_named.push_back(names_gemm_dims(p));
     if (!names_gemm_dims(p)) continue;
     if (test)
@@ -95,7 +95,7 @@ MeasurementSet training_part(const MeasurementSet& set) {
   out.points.clear();
   std::map<std::string, int> seen;
   for (const auto& p : set.points)
-    if (p.co_running == 1 && !held_out(seen[p.kind]++) && (p.kind != "gemm" || names_gemm_dims(p)))
+    if (p.co_running == 1 && !cpu_point_held_out(seen[p.kind]++) && (p.kind != "gemm" || names_gemm_dims(p)))
       out.points.push_back(p);
   return out;
 }
@@ -193,16 +193,23 @@ learn_measured_gpu(const MeasurementSet& set, const std::string& deepbench_dir, 
   return learn_measured_gpu(set, gpu, shipped, base);
 }
 
+std::vector<double> trees_error_by_row(const MeasuredGpuTrees& trees, const CpuKernelValidation& v) {
+  std::vector<double> out;
+  std::size_t next = 0;
+  for (const auto& row : v.held_out)
+    out.push_back(row.kind == "gemm" ? trees.held_out_errors.at(next++) : std::nan(""));
+  return out;
+}
+
 void name_trees(CalibrationOut& c, const MeasuredGpuTrees& trees, const std::string& file,
                 const CpuKernelValidation& v) {
   c.learned_model = file;
   c.wave = trees.wave;
+  const std::vector<double> by_trees = trees_error_by_row(trees, v);
   std::vector<double> errors;
-  std::size_t next = 0;
-  for (const auto& row : v.held_out) {
-    const double by_trees = row.kind == "gemm" ? trees.held_out_errors.at(next++) : std::nan("");
-    errors.push_back(std::isnan(by_trees) ? percent_error(row.calibrated, row.measured) : by_trees);
-  }
+  for (std::size_t i = 0; i < v.held_out.size(); ++i)
+    errors.push_back(std::isnan(by_trees[i]) ? percent_error(v.held_out[i].calibrated, v.held_out[i].measured)
+                                             : by_trees[i]);
   c.held_out_mape_percent = summarize(errors).mape;
   char figure[64];
   std::snprintf(figure, sizeof figure, "%.1f %%", trees.held_out.mape);

@@ -62,6 +62,10 @@ std::optional<MeasuredGpuTrees>
 learn_measured_gpu(const MeasurementSet& set, const std::string& deepbench_dir, const std::string& datasheets,
                    const std::vector<DeepBenchPoint>& published, const std::string& shown);
 
+// Per row of `v.held_out` (the set's roofline validation at one thread), the trees' error on it: NaN for a
+// kernel they do not cost (not a GEMM, or one that names no dimensions).
+std::vector<double> trees_error_by_row(const MeasuredGpuTrees& trees, const CpuKernelValidation& v);
+
 // Points a GPU set's calibration entry `c` (its roofline fit, validated as `v`) at the trees' file, named
 // relative to the calibration, where they were chosen (MeasuredGpuTrees::chosen): its GEMMs are then the
 // trees', and its held-out figure is over every held-out kernel with the GEMMs' errors the trees'.

@@ -282,11 +282,11 @@ std::string shipped_gpu_text(const ShippedGpuCheck& c) {
 
 // The roofline fit's errors on a set's held-out GEMMs that the trees cost too (held_out_errors not NaN).
 std::vector<double> roofline_on_trees_points(const MeasuredGpuTrees& t, const CpuKernelValidation& v) {
+  const std::vector<double> by_trees = trees_error_by_row(t, v);
   std::vector<double> out;
-  std::size_t next = 0;
-  for (const auto& row : v.held_out)
-    if (row.kind == "gemm" && !std::isnan(t.held_out_errors.at(next++)))
-      out.push_back(percent_error(row.calibrated, row.measured));
+  for (std::size_t i = 0; i < v.held_out.size(); ++i)
+    if (!std::isnan(by_trees[i]))
+      out.push_back(percent_error(v.held_out[i].calibrated, v.held_out[i].measured));
   return out;
 }
 
