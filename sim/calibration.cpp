@@ -17,13 +17,7 @@ bool listed(const std::vector<std::string>& names, const std::string& name) {
   return !name.empty() && std::find(names.begin(), names.end(), name) != names.end();
 }
 
-// The parameters an entry overrides: the same fields in both versions.
-void load_parameters(const JsonNode& node, Calibration::Entry& e) {
-  if (auto eff = node.find("efficiency"))
-    for (const auto& [kind, v] : eff->members()) {
-      v.expect_op_kind_key(kind, true);
-      e.compute_efficiency[kind] = v.as_fraction();
-    }
+void load_memory_figures(const JsonNode& node, Calibration::Entry& e) {
   if (auto me = node.find("memory_efficiency")) e.memory_efficiency = me->as_fraction();
   if (auto factors = node.find("memory_time_factor"))
     for (const auto& [kind, v] : factors->members()) {
@@ -31,6 +25,24 @@ void load_parameters(const JsonNode& node, Calibration::Entry& e) {
       const double f = v.as_number();
       if (!(f > 0) || !std::isfinite(f)) v.fail("must be a positive number");
       e.memory_time_factor[kind] = f;
+    }
+}
+
+// The parameters an entry overrides: the same fields in both versions.
+void load_parameters(const JsonNode& node, Calibration::Entry& e) {
+  if (auto eff = node.find("efficiency"))
+    for (const auto& [kind, v] : eff->members()) {
+      v.expect_op_kind_key(kind, true);
+      e.compute_efficiency[kind] = v.as_fraction();
+    }
+  load_memory_figures(node, e);
+  if (auto systems = node.find("by_memory_type"))
+    for (const auto& [type, system] : systems->members()) {
+      system.expect_only({"memory_efficiency", "memory_time_factor"});
+      Calibration::Entry probe;
+      load_memory_figures(system, probe);
+      if (!probe.memory_efficiency) system.fail("names no memory_efficiency");
+      e.by_memory_type[type] = {*probe.memory_efficiency, probe.memory_time_factor};
     }
   if (auto lo = node.find("launch_overhead")) e.launch_overhead = lo->as_quantity(units::Quantity::Time);
   if (auto io = node.find("issue_overhead")) e.issue_overhead = io->as_quantity(units::Quantity::Time);
@@ -113,14 +125,47 @@ void load_version_1(const JsonNode& root, Calibration& c) {
   }
 }
 
+// The errors `validate` measured for the entry, which `run` names.
+void load_held_out_figures(const JsonNode& node, Calibration::Entry& e) {
+  if (auto h = node.find("held_out_mape_percent")) e.held_out_mape_percent = h->as_number();
+  if (auto h = node.find("held_out_mape_percent_by_model"))
+    for (const auto& [model, value] : h->members())
+      e.held_out_mape_percent_by_model[model] = value.as_number();
+  if (auto h = node.find("memory_held_out_mape_percent"))
+    for (const auto& [kind, value] : h->members()) {
+      value.expect_op_kind_key(kind, false);
+      e.memory_held_out_mape_percent[kind] = value.as_number();
+    }
+  if (auto h = node.find("wave_held_out_mape_percent")) e.wave_held_out_mape_percent = h->as_number();
+  if (auto h = node.find("wave_held_out_mape_percent_by_model"))
+    for (const auto& [model, value] : h->members())
+      e.wave_held_out_mape_percent_by_model[model] = value.as_number();
+}
+
 void load_version_2(const JsonNode& root, Calibration& c) {
   root.expect_only({"format", "version", "source", "entries", "notes", "fit"});
   for (const auto& node : root.at("entries").items()) {
-    node.expect_only(
-        {"name", "applies_to", "measured", "held_out_mape_percent", "held_out_mape_percent_by_model",
-         "wave_held_out_mape_percent", "wave_held_out_mape_percent_by_model", "efficiency",
-         "memory_efficiency", "memory_time_factor", "launch_overhead", "issue_overhead", "memory_tiers",
-         "gemm_structure", "wave_model", "learned_model", "framework_model", "intra_op_threads", "notes"});
+    node.expect_only({"name",
+                      "applies_to",
+                      "measured",
+                      "held_out_mape_percent",
+                      "held_out_mape_percent_by_model",
+                      "wave_held_out_mape_percent",
+                      "wave_held_out_mape_percent_by_model",
+                      "memory_held_out_mape_percent",
+                      "efficiency",
+                      "memory_efficiency",
+                      "memory_time_factor",
+                      "by_memory_type",
+                      "launch_overhead",
+                      "issue_overhead",
+                      "memory_tiers",
+                      "gemm_structure",
+                      "wave_model",
+                      "learned_model",
+                      "framework_model",
+                      "intra_op_threads",
+                      "notes"});
     Calibration::Entry e;
     e.name = node.at("name").as_string();
     for (const auto& other : c.entries)
@@ -134,14 +179,7 @@ void load_version_2(const JsonNode& root, Calibration& c) {
     if (e.applies_to.devices.empty() && e.applies_to.kinds.empty() && e.applies_to.models.empty())
       to.fail("names no device, kind or model");
     e.measured = node.at("measured").as_string();
-    if (auto h = node.find("held_out_mape_percent")) e.held_out_mape_percent = h->as_number();
-    if (auto h = node.find("held_out_mape_percent_by_model"))
-      for (const auto& [model, value] : h->members())
-        e.held_out_mape_percent_by_model[model] = value.as_number();
-    if (auto h = node.find("wave_held_out_mape_percent")) e.wave_held_out_mape_percent = h->as_number();
-    if (auto h = node.find("wave_held_out_mape_percent_by_model"))
-      for (const auto& [model, value] : h->members())
-        e.wave_held_out_mape_percent_by_model[model] = value.as_number();
+    load_held_out_figures(node, e);
     if (auto w = node.find("wave_model")) e.wave = load_wave(*w);
     if (auto l = node.find("learned_model")) {
       const std::filesystem::path file = std::filesystem::path(root.file()).parent_path() / l->as_string();
@@ -175,6 +213,17 @@ int Calibration::AppliesTo::specificity(const Device& d) const {
   if (listed(models, d.model)) return 2;
   if (listed(kinds, d.kind)) return 1;
   return 0;
+}
+
+const Calibration::Entry::MemorySystem* Calibration::memory_system(const Entry& e, const Device& d) {
+  const Entry::MemorySystem* best = nullptr;
+  std::size_t longest = 0;
+  for (const auto& [type, system] : e.by_memory_type)
+    if (type.size() > longest && d.units.memory_type.rfind(type, 0) == 0) {
+      best = &system;
+      longest = type.size();
+    }
+  return best;
 }
 
 const Calibration::Entry* Calibration::find(const Device& d) const {
@@ -254,139 +303,6 @@ Calibration load_calibration(const std::string& name_or_path, const Platform& p)
                      "no entry calibrates a device of platform '" + p.name + "' (devices: " + device_list(p) +
                          ")");
   return c;
-}
-
-namespace {
-
-// Why the learned model of `e` leaves device `d`'s GEMMs to its wave model; empty when the trees cost them.
-std::string wave_only_reason(const Calibration::Entry& e, const Device& d) {
-  return e.learned && d.units.count > 0 ? e.learned->untrained_reason(wave_device(d)) : "";
-}
-
-struct OwnHeldOut {
-  std::string device;
-  double percent;
-  bool wave; // the wave model's figure: the learned model's trees leave the device to it
-};
-
-// The calibrated devices of `e` with a held-out error of their own: the wave model's where it alone costs
-// them, else their model's where the entry has one.
-std::vector<OwnHeldOut> own_held_out(const Calibration& c, const Calibration::Entry& e, const Platform& p) {
-  std::vector<OwnHeldOut> out;
-  for (const auto& d : p.devices) {
-    if (c.find(d) != &e) continue;
-    if (!wave_only_reason(e, d).empty()) {
-      if (auto it = e.wave_held_out_mape_percent_by_model.find(d.model);
-          it != e.wave_held_out_mape_percent_by_model.end())
-        out.push_back({d.name, it->second, true});
-      else if (e.wave_held_out_mape_percent)
-        out.push_back({d.name, *e.wave_held_out_mape_percent, true});
-    } else if (auto it = e.held_out_mape_percent_by_model.find(d.model);
-               it != e.held_out_mape_percent_by_model.end()) {
-      out.push_back({d.name, it->second, false});
-    }
-  }
-  return out;
-}
-
-// The calibrated devices of `e` whose GEMMs its learned model leaves to the wave model, with why.
-std::vector<std::pair<std::string, std::string>>
-wave_only_devices(const Calibration& c, const Calibration::Entry& e, const Platform& p) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& d : p.devices)
-    if (c.find(d) == &e)
-      if (auto reason = wave_only_reason(e, d); !reason.empty()) out.emplace_back(d.name, std::move(reason));
-  return out;
-}
-
-} // namespace
-
-nlohmann::ordered_json calibration_usage_json(const Calibration& c, const Platform& p) {
-  nlohmann::ordered_json j;
-  j["file"] = c.file;
-  j["source"] = c.source;
-  j["entries"] = nlohmann::ordered_json::array();
-  for (const auto& e : c.entries) {
-    if (c.calibrated_devices(e, p).empty()) continue; // an optional entry the platform has no use for
-    nlohmann::ordered_json entry;
-    entry["name"] = e.name;
-    entry["measured"] = e.measured.empty() ? "not recorded (version 1 file)" : e.measured;
-    entry["devices"] = c.calibrated_devices(e, p);
-    if (e.held_out_mape_percent) entry["held_out_mape_percent"] = *e.held_out_mape_percent;
-    for (const auto& held : own_held_out(c, e, p))
-      entry["held_out_mape_percent_by_device"][held.device] = held.percent;
-    entry["gemm_model"] = e.learned ? "learned (" + e.learned_file + ")" : e.wave ? "wave" : "roofline";
-    if (e.learned) entry["learned_precisions"] = e.learned->precisions();
-    for (const auto& [device, reason] : wave_only_devices(c, e, p))
-      entry["wave_model_only"][device] = reason;
-    if (e.framework) {
-      entry["framework_model"] = e.framework_file;
-      entry["intra_op_threads"] = e.intra_op_threads;
-    }
-    j["entries"].push_back(std::move(entry));
-  }
-  return j;
-}
-
-namespace {
-
-// Appends `device` to the group of `key`, in the order the keys first came.
-void add_to_group(std::vector<std::pair<std::string, std::string>>& groups, const std::string& key,
-                  const std::string& device) {
-  for (auto& [k, devices] : groups)
-    if (k == key) {
-      devices.append(", ").append(device);
-      return;
-    }
-  groups.emplace_back(key, device);
-}
-
-} // namespace
-
-std::string calibration_usage_text(const Calibration& c, const Platform& p) {
-  std::string text;
-  for (const auto& e : c.entries) {
-    std::string devices;
-    for (const auto& d : c.calibrated_devices(e, p))
-      devices.append(devices.empty() ? "" : ", ").append(d);
-    if (devices.empty()) continue; // an optional entry the platform has no use for
-    text.append("calibration '").append(e.name).append("' (").append(c.file).append(") calibrated ");
-    text.append(devices)
-        .append(e.learned
-                    ? " (GEMMs and convolutions in " + name_list(e.learned->precisions()) +
-                          " by the learned model " + e.learned_file + ", other precisions by its wave model)"
-                : e.wave ? " (GEMMs by the wave model)"
-                         : "")
-        .append(e.framework ? " (ops with named dimensions by the framework model " + e.framework_file +
-                                  " on " + std::to_string(e.intra_op_threads) + " intra-op thread(s))"
-                            : "")
-        .append(": ")
-        .append(e.measured.empty() ? "what was measured is not recorded" : e.measured);
-    if (e.held_out_mape_percent) {
-      char held[64];
-      std::snprintf(held, sizeof held, "; held-out error %.1f %%", *e.held_out_mape_percent);
-      text.append(held);
-    }
-    // One clause per reason and per figure, naming every device it holds for: eight GPUs of a node
-    // share both.
-    std::vector<std::pair<std::string, std::string>> wave_only;
-    for (const auto& [device, reason] : wave_only_devices(c, e, p))
-      add_to_group(wave_only, reason, device);
-    for (const auto& [reason, names] : wave_only)
-      text.append("; ").append(names).append(": GEMMs by the wave model alone: ").append(reason);
-    std::vector<std::pair<std::string, std::string>> held_out;
-    for (const auto& held : own_held_out(c, e, p)) {
-      char percent[64];
-      std::snprintf(percent, sizeof percent, ": %.1f %%", held.percent);
-      add_to_group(held_out,
-                   std::string(held.wave ? " (the wave model, leave one GPU out)" : " (own model)") + percent,
-                   held.device);
-    }
-    for (const auto& [figure, names] : held_out)
-      text.append("; held out for ").append(names).append(figure);
-    text.append("\n");
-  }
-  return text;
 }
 
 } // namespace hs

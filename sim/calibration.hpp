@@ -61,6 +61,19 @@ struct Calibration {
     // memory system (measured on this project's CPU kernels: a two-input elementwise pass at 0.88 of a
     // copy's rate), which one bandwidth per cache level cannot say.
     std::map<std::string, double> memory_time_factor;
+    // The memory figures above for a kind of memory: a device whose compute units' memory_type starts with
+    // a key (the longest that matches) takes that key's figures instead. Streaming kernels reach a share of
+    // the datasheet bandwidth that belongs to the memory system (HBM about 0.87 of it, GDDR about 0.76, in
+    // published PyTorch timings; validation/README.md), more than to the chip.
+    struct MemorySystem {
+      double memory_efficiency = 1.0;
+      std::map<std::string, double> memory_time_factor;
+    };
+    std::map<std::string, MemorySystem> by_memory_type;
+    // Per op kind, the error `validate` measured for the memory-bound figures above on kernels of devices
+    // left out of their fit (for the shipped GPU model: published softmax, layer-norm and elementwise
+    // timings, each GPU left out in turn); `run` names it beside the entry.
+    std::map<std::string, double> memory_held_out_mape_percent;
     // When set, GEMMs and convolutions that name their dimensions are costed by the loop structure of a CPU
     // BLAS (sim/cost_model.cpp): the operands are packed into blocks, a convolution's im2col first writes
     // its column matrix, then the packed GEMM runs at the "gemm" efficiency; the steps follow one another.
@@ -87,6 +100,8 @@ struct Calibration {
   std::string source;
   std::string file; // where it was loaded from (empty when built in code)
 
+  // The by_memory_type figures of `e` for `d`, or nullptr where none matches its memory type.
+  static const Entry::MemorySystem* memory_system(const Entry& e, const Device& d);
   // The most specific entry matching `d`, or nullptr.
   const Entry* find(const Device& d) const;
   // Names of the devices of `p` that entry `e` calibrates (those for which it is the most specific).

@@ -73,6 +73,14 @@ const std::string& CsvTable::text(std::size_t row, const std::string& column) co
   return rows_.at(row)[it->second];
 }
 
+double CsvTable::positive(std::size_t row, const std::string& column) const {
+  const double v = number(row, column);
+  if (!(v > 0))
+    throw InputError(file_, "line " + std::to_string(lines_.at(row)) + ", column " + column,
+                     "must be positive, not " + text(row, column));
+  return v;
+}
+
 double CsvTable::number(std::size_t row, const std::string& column) const {
   const std::string& s = text(row, column);
   const std::string place = "line " + std::to_string(lines_.at(row)) + ", column " + column;

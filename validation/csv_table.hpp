@@ -14,6 +14,8 @@ public:
   const std::string& text(std::size_t row, const std::string& column) const;
   // Throws InputError (file, line, column) unless the cell is a finite number.
   double number(std::size_t row, const std::string& column) const;
+  // The same, and unless it is above zero.
+  double positive(std::size_t row, const std::string& column) const;
   bool empty(std::size_t row, const std::string& column) const { return text(row, column).empty(); }
   bool has(const std::string& column) const { return columns_.count(column) != 0; }
   std::vector<std::string> columns() const;                          // the header's names, sorted

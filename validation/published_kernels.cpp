@@ -22,21 +22,12 @@ const GpuDatasheet& sheet_of(const std::map<std::string, GpuDatasheet>& sheets, 
                    "gpu_model '" + model + "' is not the model of any GPU in gpus.csv");
 }
 
-double positive(const CsvTable& t, std::size_t r, const char* column) {
-  const double v = t.number(r, column);
-  if (!(v > 0))
-    throw InputError(t.file(), "line " + std::to_string(t.line(r)) + ", column " + column,
-                     "must be positive, not " + t.text(r, column));
-  return v;
-}
-
 DeepBenchPoint published_point(const CsvTable& t, std::size_t r, const GpuDatasheet& sheet) {
   const std::string& op = t.text(r, "op");
   if (op != "linear" && op != "bmm")
     throw InputError(t.file(), "line " + std::to_string(t.line(r)) + ", column op",
                      "must be linear or bmm, not '" + op + "'");
-  const double b = positive(t, r, "b"), m = positive(t, r, "m"), n = positive(t, r, "n"),
-               k = positive(t, r, "k");
+  const double b = t.positive(r, "b"), m = t.positive(r, "m"), n = t.positive(r, "n"), k = t.positive(r, "k");
   DeepBenchPoint p;
   p.gpu = sheet.gpu;
   p.precision = "fp32";
@@ -49,7 +40,7 @@ DeepBenchPoint published_point(const CsvTable& t, std::size_t r, const GpuDatash
   p.point.kind = "gemm";
   p.point.flops = 2 * b * m * n * k;
   p.point.bytes = 4 * p.shape.batch * (p.shape.m * p.shape.k + p.shape.k * p.shape.n + p.shape.m * p.shape.n);
-  p.point.seconds = positive(t, r, "latency_ms") * 1e-3;
+  p.point.seconds = t.positive(r, "latency_ms") * 1e-3;
   p.point.peak_flops = sheet.fp32_flops;
   p.point.bandwidth = sheet.bandwidth;
   p.device = datasheet_device(sheet, sheet.fp32_flops);
@@ -131,6 +122,8 @@ PublishedKernelCheck check_published_kernels(const std::string& dir,
   check.dir = check.shown_dir = dir;
   for (const auto& [gpu, sheet] : sheets)
     check.models[gpu] = sheet.model;
+  if (const auto memory_bound = load_published_memory_bound(dir); !memory_bound.empty())
+    check.memory_bound = evaluate_published_memory_bound(memory_bound, sheets);
   std::vector<double> all;
   if (!shipped) return check;
   for (const auto& [gpu, gpu_points] : by_gpu) {

@@ -7,6 +7,7 @@
 #include "validation/deepbench.hpp"
 #include "validation/learned_published.hpp"
 #include "validation/published_boards.hpp"
+#include "validation/published_memory_bound.hpp"
 #include "validation/published_wave.hpp"
 #include "validation/shipped_gpu_check.hpp"
 
@@ -40,6 +41,9 @@ struct PublishedKernelCheck {
   PublishedBoards boards;
   // The trees on these boards' GEMMs, held out (when the shipped model is fitted).
   std::optional<LearnedPublished> learned;
+  // The memory-bound kernels' shares of the bandwidth, each GPU left out (when the folder has
+  // memory_bound.csv).
+  std::optional<PublishedMemoryBound> memory_bound;
   // Why the shipped model was not checked, empty when it was: the committed model did not load (one of an
   // older format, before `validate` has written the new one).
   std::string shipped_unavailable;

@@ -322,6 +322,58 @@ std::string measured_gpu_trees_text(const MeasuredGpuTrees& t, const CpuKernelVa
   return s.str();
 }
 
+Json memory_bound_fit_json(const MemoryBoundFit& f) {
+  Json j = {{"memory_efficiency", f.memory_efficiency}, {"memory_time_factor", f.memory_time_factor}};
+  for (const auto& [type, system] : f.by_memory_type)
+    j["by_memory_type"][type] = {{"memory_efficiency", system.memory_efficiency},
+                                 {"memory_time_factor", system.memory_time_factor}};
+  return j;
+}
+
+Json memory_bound_json(const PublishedMemoryBound& m) {
+  Json j;
+  j["points"] = m.points;
+  j["launch_overhead_s"] = m.launch_seconds;
+  j["held_out"] = "held_out_by_kind and by_gpu: each GPU scored with the shares fitted on the other GPUs; "
+                  "assumed_by_kind: the presets' assumed share, fitted on nothing";
+  j["fit_on_every_gpu"] = memory_bound_fit_json(m.fit);
+  j["assumed"] = memory_bound_fit_json(m.assumed);
+  for (const auto& [kind, st] : m.assumed_by_kind)
+    j["assumed_by_kind"][kind] = stats_json(st);
+  for (const auto& [kind, st] : m.held_out_by_kind)
+    j["held_out_by_kind"][kind] = stats_json(st);
+  for (const auto& [gpu, kinds] : m.held_out_by_gpu) {
+    j["by_gpu"][gpu]["fit_without_it"] = memory_bound_fit_json(m.fit_without.at(gpu));
+    for (const auto& [kind, st] : kinds)
+      j["by_gpu"][gpu]["held_out"][kind] = stats_json(st);
+  }
+  return j;
+}
+
+std::string memory_bound_text(const PublishedMemoryBound& m) {
+  std::ostringstream s;
+  s << "\nPublished memory-bound kernels (elementwise, softmax, layer norm; " << m.points
+    << " timings), each GPU costed as `run` costs it with the shares\n  fitted on the other GPUs (held out); "
+    << "'assumed' is the presets' " << fmt("%.2f", m.assumed.memory_efficiency)
+    << " of the datasheet bandwidth. Fitted on every GPU: " << fmt("%.3f", m.fit.memory_efficiency)
+    << " of the bandwidth for a streaming pass";
+  for (const auto& [kind, factor] : m.fit.memory_time_factor)
+    s << ", " << kind << " x" << fmt("%.3f", factor);
+  for (const auto& [type, system] : m.fit.by_memory_type) {
+    s << "; " << type << " " << fmt("%.3f", system.memory_efficiency);
+    for (const auto& [kind, factor] : system.memory_time_factor)
+      s << ", " << kind << " x" << fmt("%.3f", factor);
+  }
+  s << "\n";
+  for (const auto& [kind, st] : m.held_out_by_kind) {
+    s << stats_line(kind + ", assumed", m.assumed_by_kind.at(kind));
+    s << stats_line(kind + ", held out", st);
+    for (const auto& [gpu, kinds] : m.held_out_by_gpu)
+      if (kinds.count(kind)) s << stats_line("  " + gpu, kinds.at(kind));
+  }
+  return s.str();
+}
+
 Json published_json(const PublishedKernelCheck& c) {
   Json j;
   j["data"] = c.shown_dir;
@@ -369,6 +421,7 @@ Json published_json(const PublishedKernelCheck& c) {
     for (const auto& [gpu, st] : c.learned->chip_out_by_gpu)
       j["learned_chip_out"]["by_gpu"][gpu] = stats_json(st);
   }
+  if (c.memory_bound) j["memory_bound"] = memory_bound_json(*c.memory_bound);
   return j;
 }
 
@@ -426,6 +479,7 @@ std::string published_text(const PublishedKernelCheck& c) {
     s << stats_line("all, learned, board seen", c.learned->seen_all);
     s << stats_line("all, learned, chip out", c.learned->chip_out_all);
   }
+  if (c.memory_bound) s << memory_bound_text(*c.memory_bound);
   return s.str();
 }
 

@@ -343,6 +343,13 @@ std::string calibration_json(const std::vector<CalibrationOut>& entries, const s
     if (!e.wave_held_out_mape_percent_by_model.empty())
       d["wave_held_out_mape_percent_by_model"] = e.wave_held_out_mape_percent_by_model;
     if (e.roofline) add_roofline(d, e.fit);
+    if (!e.roofline && e.memory_efficiency) d["memory_efficiency"] = *e.memory_efficiency;
+    if (!e.roofline && !e.memory_time_factor.empty()) d["memory_time_factor"] = e.memory_time_factor;
+    for (const auto& [type, system] : e.by_memory_type)
+      d["by_memory_type"][type] = {{"memory_efficiency", system.memory_efficiency},
+                                   {"memory_time_factor", system.memory_time_factor}};
+    if (!e.memory_held_out_mape_percent.empty())
+      d["memory_held_out_mape_percent"] = e.memory_held_out_mape_percent;
     if (e.issue_overhead) d["issue_overhead"] = *e.issue_overhead;
     if (e.wave)
       d["wave_model"] = {{"peak_efficiency", e.wave->peak_efficiency},

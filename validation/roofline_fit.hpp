@@ -79,6 +79,11 @@ struct CalibrationOut {
   std::optional<double> wave_held_out_mape_percent;                  // see Calibration::Entry
   std::map<std::string, double> wave_held_out_mape_percent_by_model; // see Calibration::Entry
   std::optional<double> issue_overhead; // seconds; a traced GPU run's host time per issued op
+  // Memory-bound ops' figures where `roofline` is false (see Calibration::Entry), with their held-out error
+  // per kind.
+  std::optional<double> memory_efficiency;
+  std::map<std::string, double> memory_time_factor, memory_held_out_mape_percent;
+  std::map<std::string, Calibration::Entry::MemorySystem> by_memory_type;
 };
 
 // A calibration file (format "heterosim-calibration", version 2) with the provenance that `heterosim run

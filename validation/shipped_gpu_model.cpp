@@ -86,6 +86,22 @@ void add_held_out_by_model(const ShippedGpuModelInputs& in, CalibrationOut& c) {
 }
 
 // One entry per published board, for devices of its model: its own wave fit.
+// The memory-bound ops' shares of the bandwidth, fitted on every published GPU, with each GPU's held-out
+// error folded into one per kind.
+void add_memory_bound(const PublishedKernelCheck& check, CalibrationOut& c) {
+  const PublishedMemoryBound& m = *check.memory_bound;
+  c.memory_efficiency = m.fit.memory_efficiency;
+  c.memory_time_factor = m.fit.memory_time_factor;
+  c.by_memory_type = m.fit.by_memory_type;
+  for (const auto& [kind, stats] : m.held_out_by_kind)
+    c.memory_held_out_mape_percent[kind] = stats.mape;
+  c.measured += "; memory-bound ops (elementwise, softmax, layernorm) by shares of the datasheet bandwidth "
+                "(by memory family: HBM, GDDR) "
+                "fitted on NeuSight's published timings of " +
+                std::to_string(m.held_out_by_gpu.size()) + " GPUs (" + check.shown_dir +
+                "/memory_bound.csv, " + std::to_string(m.points) + " kernels), held out one GPU at a time";
+}
+
 std::vector<CalibrationOut> board_entries(const ShippedGpuModelInputs& in, const PublishedBoards& boards) {
   std::vector<CalibrationOut> out;
   for (const auto& [gpu, fit] : boards.by_gpu) {
@@ -102,6 +118,7 @@ std::vector<CalibrationOut> board_entries(const ShippedGpuModelInputs& in, const
     c.held_out_mape_percent = fit.held_out.mape;
     c.roofline = false;
     c.wave = fit.params;
+    if (in.published_check->memory_bound) add_memory_bound(*in.published_check, c);
     out.push_back(c);
   }
   return out;
@@ -171,6 +188,7 @@ ShippedGpuModelFiles fit_shipped_gpu_model(const ShippedGpuModelInputs& in) {
   if (files.learned_published) add_boards_held_out(in, *files.learned_published, c);
   c.wave_held_out_mape_percent = in.wave_held_out.mape;
   c.roofline = false;
+  if (in.published_check && in.published_check->memory_bound) add_memory_bound(*in.published_check, c);
   c.wave = model.wave();
   c.learned_model = "learned-deepbench.json";
   const std::string source = "heterosim validate: every GPU's fp32 problems of " + in.deepbench_path;
