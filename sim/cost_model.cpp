@@ -147,9 +147,10 @@ std::string CostModel::structural_reason(const Op& o, DeviceId dev) const {
 namespace {
 
 // The bandwidth an op of `kind` moving `bytes` sees: its cache level's in the calibration (else
-// `main_memory`), divided by the kind's memory time factor (calibration.hpp).
-double calibrated_bandwidth(const Calibration::Entry* cal, const Device& d, double main_memory,
-                            const std::string& kind, double bytes) {
+// `main_memory`), divided by the kind's memory time factor (calibration.hpp; the device's memory family's
+// where `system` is its by_memory_type figures).
+double calibrated_bandwidth(const Calibration::Entry* cal, const Calibration::Entry::MemorySystem* system,
+                            double main_memory, const std::string& kind, double bytes) {
   if (!cal) return main_memory;
   double bandwidth = main_memory;
   for (const auto& tier : cal->memory_tiers)
@@ -157,7 +158,6 @@ double calibrated_bandwidth(const Calibration::Entry* cal, const Device& d, doub
       bandwidth = tier.bandwidth;
       break;
     }
-  const auto* system = Calibration::memory_system(*cal, d);
   const auto& factors = system ? system->memory_time_factor : cal->memory_time_factor;
   const auto factor = factors.find(kind);
   return factor == factors.end() ? bandwidth : bandwidth / factor->second;
@@ -200,10 +200,10 @@ double CostModel::roofline(const Op& o, const Device& d) const {
   const double efficiency = efficiency_of(o.kind);
   double memory_efficiency = d.memory_efficiency;
   double launch = d.launch_overhead;
+  const Calibration::Entry::MemorySystem* system = cal ? Calibration::memory_system(*cal, d) : nullptr;
   if (cal) {
     if (cal->memory_efficiency) memory_efficiency = *cal->memory_efficiency;
-    if (const auto* system = Calibration::memory_system(*cal, d))
-      memory_efficiency = system->memory_efficiency;
+    if (system) memory_efficiency = system->memory_efficiency;
     if (cal->launch_overhead) launch = *cal->launch_overhead;
   }
   if (cal && cal->framework)
@@ -212,7 +212,7 @@ double CostModel::roofline(const Op& o, const Device& d) const {
     if (const auto t = size_aware_seconds(o, d, *cal)) return *t;
   if (is_synchronisation_kind(o.kind)) launch = 0.0;
   const auto bandwidth_for = [&](double bytes) {
-    return calibrated_bandwidth(cal, d, d.memory_bandwidth * memory_efficiency, o.kind, bytes);
+    return calibrated_bandwidth(cal, system, d.memory_bandwidth * memory_efficiency, o.kind, bytes);
   };
   if (cal && cal->gemm_structure) {
     const auto gemm = gemm_shape_of(o);

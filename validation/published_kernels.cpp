@@ -13,15 +13,6 @@ namespace {
 // The software NeuSight's timings were taken with (SOURCE.md): CUDA 12.1, cuDNN 8.9.2.
 constexpr double kRuntimeVersion = 12.1, kDnnVersion = 8.9;
 
-const GpuDatasheet& sheet_of(const std::map<std::string, GpuDatasheet>& sheets, const CsvTable& t,
-                             std::size_t r) {
-  const std::string& model = t.text(r, "gpu_model");
-  for (const auto& [key, sheet] : sheets)
-    if (sheet.model == model) return sheet;
-  throw InputError(t.file(), "line " + std::to_string(t.line(r)),
-                   "gpu_model '" + model + "' is not the model of any GPU in gpus.csv");
-}
-
 DeepBenchPoint published_point(const CsvTable& t, std::size_t r, const GpuDatasheet& sheet) {
   const std::string& op = t.text(r, "op");
   if (op != "linear" && op != "bmm")
@@ -70,13 +61,22 @@ MeasurementSet as_measurement_set(const std::vector<const DeepBenchPoint*>& poin
 
 } // namespace
 
+const GpuDatasheet& sheet_of_row(const std::map<std::string, GpuDatasheet>& sheets, const CsvTable& t,
+                                 std::size_t r) {
+  const std::string& model = t.text(r, "gpu_model");
+  for (const auto& [key, sheet] : sheets)
+    if (sheet.model == model) return sheet;
+  throw InputError(t.file(), "line " + std::to_string(t.line(r)) + ", column gpu_model",
+                   "'" + model + "' is not the model of any GPU in gpus.csv");
+}
+
 std::vector<DeepBenchPoint> load_published_gemms(const std::string& dir) {
   const auto sheets = load_gpu_datasheets(dir + "/gpus.csv");
   const CsvTable t = CsvTable::read(dir + "/gemm.csv");
   std::vector<DeepBenchPoint> out;
   std::map<std::string, int> block_size;
   for (std::size_t r = 0; r < t.rows(); ++r) {
-    DeepBenchPoint p = published_point(t, r, sheet_of(sheets, t, r));
+    DeepBenchPoint p = published_point(t, r, sheet_of_row(sheets, t, r));
     p.index = block_size[p.gpu]++;
     out.push_back(std::move(p));
   }

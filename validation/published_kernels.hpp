@@ -4,6 +4,7 @@
 // Hopper; validation/measurements/neusight/SOURCE.md). They answer what DeepBench cannot: how the shipped GPU
 // model, fitted on 2015-2018 GPUs, holds on an A100, an H100 and an L4, kernel by kernel.
 #include "sim/calibration.hpp"
+#include "validation/csv_table.hpp"
 #include "validation/deepbench.hpp"
 #include "validation/learned_published.hpp"
 #include "validation/published_boards.hpp"
@@ -17,6 +18,11 @@
 #include <vector>
 
 namespace hs::validation {
+
+// The gpus.csv sheet whose model is row `r`'s gpu_model; InputError naming the file, line and column when
+// none is.
+const GpuDatasheet& sheet_of_row(const std::map<std::string, GpuDatasheet>& sheets, const CsvTable& t,
+                                 std::size_t r);
 
 // The folder's gemm.csv, each row as a DeepBench-style point of the GPU its gpus.csv names (`gpu` is that
 // sheet's key, `label` starts with the op: "linear ..." or "bmm ..."). nn.Linear(n, k) on a (b, m, n) input

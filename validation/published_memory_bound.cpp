@@ -38,15 +38,6 @@ const std::map<std::string, PublishedOp>& published_ops() {
   return ops;
 }
 
-const GpuDatasheet& sheet_named(const std::map<std::string, GpuDatasheet>& sheets, const CsvTable& t,
-                                std::size_t r) {
-  const std::string& model = t.text(r, "gpu_model");
-  for (const auto& [key, sheet] : sheets)
-    if (sheet.model == model) return sheet;
-  throw InputError(t.file(), "line " + std::to_string(t.line(r)) + ", column gpu_model",
-                   "'" + model + "' is not the model of any GPU in gpus.csv");
-}
-
 // The value v minimising sum w |v - value|.
 double weighted_median_of(std::vector<std::pair<double, double>> value_weight) {
   std::sort(value_weight.begin(), value_weight.end());
@@ -126,7 +117,7 @@ std::vector<MemoryBoundPoint> load_published_memory_bound(const std::string& dir
                            "' (known: add, addu, div, divu, gelu, ln, mul, mulu, pow, powu, "
                            "relu, softmax, tanh)");
     MemoryBoundPoint p;
-    p.gpu = sheet_named(sheets, t, r).gpu;
+    p.gpu = sheet_of_row(sheets, t, r).gpu;
     p.op = op;
     p.kind = known->second.kind;
     p.elements = t.positive(r, "b") * t.positive(r, "h");

@@ -85,7 +85,6 @@ void add_held_out_by_model(const ShippedGpuModelInputs& in, CalibrationOut& c) {
       c.wave_held_out_mape_percent_by_model[in.published_check->models.at(gpu)] = stats.mape;
 }
 
-// One entry per published board, for devices of its model: its own wave fit.
 // The memory-bound ops' shares of the bandwidth, fitted on every published GPU, with each GPU's held-out
 // error folded into one per kind.
 void add_memory_bound(const PublishedKernelCheck& check, CalibrationOut& c) {
@@ -102,6 +101,7 @@ void add_memory_bound(const PublishedKernelCheck& check, CalibrationOut& c) {
                 "/memory_bound.csv, " + std::to_string(m.points) + " kernels), held out one GPU at a time";
 }
 
+// One entry per published board, for devices of its model: its own wave fit.
 std::vector<CalibrationOut> board_entries(const ShippedGpuModelInputs& in, const PublishedBoards& boards) {
   std::vector<CalibrationOut> out;
   for (const auto& [gpu, fit] : boards.by_gpu) {
