@@ -29,7 +29,8 @@ struct OpAttributes {
   std::vector<std::string> allowed_devices;
   std::map<std::string, double> times; // textbook form: explicit seconds per device name
   // Named dimensions (a convolution's batch, cin, cout, h, w, kh, kw, stride, groups, oh, ow; a GEMM's
-  // batch, m, n, k; ...) as the workload builders give them, in the names the framework cost model
+  // batch, m, n, k, and its row-major layout: transposed_a, transposed_b, 1 where that operand is stored
+  // transposed; ...) as the workload builders give them, in the names the framework cost model
   // (sim/framework_model.hpp) was fitted on; empty where the op has none (backward ops, imported graphs).
   std::map<std::string, double> dims;
 };

@@ -3,11 +3,28 @@
 #include "sim/graph_builder.hpp"
 #include "sim/json_input.hpp"
 
+#include <map>
 #include <unordered_map>
 
 namespace hs {
 
 using units::Quantity;
+
+namespace {
+
+// An op's named dimensions; a layout flag (sim/graph.hpp) is 0 or 1.
+std::map<std::string, double> graph_op_dims(const JsonNode& d) {
+  std::map<std::string, double> dims;
+  for (const auto& [dim, v] : d.members()) {
+    dims[dim] = v.as_number();
+    if (v.as_number() < 0) v.fail("a dimension must not be negative");
+    if ((dim == "transposed_a" || dim == "transposed_b") && v.as_number() != 0 && v.as_number() != 1)
+      v.fail("a layout flag is 0 or 1 (1: that operand is stored transposed)");
+  }
+  return dims;
+}
+
+} // namespace
 
 Graph parse_graph(const Json& j, const std::string& file) {
   const JsonNode root(j, file, "");
@@ -34,11 +51,7 @@ Graph parse_graph(const Json& j, const std::string& file) {
     if (auto t = n.find("times"))
       for (const auto& [dev, v] : t->members())
         h.time_on(dev, v.as_quantity(Quantity::Time));
-    if (auto d = n.find("dims"))
-      for (const auto& [dim, v] : d->members()) {
-        b.mutable_op(h.id()).dims[dim] = v.as_number();
-        if (v.as_number() < 0) v.fail("a dimension must not be negative");
-      }
+    if (auto d = n.find("dims")) b.mutable_op(h.id()).dims = graph_op_dims(*d);
   }
   if (auto tensors = root.find("tensors")) {
     for (const auto& n : tensors->items()) {

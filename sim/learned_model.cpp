@@ -24,7 +24,10 @@ constexpr const char* kFormat = "heterosim-learned-model";
 // 4 (2026-12-05): the architectures of the GPUs it was trained on.
 // 5 (2026-12-06): a convolution's pass (forward, data gradient, weight gradient) as a feature. Earlier
 // versions were trained without it and are refused, as their features are not this build's.
-constexpr int kVersion = 5;
+// 6 (2026-12-06): published and measured kernels, and workload ops, as the BLAS calls they are
+// (blas_gemm: nn.Linear is "TN" with m its output features), where they had been taken in row-major
+// order, so that their shapes and layouts meant what DeepBench's do.
+constexpr int kVersion = 6;
 
 #ifdef HS_HAVE_XGBOOST
 // XGBoost keeps a thread's prediction caches in thread-local storage, which the main thread's exit destroys

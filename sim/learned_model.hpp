@@ -34,12 +34,12 @@
 // A board the trees were trained on by name (`boards`: the model strings of published boards whose kernels
 // were in the training set, with their software stack hidden, as a platform's preset gives none) is costed
 // by the trees whatever its architecture and stack: they learned that board itself. Held out on a third of
-// each published board's GEMMs, that was 6.4 % against 12.8 % for the board's own wave fit; on a board
-// whose chip they never saw, the trees were worse than the wave model alone (24.0 % against 19.7 %,
+// each published board's GEMMs, that was 6.5 % against 13.3 % for the board's own wave fit; on a board
+// whose chip they never saw, the trees were worse than the wave model alone (24.0 % against 20.5 %,
 // validation/README.md), so the rule is the board's name, not its architecture.
 //
-// File: format "heterosim-learned-model", version 5 (earlier versions are refused: they were trained without
-// a convolution's pass among the features): the feature names (checked on load, so a model trained
+// File: format "heterosim-learned-model", version 6 (earlier versions are refused: they were trained on
+// published kernels in row-major order, where a shape is now the BLAS call, sim/wave_model.hpp): the feature names (checked on load, so a model trained
 // on other features is refused), the precisions it was trained on (an op of another precision is costed by
 // the wave model it corrects rather than by trees that never saw one), the architectures of the GPUs it was
 // trained on, the boards it was trained on by name (optional), the wave parameters it corrects, its

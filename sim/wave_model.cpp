@@ -100,10 +100,17 @@ std::optional<GemmShape> named_gemm_shape(const Op& op, double element_bytes) {
   const double one_pass = batch * std::max({m * n, m * k, k * n});
   if (!(op.flops >= products * (1 - 1e-9) && op.flops <= (products + one_pass) * (1 + 1e-9)))
     return std::nullopt;
-  return GemmShape{m, n, k, batch, element_bytes, false, false};
+  // The dims name the row-major product with its layout (sim/graph.hpp); the measured kernels the models
+  // were fitted on are BLAS calls, and a transposed operand is a different kernel.
+  return blas_gemm(m, n, k, batch, element_bytes, dim("transposed_a", 0) == 1, dim("transposed_b", 0) == 1);
 }
 
 } // namespace
+
+GemmShape blas_gemm(double m, double n, double k, double batch, double element_bytes, bool a_transposed,
+                    bool b_transposed) {
+  return GemmShape{n, m, k, batch, element_bytes, b_transposed, a_transposed};
+}
 
 bool matrix_vector(const GemmShape& s) {
   return std::min(s.m, s.n) < kSmallestTiledDimension;

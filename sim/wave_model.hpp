@@ -13,6 +13,8 @@
 
 namespace hs {
 
+// The GEMM as the BLAS is called: column-major C (m x n) = op(A) op(B), as DeepBench lists its problems.
+// A row-major framework's product is the transposed call (blas_gemm).
 struct GemmShape {
   double m = 0, n = 0, k = 0;
   double batch = 1;
@@ -30,6 +32,12 @@ struct GemmShape {
   // output pixels). The wave model costs each as the GEMM it is; the learned model tells the passes apart.
   int conv_pass = 0;
 };
+
+// The BLAS call a row-major product C [m, n] = op(A) [m, k] op(B) [k, n] makes (PyTorch's, and every
+// workload builder's, view): the column-major C^T = op(B)^T op(A)^T, so B is the BLAS's first operand.
+// nn.Linear's Y = X W^T is the BLAS's "TN" call with m the output features and n the rows.
+GemmShape blas_gemm(double m, double n, double k, double batch, double element_bytes, bool a_transposed,
+                    bool b_transposed);
 
 // The device as the model sees it.
 struct WaveDevice {

@@ -94,4 +94,6 @@ TEST_CASE("graph file errors name the file and the place") {
         std::string::npos);
   CHECK(error_of(R"({"version": 1, "ops": [{"name": "a", "times": {"P1": "3 parsecs"}}]})")
             .find("ops[0].times.P1") != std::string::npos);
+  CHECK(error_of(R"({"version": 1, "ops": [{"name": "a", "dims": {"m": 8, "transposed_b": 2}}]})")
+            .find("ops[0].dims.transposed_b: a layout flag is 0 or 1") != std::string::npos);
 }

@@ -206,11 +206,11 @@ TEST_CASE("a learned model file says which precisions it covers; files of earlie
   CHECK_FALSE(load(text).covers("fp16"));
   CHECK_THROWS_WITH_AS(load(replaced(text, fp32_only, "\"precisions\": [],\n")),
                        doctest::Contains("names no precision"), InputError);
-  // Version 4 models were trained without a convolution's pass among their features.
-  CHECK_THROWS_WITH_AS(load(replaced(text, "\"version\": 5", "\"version\": 4")),
-                       doctest::Contains("version 4 models were trained on features this build no longer"),
+  // Version 5 models took published kernels in row-major order, where this build gives the BLAS call.
+  CHECK_THROWS_WITH_AS(load(replaced(text, "\"version\": 6", "\"version\": 5")),
+                       doctest::Contains("version 5 models were trained on features this build no longer"),
                        InputError);
-  CHECK_THROWS_WITH_AS(load(replaced(text, "\"version\": 5", "\"version\": 6")),
+  CHECK_THROWS_WITH_AS(load(replaced(text, "\"version\": 6", "\"version\": 7")),
                        doctest::Contains("unsupported version"), InputError);
 }
 

@@ -9,8 +9,8 @@
 #include "validation/published_kernels.hpp"
 #include "validation/published_wave.hpp"
 
-#include <doctest/doctest.h>
 #include <cmath>
+#include <doctest/doctest.h>
 #include <fstream>
 #include <map>
 
@@ -43,22 +43,26 @@ TEST_CASE("nn.Linear and bmm rows read as the GEMMs they run") {
   CHECK(linear.gpu == "A100-PCIe-40GB");
   CHECK(linear.label.rfind("linear ", 0) == 0);
   // A (2, 64, 1024) input through Linear(1024, 4096): 128 rows, reduction 1024, 4096 columns, weight
-  // transposed.
-  CHECK(linear.shape.m == 128);
+  // transposed; as the BLAS is called (cuBLAS "TN", as PyTorch calls it): m = 4096 output features of
+  // n = 128 rows, the weight the transposed first operand.
+  CHECK(linear.shape.m == 4096);
   CHECK(linear.shape.k == 1024);
-  CHECK(linear.shape.n == 4096);
+  CHECK(linear.shape.n == 128);
   CHECK(linear.shape.batch == 1);
-  CHECK(linear.shape.transposed_b);
+  CHECK(linear.shape.transposed_a);
+  CHECK_FALSE(linear.shape.transposed_b);
   CHECK(linear.point.flops == 2.0 * 128 * 1024 * 4096);
   CHECK(linear.point.seconds == doctest::Approx(50e-6));
   CHECK(linear.device.units == 108);
   CHECK(linear.device.architecture == "Ampere");
   const DeepBenchPoint& bmm = points[1];
-  // (16, 128, 64) by (16, 64, 256): 16 GEMMs of 128 x 256 with reduction 64.
+  // (16, 128, 64) by (16, 64, 256): 16 GEMMs of 128 x 256 with reduction 64; the BLAS's column-major
+  // call is the transposed product, 256 x 128, neither operand transposed.
   CHECK(bmm.shape.batch == 16);
-  CHECK(bmm.shape.m == 128);
+  CHECK(bmm.shape.m == 256);
   CHECK(bmm.shape.k == 64);
-  CHECK(bmm.shape.n == 256);
+  CHECK(bmm.shape.n == 128);
+  CHECK_FALSE(bmm.shape.transposed_a);
   CHECK_FALSE(bmm.shape.transposed_b);
   CHECK(bmm.point.flops == 2.0 * 16 * 128 * 64 * 256);
   CHECK(bmm.device.power_limit_watts == 72);

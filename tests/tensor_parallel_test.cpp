@@ -63,7 +63,7 @@ TEST_CASE("a shard's GEMMs keep their dims, the split one divided: out features,
       if (op.name == "t1/" + name) {
         const auto s = gemm_shape_of(op); // also checks that the dims agree with the shard's FLOPs
         REQUIRE(s);
-        return std::array<double, 4>{s->batch, s->m, s->n, s->k};
+        return std::array<double, 4>{s->batch, s->n, s->m, s->k}; // the row-major product's m, n
       }
     FAIL("no op " << name);
     return std::array<double, 4>{};

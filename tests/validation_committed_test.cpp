@@ -242,9 +242,9 @@ TEST_CASE("validate writes the shipped GPU model in one run when the committed o
   for (const auto& f : fs::directory_iterator(root / "models"))
     fs::copy_file(f.path(), data / "models" / f.path().filename());
   std::string stale = slurp(root / "models" / "learned-deepbench.json");
-  const auto version = stale.find("\"version\": 5");
+  const auto version = stale.find("\"version\": 6");
   REQUIRE(version != std::string::npos);
-  stale.replace(version, 12, "\"version\": 4");
+  stale.replace(version, 12, "\"version\": 5");
   std::ofstream(data / "models" / "learned-deepbench.json", std::ios::binary) << stale;
   ::setenv("HETEROSIM_DATA", data.c_str(), 1);
   const int rc =
@@ -253,7 +253,7 @@ TEST_CASE("validate writes the shipped GPU model in one run when the committed o
   CHECK(rc == 0);
   const std::string report = slurp(data / "out" / "report.txt");
   CHECK(report.find("The shipped GPU model is not checked") != std::string::npos);
-  CHECK(report.find("version 4 models were trained on features") != std::string::npos);
+  CHECK(report.find("version 5 models were trained on features") != std::string::npos);
   for (const char* f :
        {"learned-deepbench.json", "calibration-deepbench-gpu.json", "calibration-published-boards.json"})
     CHECK(slurp(data / "out" / f) == slurp(root / "models" / f));

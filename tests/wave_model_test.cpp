@@ -203,17 +203,17 @@ TEST_CASE("a GEMM with a bias is known by the dims it names; a matrix-vector pro
       b.op("wrong dims").kind("gemm").flops(2 * 64.0 * n * k).reads(4 * (64 * k + k * n)).writes(4 * 64 * n);
   b.mutable_op(wrong.id()).dims = {{"m", 32}, {"n", n}, {"k", k}}; // half the FLOPs: the bytes decide
   const Graph g = std::move(b).build();
-  for (OpId o : {0, 1}) {
+  for (OpId o : {0, 1}) { // as the BLAS is called: the row-major product transposed
     const auto shape = gemm_shape_of(g.op(o));
     REQUIRE(shape);
-    CHECK(shape->m == g.op(o).dims.at("m"));
-    CHECK(shape->n == n);
+    CHECK(shape->m == n);
+    CHECK(shape->n == g.op(o).dims.at("m"));
     CHECK(shape->k == k);
   }
   CHECK_FALSE(matrix_vector(*gemm_shape_of(g.op(0))));
   CHECK(matrix_vector(*gemm_shape_of(g.op(1))));
   REQUIRE(gemm_shape_of(g.op(2)));
-  CHECK(gemm_shape_of(g.op(2))->m == doctest::Approx(64));
+  CHECK(gemm_shape_of(g.op(2))->n * gemm_shape_of(g.op(2))->m == doctest::Approx(64 * n));
 
   const Platform p = a100_like();
   const CostModel wave(g, p, wave_calibration()), roofline(g, p);
@@ -262,22 +262,34 @@ TEST_CASE("a calibration with a wave model costs a graph's convolutions as their
   CHECK(cost.op_time(1, 0) == doctest::Approx(CostModel(g, p).op_time(1, 0)));
 }
 
-TEST_CASE("a linear layer's backward GEMMs are known by their dims: dX = dY W^T and dW = X^T dY") {
-  // BERT-base at batch 2, sequence 128: fc1 maps 768 features to 3072 over 256 rows, with a bias.
+TEST_CASE(
+    "a linear layer's GEMMs are the BLAS calls PyTorch makes: Y = X W^T is TN, dX = dY W is NN, dW is NT") {
+  // BERT-base at batch 2, sequence 128: fc1 maps 768 features to 3072 over 256 rows, with a bias. The
+  // BLAS computes the column-major transpose of each row-major product (Y^T = W X^T with the weight
+  // transposed; dX^T = W^T dY^T; dW^T = X^T dY with dY transposed), so its m is the product's columns.
   const Graph g = load_workload("bert-base:batch=2,mode=training");
   const auto op = [&](const std::string& name) -> const Op& { return op_named(g, name); };
+  const auto forward = gemm_shape_of(op("layer0.ffn.fc1"));
   const auto dgrad = gemm_shape_of(op("layer0.ffn.fc1.dgrad"));
   const auto wgrad = gemm_shape_of(op("layer0.ffn.fc1.wgrad"));
+  REQUIRE(forward);
   REQUIRE(dgrad);
   REQUIRE(wgrad); // its FLOPs hold the bias gradient's sum too, one pass over dY
-  CHECK(dgrad->m == 256);
-  CHECK(dgrad->n == 768);
+  CHECK(forward->m == 3072);
+  CHECK(forward->n == 256);
+  CHECK(forward->k == 768);
+  CHECK(forward->transposed_a);
+  CHECK_FALSE(forward->transposed_b);
+  CHECK(dgrad->m == 768);
+  CHECK(dgrad->n == 256);
   CHECK(dgrad->k == 3072);
-  CHECK(wgrad->m == 768);
-  CHECK(wgrad->n == 3072);
+  CHECK_FALSE(dgrad->transposed_a);
+  CHECK_FALSE(dgrad->transposed_b);
+  CHECK(wgrad->m == 3072);
+  CHECK(wgrad->n == 768);
   CHECK(wgrad->k == 256);
-  const auto forward = gemm_shape_of(op("layer0.ffn.fc1"));
-  REQUIRE(forward);
+  CHECK_FALSE(wgrad->transposed_a);
+  CHECK(wgrad->transposed_b);
   CHECK(dgrad->m * dgrad->n * dgrad->k == forward->m * forward->n * forward->k);
   CHECK(wgrad->m * wgrad->n * wgrad->k == forward->m * forward->n * forward->k);
 }
@@ -293,6 +305,14 @@ TEST_CASE("attention's batched products and each operand's gradient are GEMMs kn
   CHECK(scores->m == 128);
   CHECK(scores->n == 128);
   CHECK(scores->k == 64);
+  CHECK(scores->transposed_a); // Q K^T reads the keys as stored: the BLAS's "TN", as torch.matmul calls it
+  CHECK_FALSE(scores->transposed_b);
+  const auto context_shape = gemm_shape_of(op("layer0.attn.context"));
+  REQUIRE(context_shape);
+  CHECK(context_shape->m == 64); // the BLAS's m is the row-major product's columns
+  CHECK(context_shape->n == 128);
+  CHECK_FALSE(context_shape->transposed_a);
+  CHECK_FALSE(context_shape->transposed_b);
   // The context's gradients: dP = dC V^T ([128, 64] x [64, 128]) and dV = P^T dC ([128, 128] x [128, 64]),
   // two kernels whose FLOPs are each the forward product's.
   const auto probs_grad = gemm_shape_of(op("layer0.attn.context.bwd"));
@@ -302,9 +322,11 @@ TEST_CASE("attention's batched products and each operand's gradient are GEMMs kn
   CHECK(probs_grad->m == 128);
   CHECK(probs_grad->n == 128);
   CHECK(probs_grad->k == 64);
-  CHECK(v_grad->m == 128);
-  CHECK(v_grad->n == 64);
+  CHECK(probs_grad->transposed_a); // V as stored, transposed
+  CHECK(v_grad->m == 64);
+  CHECK(v_grad->n == 128);
   CHECK(v_grad->k == 128);
+  CHECK(v_grad->transposed_b); // P as stored, transposed
   const Op& context = op("layer0.attn.context");
   CHECK(op("layer0.attn.context.bwd_rhs").flops == context.flops);
   CHECK(op("layer0.attn.context.bwd").flops >= context.flops);

@@ -1,6 +1,7 @@
 // ONNX import on models exported from PyTorch by workloads/onnx/make_fixtures.py (weights left out, their
 // shapes kept), cross-checked against HeteroSim's own builders and closed forms.
 #include "sim/error.hpp"
+#include "sim/wave_model.hpp"
 #include "workloads/graph_summary.hpp"
 #include "workloads/workload_registry.hpp"
 
@@ -32,6 +33,23 @@ TEST_CASE("Imported torchvision ResNet-18 matches the ResNet-18 builder within 2
   // a scale and a shift): 4800 fewer parameters than torchvision's 11,689,512.
   CHECK(imported.parameters == 11'689'512 - 4800);
   CHECK(imported.by_kind.at("input").ops == 1);
+  // The classifier is exported as Gemm with transB = 1 (nn.Linear's weight, out x in): its dims name the
+  // layout, so the GPU models cost the BLAS's "TN" call PyTorch makes, not a product of untransposed
+  // operands.
+  int gemms = 0;
+  for (const auto& op : hs::load_workload(fixture("resnet18.onnx")).ops)
+    if (op.kind == "gemm") {
+      ++gemms;
+      CHECK(op.dims.at("n") == 1000);
+      CHECK(op.dims.at("k") == 512);
+      CHECK(op.dims.at("transposed_a") == 0);
+      CHECK(op.dims.at("transposed_b") == 1);
+      const auto shape = hs::gemm_shape_of(op);
+      REQUIRE(shape);
+      CHECK(shape->m == 1000);
+      CHECK(shape->transposed_a);
+    }
+  CHECK(gemms == 1);
 }
 
 TEST_CASE("Imported small BERT-style encoder: parameters and matmul FLOPs from its shapes") {

@@ -242,18 +242,19 @@ void measure_board_under_load(cublasHandle_t blas, const float* a, const float* 
   CHECK_CUDA(cudaEventDestroy(e));
 }
 
-std::string gemm_shape(double batch, int m, int n, int k) {
+// The dims a workload builder gives the op (sim/graph.hpp): row-major, B stored [n, k] when transposed.
+std::string gemm_shape(double batch, int m, int n, int k, bool transposed_b) {
   std::string j = "{";
   if (batch > 1) j += "\"batch\": " + std::to_string(static_cast<long long>(batch)) + ", ";
   return j + "\"k\": " + std::to_string(k) + ", \"m\": " + std::to_string(m) +
-         ", \"n\": " + std::to_string(n) + "}";
+         ", \"n\": " + std::to_string(n) + (transposed_b ? ", \"transposed_b\": 1}" : "}");
 }
 
-Point gemm_point(Point p, const char* what, double batch, int m, int n, int k) {
+Point gemm_point(Point p, const char* what, double batch, int m, int n, int k, bool transposed_b) {
   p.kind = "gemm";
   p.label = std::string(what) + (batch > 1 ? " batch=" + std::to_string(static_cast<long long>(batch)) : "") +
             " k=" + std::to_string(k) + " m=" + std::to_string(m) + " n=" + std::to_string(n);
-  p.shape_json = gemm_shape(batch, m, n, k);
+  p.shape_json = gemm_shape(batch, m, n, k, transposed_b);
   p.flops = 2.0 * batch * m * n * k;
   p.bytes = 4.0 * batch * (double(m) * k + double(k) * n + double(m) * n);
   return p;
@@ -272,7 +273,7 @@ void measure_transformer_gemms(cublasHandle_t blas, const float* a, const float*
           CHECK_CUBLAS(cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &one, b, k, a, k, &zero, c, n));
         },
         budget);
-    points.push_back(gemm_point(p, "linear", 1, m, n, k));
+    points.push_back(gemm_point(p, "linear", 1, m, n, k, true));
   };
   const int tokens[] = {1, 8, 32, 128, 512, 1024, 2048};
   const int layers[][2] = {{1024, 1024}, {4096, 1024}, {1024, 4096}, // BERT-large: n (out), k (in)
@@ -293,14 +294,14 @@ void measure_transformer_gemms(cublasHandle_t blas, const float* a, const float*
                                                    d, sd, &zero, c, s, ss, batch));
           },
           budget);
-      points.push_back(gemm_point(scores, "bmm", batch, s, s, d));
+      points.push_back(gemm_point(scores, "bmm", batch, s, s, d, true));
       Point context = time_kernel(
           [&] {
             CHECK_CUBLAS(cublasSgemmStridedBatched(blas, CUBLAS_OP_N, CUBLAS_OP_N, d, s, s, &one, b, d, sd, a,
                                                    s, ss, &zero, c, d, sd, batch));
           },
           budget);
-      points.push_back(gemm_point(context, "bmm", batch, s, d, s));
+      points.push_back(gemm_point(context, "bmm", batch, s, d, s, false));
     }
 }
 
@@ -381,8 +382,7 @@ int main(int argc, char** argv) {
             budget);
         p.kind = "gemm";
         p.label = "gemm k=" + std::to_string(k) + " m=" + std::to_string(m) + " n=" + std::to_string(n);
-        p.shape_json = "{\"k\": " + std::to_string(k) + ", \"m\": " + std::to_string(m) +
-                       ", \"n\": " + std::to_string(n) + "}";
+        p.shape_json = gemm_shape(1, n, m, k, false); // column-major C = A B is the row-major C^T = B^T A^T
         p.flops = 2.0 * m * n * k;
         p.bytes = 4.0 * (double(m) * k + double(k) * n + double(m) * n);
         points.push_back(p);

@@ -23,9 +23,10 @@ DeepBenchPoint published_point(const CsvTable& t, std::size_t r, const GpuDatash
   p.gpu = sheet.gpu;
   p.precision = "fp32";
   const bool linear = op == "linear";
-  // nn.Linear stores its weight out x in and multiplies by its transpose (cuBLAS "tn"); bmm's operands are
-  // both row-major.
-  p.shape = {linear ? b * m : m, k, n, linear ? 1.0 : b, 4, false, linear};
+  // NeuSight's collector (neusight/Dataset/collect.py) runs Linear(n, k) on a (b, m, n) input and bmm on
+  // (b, m, n) and (b, n, k): n is the reduction and k the output's columns. nn.Linear stores its weight
+  // k x n and multiplies by its transpose; bmm's operands are both as stored.
+  p.shape = blas_gemm(linear ? b * m : m, k, n, linear ? 1.0 : b, 4, false, linear);
   p.label =
       op + " b=" + t.text(r, "b") + " m=" + t.text(r, "m") + " n=" + t.text(r, "n") + " k=" + t.text(r, "k");
   p.point.kind = "gemm";
@@ -49,7 +50,13 @@ MeasurementSet as_measurement_set(const std::vector<const DeepBenchPoint*>& poin
     KernelPoint k;
     k.kind = "gemm";
     k.label = p->label;
-    k.shape = {{"batch", p->shape.batch}, {"m", p->shape.m}, {"n", p->shape.n}, {"k", p->shape.k}};
+    // Row-major dims, as a workload names the op (blas_gemm's inverse).
+    k.shape = {{"batch", p->shape.batch},
+               {"m", p->shape.n},
+               {"n", p->shape.m},
+               {"k", p->shape.k},
+               {"transposed_a", p->shape.transposed_b ? 1.0 : 0.0},
+               {"transposed_b", p->shape.transposed_a ? 1.0 : 0.0}};
     k.flops = p->point.flops;
     k.bytes = p->point.bytes;
     k.repeats = 1;

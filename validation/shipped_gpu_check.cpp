@@ -19,7 +19,12 @@ Graph gemm_graph(const std::vector<const KernelPoint*>& points) {
                  k = gemm_dim(p, "k", 0);
     auto op = g.op("gemm" + std::to_string(i)).kind("gemm").precision("fp32").flops(p.flops);
     op.reads(4 * batch * (m * k + k * n)).writes(4 * batch * m * n);
-    g.mutable_op(op.id()).dims = {{"batch", batch}, {"m", m}, {"n", n}, {"k", k}};
+    g.mutable_op(op.id()).dims = {{"batch", batch},
+                                  {"m", m},
+                                  {"n", n},
+                                  {"k", k},
+                                  {"transposed_a", gemm_dim(p, "transposed_a", 0)},
+                                  {"transposed_b", gemm_dim(p, "transposed_b", 0)}};
   }
   return g.build();
 }

@@ -122,9 +122,10 @@ std::vector<ValueId> LayerGraph::linear_parts(const std::string& name, const std
   l.weight_grad_flops = flops;
   l.data_grad_reads_saved = false;
   attach_weights(l, in * out + (bias ? out : 0), weights_from);
-  name_dims(l, {{"batch", 1}, {"m", rows}, {"n", out}, {"k", in}});
-  l.data_grad_dims = {{"batch", 1}, {"m", rows}, {"n", in}, {"k", out}};   // dX = dY W^T
-  l.weight_grad_dims = {{"batch", 1}, {"m", in}, {"n", out}, {"k", rows}}; // dW = X^T dY (and db)
+  // nn.Linear stores its weight [out, in]: Y = X W^T, dX = dY W, dW = dY^T X (here its transpose X^T dY).
+  name_dims(l, {{"batch", 1}, {"m", rows}, {"n", out}, {"k", in}, {"transposed_b", 1}});
+  l.data_grad_dims = {{"batch", 1}, {"m", rows}, {"n", in}, {"k", out}};
+  l.weight_grad_dims = {{"batch", 1}, {"m", in}, {"n", out}, {"k", rows}, {"transposed_a", 1}}; // and db
   b_.mutable_op(l.op).bytes_written = rows * out * elem_;
   std::vector<ValueId> outs;
   for (int p = 0; p < parts; ++p)
@@ -218,14 +219,17 @@ ValueId LayerGraph::softmax(const std::string& name, ValueId x, double rows, dou
 }
 
 ValueId LayerGraph::matmul(const std::string& name, ValueId a, ValueId b, double count, double m, double n,
-                           double k, const std::string& kind) {
+                           double k, bool b_transposed, const std::string& kind) {
   const double flops = 2 * count * m * n * k;
   Layer& l = add_layer(b_.op(name), kind, {a, b}, flops);
   l.data_grad_kind = kind;
   l.data_grad_flops = 2 * flops; // dA = dC B^T and dB = A^T dC
-  name_dims(l, {{"batch", count}, {"m", m}, {"n", n}, {"k", k}});
-  l.operand_grad_dims = {{{"batch", count}, {"m", m}, {"n", k}, {"k", n}},  // dA = dC B^T
-                         {{"batch", count}, {"m", k}, {"n", n}, {"k", m}}}; // dB = A^T dC
+  const double bt = b_transposed ? 1 : 0;
+  name_dims(l, {{"batch", count}, {"m", m}, {"n", n}, {"k", k}, {"transposed_b", bt}});
+  // dA = dC B^T reads B as stored when the product read it transposed; dB = A^T dC (or, for a B stored
+  // transposed, dB^T = dC^T A).
+  l.operand_grad_dims = {{{"batch", count}, {"m", m}, {"n", k}, {"k", n}, {"transposed_b", 1 - bt}},
+                         {{"batch", count}, {"m", k}, {"n", n}, {"k", m}, {"transposed_a", 1}}};
   return single_output(l, count * m * n * elem_, any_requires_grad({a, b}));
 }
 

@@ -82,9 +82,10 @@ public:
   ValueId add(const std::string& name, const std::vector<ValueId>& x, double elements);
   ValueId softmax(const std::string& name, ValueId x, double rows, double width);
 
-  // Batched product of two activations (attention scores, context): `count` products of [m,k] x [k,n].
+  // Batched product of two activations (attention scores, context): `count` products of [m,k] x [k,n],
+  // b stored [n,k] when `b_transposed` (the keys in Q K^T).
   ValueId matmul(const std::string& name, ValueId a, ValueId b, double count, double m, double n, double k,
-                 const std::string& kind = "attention");
+                 bool b_transposed, const std::string& kind = "attention");
 
   ValueId pooling(const std::string& name, ValueId x, double in_elements, double out_elements, double window,
                   bool max_pool);

@@ -344,6 +344,7 @@ private:
     const double out_elements = out.elements();
     double flops = 0;
     std::string kind = "elementwise";
+    std::map<std::string, double> dims;
     auto input_shape = [&](int i) -> const TensorInfo& { return shape(n.input(i), n); };
     if (op == "Conv") {
       const auto& w = input_shape(1).dims; // [Cout, Cin/group, k...]
@@ -356,9 +357,18 @@ private:
       const auto& a = input_shape(0).dims;
       if (a.size() != 2)
         throw InputError(file_, "node '" + node_label(n) + "'", "Gemm's first input must be 2-D");
-      const double k = static_cast<double>(attribute_int(n, "transA", 0) ? a[0] : a[1]);
+      const bool transposed_a = attribute_int(n, "transA", 0) != 0;
+      const double k = static_cast<double>(transposed_a ? a[0] : a[1]);
       flops = 2 * out_elements * k + (n.input_size() > 2 && !n.input(2).empty() ? out_elements : 0);
       kind = "gemm";
+      // The GEMM and its layout (an exported nn.Linear is transB = 1), for the size-aware GPU models.
+      if (out.dims.size() == 2 && out.dims[0] > 0 && out.dims[1] > 0)
+        dims = {{"batch", 1},
+                {"m", static_cast<double>(out.dims[0])},
+                {"n", static_cast<double>(out.dims[1])},
+                {"k", k},
+                {"transposed_a", transposed_a ? 1.0 : 0.0},
+                {"transposed_b", attribute_int(n, "transB", 0) != 0 ? 1.0 : 0.0}};
     } else if (op == "MatMul") {
       const auto& a = input_shape(0).dims;
       if (a.empty())
@@ -396,6 +406,7 @@ private:
     }
     auto h = builder_->op(unique_name(n.name().empty() ? op + "_" + std::to_string(index) : n.name()));
     h.kind(kind).precision(precision_of(out.elem_type)).flops(flops);
+    builder_->mutable_op(h.id()).dims = std::move(dims);
     double read = 0, params = 0, written = 0;
     for (int i = 0; i < n.input_size(); ++i) {
       const std::string& name = n.input(i);

@@ -44,7 +44,7 @@ std::vector<ValueId> attend(layers::LayerGraph& g, const std::string& prefix, co
   std::vector<ValueId> context;
   for (std::size_t i = 0; i < p.q.size(); ++i) {
     const std::string head = d.head_branches ? prefix + ".head" + std::to_string(i) : prefix;
-    ValueId scores = g.matmul(head + ".scores", p.q[i], p.k[i], count, query_len, key_len, dh);
+    ValueId scores = g.matmul(head + ".scores", p.q[i], p.k[i], count, query_len, key_len, dh, true);
     const double elements = count * query_len * key_len;
     if (d.eager_attention) {
       scores = g.elementwise(head + ".scale", {scores}, elements, 1, layers::Saved::Nothing);
@@ -52,7 +52,7 @@ std::vector<ValueId> attend(layers::LayerGraph& g, const std::string& prefix, co
     }
     ValueId probs = g.softmax(head + ".softmax", scores, count * query_len, key_len);
     probs = dropout(g, head + ".attn_dropout", probs, elements, d);
-    context.push_back(g.matmul(head + ".context", probs, p.v[i], count, query_len, dh, key_len));
+    context.push_back(g.matmul(head + ".context", probs, p.v[i], count, query_len, dh, key_len, false));
   }
   return context;
 }
