@@ -40,10 +40,10 @@
 //
 // File: format "heterosim-learned-model", version 6 (earlier versions are refused: they were trained on
 // published kernels in row-major order, where a shape is now the BLAS call, sim/wave_model.hpp): the
-// feature names (checked on load, so a model trained on other features is refused), the precisions it was trained on (an op of another precision is costed by
-// the wave model it corrects rather than by trees that never saw one), the architectures of the GPUs it was
-// trained on, the boards it was trained on by name (optional), the wave parameters it corrects, its
-// provenance, and the booster as XGBoost's own JSON.
+// feature names (checked on load, so a model trained on other features is refused), the precisions it was
+// trained on (an op of another precision is costed by the wave model it corrects rather than by trees that
+// never saw one), the architectures of the GPUs it was trained on, the boards it was trained on by name
+// (optional), the wave parameters it corrects, its provenance, and the booster as XGBoost's own JSON.
 #include "sim/wave_model.hpp"
 
 #include <memory>
