@@ -73,11 +73,13 @@ TEST_CASE("the parameter line lists each key with its default or choices, and it
   CHECK(gpt2->parameter_line() ==
         "batch=1 seq=128 (prompt) decode=8 (inference: generated tokens) "
         "heads=branches|fused attention=fused|eager (scale and mask: in the softmax or passes of their own) "
-        "dropout=off|on (training) lm_head=last|all (inference: the prefill's LM head rows) "
+        "dropout=off|on (training) gelu=fused|eager (one kernel, or Hugging Face's gelu_new: a kernel per "
+        "operation) lm_head=last|all (inference: the prefill's LM head rows) "
         "recompute=off|full (training: each transformer layer's forward again in its backward pass) "
         "loss=fused|megatron (training: one pass over the logits, or Megatron-LM's cross-entropy on an fp32 "
-        "copy) precision=fp32|fp16|bf16|int8 mode=inference|training optimizer=adam|megatron (training: one "
-        "fused Adam pass, or Megatron-LM's fp16 optimizer)");
+        "copy) precision=fp32|fp16|bf16|int8 mode=inference|training optimizer=adam|foreach|megatron "
+        "(training: one fused Adam pass, PyTorch's AdamW as it runs without fused=True (a pass per step of "
+        "its arithmetic), or Megatron-LM's fp16 optimizer)");
 }
 
 TEST_CASE("a listed key that the other parameters leave unread is refused by name") {

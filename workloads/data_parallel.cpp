@@ -298,7 +298,7 @@ Graph data_parallel(const Graph& step, const DataParallelOptions& o) {
       if (o.zero_stage >= 1 && is_optimizer(step, op)) { // ZeRO: each rank updates 1/n of the weights
         copy.flops *= shard;
         copy.param_bytes *= shard;
-        copy.workspace_bytes *= shard; // an fp32 main gradient (optimizer=megatron) of the shard only
+        copy.workspace_bytes *= shard; // the shard's own: Megatron's main gradient, AdamW's sqrt(v)
         copy.bytes_read *= shard;
         copy.bytes_written *= shard;
       } else if (o.zero_stage >= 3) { // and ZeRO-3 keeps only 1/n of them

@@ -176,6 +176,7 @@ hs::WorkloadBuilder gpt2_builder(const std::string& size, const std::string& wha
            {"heads", "branches|fused"},
            {"attention", "fused|eager", "scale and mask: in the softmax or passes of their own"},
            {"dropout", "off|on", "training"},
+           {"gelu", "fused|eager", "one kernel, or Hugging Face's gelu_new: a kernel per operation"},
            {"lm_head", "last|all", "inference: the prefill's LM head rows"},
            {"recompute", "off|full", "training: each transformer layer's forward again in its backward pass"},
            {"loss", "fused|megatron",
@@ -200,6 +201,7 @@ hs::WorkloadBuilder gpt2_builder(const std::string& size, const std::string& wha
                                "seq + decode must not exceed the context of " + std::to_string(o.context));
         o.dims.head_branches = p.text("heads", "branches", {"branches", "fused"}) == "branches";
         hs::transformer::read_fidelity_options(p, o.name, o.model.training, o.dims);
+        o.dims.eager_gelu = p.text("gelu", "fused", {"fused", "eager"}) == "eager";
         o.lm_head_all_tokens = p.text("lm_head", o.model.training ? "all" : "last", {"last", "all"}) == "all";
         if (o.model.training && !o.lm_head_all_tokens)
           throw hs::InputError(o.name, "lm_head", "training takes the loss over every token: lm_head=all");

@@ -24,11 +24,6 @@ constexpr double softmax_forward = 5;   // max, subtract, exp, sum, divide
 constexpr double softmax_data_grad = 4; // y * (dy - sum(dy * y))
 constexpr double loss_forward = 6;      // log-softmax and the picked log-probability
 constexpr double loss_grad = 2;         // softmax - one_hot, scaled by 1/rows
-// Adam (Kingma & Ba 2015, Alg. 1, as PyTorch implements it): m = b1*m + (1-b1)*g (3), v = b2*v + (1-b2)*g*g
-// (4), denom = sqrt(v)/sqrt(bc2) + eps (3), p -= step * m / denom (3).
-constexpr double adam = 13;
-// Megatron-LM's fp16 optimizer step: the unscale (1), the squared norm (2) and Adam.
-constexpr double megatron_step = 1 + 2 + adam;
 } // namespace per_element
 
 LayerGraph::LayerGraph(std::string graph_name, ModelOptions options)
@@ -475,34 +470,7 @@ void LayerGraph::emit_backward() {
       weight_grads[owner].push_back(new_value(h.id(), grad_bytes, l.name + ":dW", true));
     }
   }
-  // Adam keeps two fp32 moments per parameter; with fp16/bf16 weights it also keeps an fp32 master copy
-  // (mixed-precision training, Micikevicius et al. 2018).
-  const double state_per_param = 8 + (elem_ < 4 ? 4 : 0);
-  const bool megatron = options_.optimizer == Optimizer::Megatron;
-  for (std::size_t i = 0; i < forward_layers; ++i) {
-    const Layer& l = layers_[i];
-    auto it = weight_grads.find(l.op);
-    if (it == weight_grads.end()) continue;
-    auto h = b_.op(l.name + ".adam");
-    h.kind("optimizer").precision(options_.precision).params(state_per_param * l.weights);
-    if (megatron) { // Float16OptimizerWithFloat16Params.step(), per parameter:
-      constexpr double fp32 = 4;
-      // The model gradients (read below) are copied to an fp32 main gradient, which is unscaled by the
-      // loss scale and checked for inf and NaN in place, then read for its norm (clipping); Adam reads
-      // the main parameter, gradient and both moments and writes three back; the main parameter is
-      // copied to the model's weight. (Clipping's rescale runs only when the norm exceeds the bound.)
-      const double reads = fp32 + fp32 + 4 * fp32 + fp32;
-      const double writes = fp32 + fp32 + 3 * fp32 + elem_;
-      h.flops(per_element::megatron_step * l.weights).workspace(fp32 * l.weights); // the main gradient
-      h.reads(bytes_of(it->second) + reads * l.weights).writes(writes * l.weights);
-    } else {
-      h.flops(per_element::adam * l.weights);
-      h.reads(l.weights * elem_ + bytes_of(it->second) + state_per_param * l.weights);
-      h.writes(l.weights * elem_ + state_per_param * l.weights);
-    }
-    for (ValueId g : it->second)
-      use(g, h.id());
-  }
+  emit_updates(weight_grads, forward_layers);
 }
 
 Graph LayerGraph::finish() && {

@@ -22,6 +22,7 @@ double element_bytes(const std::string& precision);
 // How the weights are updated in training.
 enum class Optimizer {
   Adam,    // one fused Adam pass per weight tensor (fp32 moments; an fp32 master copy under fp16/bf16)
+  Foreach, // PyTorch's AdamW without fused=True: a pass over the weights per arithmetic step
   Megatron // Megatron-LM's Float16OptimizerWithFloat16Params: what every pass of its step() moves
 };
 
@@ -172,6 +173,8 @@ private:
   // Gives `layer` its weights or points it at the owner's; adds the weight bytes to what the op reads.
   void attach_weights(Layer& layer, double weights, const std::string& weights_from, bool read_all = true);
   void emit_backward();
+  // One optimizer op per weight-owning layer, reading its weight gradients (optimizer_step.cpp).
+  void emit_updates(const std::map<OpId, std::vector<ValueId>>& weight_grads, std::size_t forward_layers);
   // `l`'s operands' gradients, one op each (Layer::operand_grad_dims); `saved` are its operands as the
   // backward pass reads them (recomputed copies in a checkpointed block).
   void emit_operand_grads(const Layer& l, const std::vector<ValueId>& upstream,

@@ -9,8 +9,9 @@ std::vector<WorkloadParameter> model_parameters(std::vector<WorkloadParameter> o
   all.insert(all.end(), std::make_move_iterator(own.begin()), std::make_move_iterator(own.end()));
   all.push_back({"precision", "fp32|fp16|bf16|int8"});
   all.push_back({"mode", "inference|training"});
-  all.push_back(
-      {"optimizer", "adam|megatron", "training: one fused Adam pass, or Megatron-LM's fp16 optimizer"});
+  all.push_back({"optimizer", "adam|foreach|megatron",
+                 "training: one fused Adam pass, PyTorch's AdamW as it runs without fused=True (a pass "
+                 "per step of its arithmetic), or Megatron-LM's fp16 optimizer"});
   return all;
 }
 
@@ -21,8 +22,9 @@ ModelOptions read_model_options(WorkloadParams& p, const std::string& builder, l
   o.training = p.text("mode", "inference", {"inference", "training"}) == "training";
   if (o.training && o.precision == "int8")
     throw InputError(builder, "precision", "int8 is for inference; train in fp32, fp16 or bf16");
-  const bool megatron = p.text("optimizer", "adam", {"adam", "megatron"}) == "megatron";
-  if (megatron && !o.training)
+  const std::string optimizer = p.text("optimizer", "adam", {"adam", "foreach", "megatron"});
+  const bool megatron = optimizer == "megatron";
+  if (optimizer != "adam" && !o.training)
     throw InputError(builder, "optimizer", "an optimizer updates weights in training: give mode=training");
   if (megatron && o.precision == "fp32")
     throw InputError(
@@ -30,6 +32,7 @@ ModelOptions read_model_options(WorkloadParams& p, const std::string& builder, l
         "optimizer=megatron is Megatron-LM's fp16/bf16 optimizer (with fp32 weights it runs plain "
         "Adam, optimizer=adam): give precision=fp16 or bf16");
   if (megatron) o.optimizer = Optimizer::Megatron;
+  if (optimizer == "foreach") o.optimizer = Optimizer::Foreach;
   return o;
 }
 

@@ -46,6 +46,9 @@ std::map<std::string, double> shard_dims(const Op& op, const std::string& layer,
 } // namespace
 
 bool tensor_parallel_layer(const std::string& name) {
+  // An eager GELU's passes ("<layer>.gelu.tanh") split as the GELU does.
+  if (const auto gelu = name.rfind(".gelu."); gelu != std::string::npos)
+    return tensor_parallel_layer(name.substr(0, gelu + 5));
   for (const char* tail : {".attn.q", ".attn.k", ".attn.v", ".attn.scores", ".attn.scale", ".attn.mask",
                            ".attn.softmax", ".attn.attn_dropout", ".attn.context", ".attn.out", ".ffn.fc1",
                            ".ffn.gelu", ".ffn.fc2", ".mlp.fc1", ".mlp.gelu", ".mlp.fc2"})

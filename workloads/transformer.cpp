@@ -25,6 +25,22 @@ ValueId dropout(layers::LayerGraph& g, const std::string& name, ValueId x, doubl
   return g.elementwise(name, {x}, elements, kDropoutFlops, layers::Saved::Output);
 }
 
+ValueId gelu(layers::LayerGraph& g, const std::string& name, ValueId x, double elements,
+             const Dimensions& d) {
+  using layers::Saved;
+  if (!d.eager_gelu) return g.elementwise(name, {x}, elements, kGeluFlops, Saved::Inputs);
+  // Each pass saves what autograd saves for its backward: pow its input, tanh its output, the final product
+  // both factors; products by a constant save nothing, and x + c is an add whose gradient passes through.
+  const ValueId half = g.elementwise(name + ".half", {x}, elements, 1, Saved::Nothing); // 0.5 * x
+  const ValueId cube = g.elementwise(name + ".cube", {x}, elements, 2, Saved::Inputs);  // x^3
+  const ValueId term = g.elementwise(name + ".term", {cube}, elements, 1, Saved::Nothing);
+  const ValueId inner = g.add(name + ".inner", {x, term}, elements);
+  const ValueId scaled = g.elementwise(name + ".scaled", {inner}, elements, 1, Saved::Nothing);
+  const ValueId tanh = g.elementwise(name + ".tanh", {scaled}, elements, 4, Saved::Output);
+  const ValueId gate = g.elementwise(name + ".gate", {tanh}, elements, 1, Saved::Nothing); // 1 + tanh
+  return g.elementwise(name, {half, gate}, elements, 1, Saved::Inputs);
+}
+
 Projections qkv(layers::LayerGraph& g, const std::string& prefix, ValueId x, double rows, const Dimensions& d,
                 const std::string& weights_prefix) {
   const int parts = d.head_branches ? static_cast<int>(d.heads) : 1;
@@ -70,7 +86,7 @@ ValueId feed_forward(layers::LayerGraph& g, const std::string& prefix, ValueId x
                      const Dimensions& d, const std::string& weights_prefix) {
   const auto h = static_cast<double>(d.hidden), inner = static_cast<double>(d.inner);
   ValueId y = g.linear(prefix + ".fc1", x, rows, h, inner, true, shared(weights_prefix, ".fc1"));
-  y = g.elementwise(prefix + ".gelu", {y}, rows * inner, kGeluFlops, layers::Saved::Inputs);
+  y = gelu(g, prefix + ".gelu", y, rows * inner, d);
   y = g.linear(prefix + ".fc2", y, rows, inner, h, true, shared(weights_prefix, ".fc2"));
   return dropout(g, prefix + ".dropout", y, rows * h, d);
 }

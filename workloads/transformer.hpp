@@ -21,6 +21,9 @@ struct Dimensions {
   // Dropout in training (off by default): on the attention probabilities and on each residual branch,
   // where BERT and GPT-2 apply it (Devlin et al. 2019; Radford et al. 2019, p = 0.1).
   bool dropout = false;
+  // GELU as Python arithmetic, one kernel per operation (Hugging Face's NewGELUActivation, GPT-2's
+  // "gelu_new"); false: one kernel (torch's F.gelu, a fused bias-GELU).
+  bool eager_gelu = false;
   long long head_dim() const { return hidden / heads; }
 };
 
@@ -37,6 +40,11 @@ layers::ValueId dropout(layers::LayerGraph& g, const std::string& name, layers::
 
 // GELU, tanh form: x^3, two multiply-adds, tanh, add, two multiplies (Hendrycks & Gimpel 2016).
 inline constexpr double kGeluFlops = 8;
+
+// GELU of `x` over `elements` values, named `name`: one op, or with d.eager_gelu the eight passes of
+// 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))) as Python evaluates it, the last named `name`.
+layers::ValueId gelu(layers::LayerGraph& g, const std::string& name, layers::ValueId x, double elements,
+                     const Dimensions& d);
 
 // Q/K/V projections of `x` ([rows, hidden]), split by head when head_branches. `prefix` names the layer.
 struct Projections {
