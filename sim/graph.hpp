@@ -35,6 +35,11 @@ struct OpAttributes {
   std::map<std::string, double> dims;
 };
 
+// The dims keys of a GEMM's row-major layout (OpAttributes::dims): 1 where that operand is stored
+// transposed, 0 or absent where not.
+inline constexpr const char* kTransposedA = "transposed_a";
+inline constexpr const char* kTransposedB = "transposed_b";
+
 struct Op : OpAttributes {
   std::vector<TensorId> inputs;
   std::vector<TensorId> outputs;

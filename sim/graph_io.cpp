@@ -18,7 +18,7 @@ std::map<std::string, double> graph_op_dims(const JsonNode& d) {
   for (const auto& [dim, v] : d.members()) {
     dims[dim] = v.as_number();
     if (v.as_number() < 0) v.fail("a dimension must not be negative");
-    if ((dim == "transposed_a" || dim == "transposed_b") && v.as_number() != 0 && v.as_number() != 1)
+    if ((dim == kTransposedA || dim == kTransposedB) && v.as_number() != 0 && v.as_number() != 1)
       v.fail("a layout flag is 0 or 1 (1: that operand is stored transposed)");
   }
   return dims;

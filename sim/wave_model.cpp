@@ -102,7 +102,7 @@ std::optional<GemmShape> named_gemm_shape(const Op& op, double element_bytes) {
     return std::nullopt;
   // The dims name the row-major product with its layout (sim/graph.hpp); the measured kernels the models
   // were fitted on are BLAS calls, and a transposed operand is a different kernel.
-  return blas_gemm(m, n, k, batch, element_bytes, dim("transposed_a", 0) == 1, dim("transposed_b", 0) == 1);
+  return blas_gemm(op.dims, element_bytes);
 }
 
 } // namespace
@@ -110,6 +110,24 @@ std::optional<GemmShape> named_gemm_shape(const Op& op, double element_bytes) {
 GemmShape blas_gemm(double m, double n, double k, double batch, double element_bytes, bool a_transposed,
                     bool b_transposed) {
   return GemmShape{n, m, k, batch, element_bytes, b_transposed, a_transposed};
+}
+
+GemmShape blas_gemm(const std::map<std::string, double>& dims, double element_bytes) {
+  const auto dim = [&](const char* name, double fallback) {
+    const auto it = dims.find(name);
+    return it == dims.end() ? fallback : it->second;
+  };
+  return blas_gemm(dim("m", 0), dim("n", 0), dim("k", 0), dim("batch", 1), element_bytes,
+                   dim(kTransposedA, 0) == 1, dim(kTransposedB, 0) == 1);
+}
+
+std::map<std::string, double> row_major_dims(const GemmShape& call) {
+  return {{"batch", call.batch},
+          {"m", call.n},
+          {"n", call.m},
+          {"k", call.k},
+          {kTransposedA, call.transposed_b ? 1.0 : 0.0},
+          {kTransposedB, call.transposed_a ? 1.0 : 0.0}};
 }
 
 bool matrix_vector(const GemmShape& s) {

@@ -9,7 +9,9 @@
 #include "sim/graph.hpp"
 #include "sim/platform.hpp"
 
+#include <map>
 #include <optional>
+#include <string>
 
 namespace hs {
 
@@ -38,6 +40,11 @@ struct GemmShape {
 // nn.Linear's Y = X W^T is the BLAS's "TN" call with m the output features and n the rows.
 GemmShape blas_gemm(double m, double n, double k, double batch, double element_bytes, bool a_transposed,
                     bool b_transposed);
+// The same of a product named by dims as a graph op names them (OpAttributes::dims: batch, m, n, k and the
+// layout flags; a missing batch is 1, a missing flag 0, a missing size 0).
+GemmShape blas_gemm(const std::map<std::string, double>& dims, double element_bytes);
+// blas_gemm's inverse: the dims, both flags included, of the row-major product a BLAS call computes.
+std::map<std::string, double> row_major_dims(const GemmShape& call);
 
 // The device as the model sees it.
 struct WaveDevice {

@@ -1,6 +1,7 @@
 // What Megatron-LM's own code moves in a training step beyond the layers: its cross-entropy on an fp32
 // copy of the logits (megatron/mpu/cross_entropy.py, called on output.float()) and its fp16 optimizer
 // (Float16OptimizerWithFloat16Params.step()), checked against the bytes of each pass counted by hand.
+#include "graph_lookup.hpp"
 #include "workloads/data_parallel.hpp"
 #include "workloads/tensor_parallel.hpp"
 #include "workloads/workload_registry.hpp"
@@ -9,14 +10,9 @@
 #include <string>
 
 using namespace hs;
+using hs::test::op_named;
 
 namespace {
-
-const Op& op_named(const Graph& g, const std::string& name) {
-  const auto id = g.find_op(name);
-  REQUIRE_MESSAGE(id, name);
-  return g.op(*id);
-}
 
 double traffic(const Op& op) {
   return op.bytes_read + op.bytes_written;

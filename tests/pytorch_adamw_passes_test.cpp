@@ -1,5 +1,6 @@
 // What PyTorch's AdamW moves when fused=True is not given: the passes of `_multi_tensor_adamw`
 // (torch/optim/adamw.py, PyTorch 2.x), each counted by hand, against one fused Adam pass.
+#include "graph_lookup.hpp"
 #include "workloads/data_parallel.hpp"
 #include "workloads/workload_registry.hpp"
 
@@ -7,14 +8,9 @@
 #include <string>
 
 using namespace hs;
+using hs::test::op_named;
 
 namespace {
-
-const Op& update_of(const Graph& g, const std::string& name) {
-  const auto id = g.find_op(name);
-  REQUIRE_MESSAGE(id, name);
-  return g.op(*id);
-}
 
 const std::string step = "gpt2-small:mode=training,heads=fused,batch=2,seq=32";
 constexpr double fc1_weights = 768.0 * 3072 + 3072;
@@ -23,8 +19,8 @@ constexpr double fc1_weights = 768.0 * 3072 + 3072;
 
 TEST_CASE("PyTorch's AdamW moves 80 bytes per fp32 parameter in eight passes where one fused pass moves 28") {
   const Graph adam = load_workload(step), pytorch = load_workload(step + ",optimizer=foreach");
-  const Op& fused = update_of(adam, "h0.mlp.fc1.adam");
-  const Op& foreach = update_of(pytorch, "h0.mlp.fc1.adam");
+  const Op& fused = op_named(adam, "h0.mlp.fc1.adam");
+  const Op& foreach = op_named(pytorch, "h0.mlp.fc1.adam");
   // Fused: the weight, its gradient and both moments read; the weight and both moments written.
   CHECK(fused.bytes_read == doctest::Approx(16 * fc1_weights));
   CHECK(fused.bytes_written == doctest::Approx(12 * fc1_weights));
@@ -41,8 +37,8 @@ TEST_CASE("PyTorch's AdamW moves 80 bytes per fp32 parameter in eight passes whe
 TEST_CASE("PyTorch's AdamW keeps its moments in the weights' dtype: no fp32 master copy") {
   const Graph adam = load_workload(step + ",precision=bf16");
   const Graph pytorch = load_workload(step + ",precision=bf16,optimizer=foreach");
-  const Op& fused = update_of(adam, "h0.mlp.fc1.adam");
-  const Op& foreach = update_of(pytorch, "h0.mlp.fc1.adam");
+  const Op& fused = op_named(adam, "h0.mlp.fc1.adam");
+  const Op& foreach = op_named(pytorch, "h0.mlp.fc1.adam");
   CHECK(fused.param_bytes == doctest::Approx(12 * fc1_weights));  // fp32 moments and master copy
   CHECK(foreach.param_bytes == doctest::Approx(4 * fc1_weights)); // bf16 moments (zeros_like)
   CHECK(foreach.bytes_read + foreach.bytes_written == doctest::Approx(40 * fc1_weights));
@@ -65,7 +61,7 @@ TEST_CASE("every weight tensor gets one AdamW op, and ZeRO shards its passes") {
   zero.devices = {"gpu0", "gpu1"};
   zero.zero_stage = 1;
   const Graph sharded = data_parallel(g, zero);
-  CHECK(update_of(sharded, "r1/h0.mlp.fc1.adam").workspace_bytes ==
-        doctest::Approx(update_of(g, "h0.mlp.fc1.adam").workspace_bytes / 2));
+  CHECK(op_named(sharded, "r1/h0.mlp.fc1.adam").workspace_bytes ==
+        doctest::Approx(op_named(g, "h0.mlp.fc1.adam").workspace_bytes / 2));
   CHECK_THROWS_WITH(load_workload("gpt2-small:optimizer=foreach"), doctest::Contains("give mode=training"));
 }

@@ -1,5 +1,6 @@
 // The size-aware GPU model: wave quantisation known answers, K splitting for few tiles, the power-limited
 // clock, a fit that recovers known parameters, and leave-one-GPU-out that never sees the left-out GPU.
+#include "graph_lookup.hpp"
 #include "sim/cost_model.hpp"
 #include "sim/graph_builder.hpp"
 #include "sim/wave_model.hpp"
@@ -12,6 +13,7 @@
 
 using namespace hs;
 using namespace hs::validation;
+using hs::test::op_named;
 
 namespace {
 
@@ -48,13 +50,6 @@ Platform a100_like() {
       "capacity": "40GB"}, "power": {"idle": 1, "busy": 2},
       "compute_units": {"count": 108, "boost_clock_mhz": 1410, "source": "test"}}], "links": []})",
                         "w.json");
-}
-
-// The op of `g` named `name`; fails the test when there is none.
-const Op& op_named(const Graph& g, const std::string& name) {
-  const auto id = g.find_op(name);
-  REQUIRE_MESSAGE(id.has_value(), "no op " << name);
-  return g.op(*id);
 }
 
 } // namespace
@@ -374,4 +369,29 @@ TEST_CASE("a convolution's gradients are implicit GEMMs of their own, left to th
   CHECK(wave.op_time(id("layer1.0.1.conv.wgrad"), 0) == roofline.op_time(id("layer1.0.1.conv.wgrad"), 0));
   CHECK(wave.op_time(id("layer1.0.1.conv"), 0) ==
         doctest::Approx(gemm_wave_time(*forward, wave_device(p.devices[0], "fp32"), no_launch()).seconds));
+}
+
+TEST_CASE("row_major_dims undoes blas_gemm: nn.Linear's TN call back to the product a graph op names") {
+  // Y [512, 3072] = X [512, 768] W^T, W stored [3072, 768]: cuBLAS computes Y^T = W X^T, "TN", m = 3072.
+  const GemmShape call = blas_gemm(512, 3072, 768, 2, 4, false, true);
+  CHECK(call.m == 3072);
+  CHECK(call.n == 512);
+  CHECK(call.transposed_a);
+  CHECK_FALSE(call.transposed_b);
+  const std::map<std::string, double> dims = row_major_dims(call);
+  CHECK(dims == std::map<std::string, double>{
+                    {"batch", 2}, {"m", 512}, {"n", 3072}, {"k", 768}, {kTransposedA, 0}, {kTransposedB, 1}});
+  const GemmShape again = blas_gemm(dims, 4);
+  CHECK(again.m == call.m);
+  CHECK(again.n == call.n);
+  CHECK(again.k == call.k);
+  CHECK(again.batch == call.batch);
+  CHECK(again.transposed_a == call.transposed_a);
+  CHECK(again.transposed_b == call.transposed_b);
+  // A flag a graph leaves out is 0, a batch it leaves out 1.
+  const GemmShape plain = blas_gemm(std::map<std::string, double>{{"m", 8}, {"n", 16}, {"k", 32}}, 2);
+  CHECK(plain.batch == 1);
+  CHECK_FALSE(plain.transposed_a);
+  CHECK_FALSE(plain.transposed_b);
+  CHECK(plain.m == 16);
 }

@@ -1,5 +1,6 @@
 // Model builders against published parameter and FLOP counts, and the invariants of derived training
 // graphs (backward costs, activations kept for backward, Adam state, KV cache growth).
+#include "graph_lookup.hpp"
 #include "sim/error.hpp"
 #include "sim/graph_io.hpp"
 #include "workloads/graph_summary.hpp"
@@ -12,18 +13,13 @@
 using hs::Graph;
 using hs::load_workload;
 using hs::summarize;
+using hs::test::op_named;
 
 namespace {
 
 double kind_flops(const hs::GraphSummary& s, const std::string& kind) {
   auto it = s.by_kind.find(kind);
   return it == s.by_kind.end() ? 0.0 : it->second.flops;
-}
-
-const hs::Op& op_named(const Graph& g, const std::string& name) {
-  auto id = g.find_op(name);
-  REQUIRE_MESSAGE(id.has_value(), "no op " << name);
-  return g.op(*id);
 }
 
 const hs::Tensor& tensor_named(const Graph& g, const std::string& name) {

@@ -31,8 +31,7 @@ DeepBenchPoint training_point(const KernelPoint& p, int index, const WaveDevice&
   d.point.flops = p.flops;
   d.point.bytes = p.bytes;
   d.point.seconds = p.p50;
-  d.shape = blas_gemm(gemm_dim(p, "m", 0), gemm_dim(p, "n", 0), gemm_dim(p, "k", 0), gemm_dim(p, "batch", 1),
-                      4, gemm_dim(p, "transposed_a", 0) == 1, gemm_dim(p, "transposed_b", 0) == 1);
+  d.shape = blas_gemm(p.shape, 4);
   d.device = device;
   return d;
 }

@@ -50,13 +50,7 @@ MeasurementSet as_measurement_set(const std::vector<const DeepBenchPoint*>& poin
     KernelPoint k;
     k.kind = "gemm";
     k.label = p->label;
-    // Row-major dims, as a workload names the op (blas_gemm's inverse).
-    k.shape = {{"batch", p->shape.batch},
-               {"m", p->shape.n},
-               {"n", p->shape.m},
-               {"k", p->shape.k},
-               {"transposed_a", p->shape.transposed_b ? 1.0 : 0.0},
-               {"transposed_b", p->shape.transposed_a ? 1.0 : 0.0}};
+    k.shape = row_major_dims(p->shape); // as a workload names the op
     k.flops = p->point.flops;
     k.bytes = p->point.bytes;
     k.repeats = 1;

@@ -324,9 +324,7 @@ std::string measured_gpu_trees_text(const MeasuredGpuTrees& t, const CpuKernelVa
 
 Json memory_bound_fit_json(const MemoryBoundFit& f) {
   Json j = {{"memory_efficiency", f.memory_efficiency}, {"memory_time_factor", f.memory_time_factor}};
-  for (const auto& [type, system] : f.by_memory_type)
-    j["by_memory_type"][type] = {{"memory_efficiency", system.memory_efficiency},
-                                 {"memory_time_factor", system.memory_time_factor}};
+  if (!f.by_memory_type.empty()) j["by_memory_type"] = memory_systems_json(f.by_memory_type);
   return j;
 }
 

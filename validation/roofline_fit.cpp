@@ -318,6 +318,14 @@ void add_roofline(Json& d, const RooflineFit& f) {
 
 } // namespace
 
+Json memory_systems_json(const std::map<std::string, Calibration::Entry::MemorySystem>& systems) {
+  Json j = Json::object();
+  for (const auto& [type, system] : systems)
+    j[type] = {{"memory_efficiency", system.memory_efficiency},
+               {"memory_time_factor", system.memory_time_factor}};
+  return j;
+}
+
 std::string calibration_json(const std::vector<CalibrationOut>& entries, const std::string& source,
                              const std::string& notes) {
   Json j;
@@ -345,9 +353,7 @@ std::string calibration_json(const std::vector<CalibrationOut>& entries, const s
     if (e.roofline) add_roofline(d, e.fit);
     if (!e.roofline && e.memory_efficiency) d["memory_efficiency"] = *e.memory_efficiency;
     if (!e.roofline && !e.memory_time_factor.empty()) d["memory_time_factor"] = e.memory_time_factor;
-    for (const auto& [type, system] : e.by_memory_type)
-      d["by_memory_type"][type] = {{"memory_efficiency", system.memory_efficiency},
-                                   {"memory_time_factor", system.memory_time_factor}};
+    if (!e.by_memory_type.empty()) d["by_memory_type"] = memory_systems_json(e.by_memory_type);
     if (!e.memory_held_out_mape_percent.empty())
       d["memory_held_out_mape_percent"] = e.memory_held_out_mape_percent;
     if (e.issue_overhead) d["issue_overhead"] = *e.issue_overhead;

@@ -7,6 +7,7 @@
 // (IRLS) towards the least mean absolute relative error, with bounds efficiency <= 1 and launch >= 0
 // kept by fixing violators at the bound and solving again.
 #include "sim/cost_model.hpp"
+#include "sim/json_input.hpp"
 #include "sim/wave_model.hpp"
 
 #include <map>
@@ -85,6 +86,9 @@ struct CalibrationOut {
   std::map<std::string, double> memory_time_factor, memory_held_out_mape_percent;
   std::map<std::string, Calibration::Entry::MemorySystem> by_memory_type;
 };
+
+// An entry's by_memory_type object, as sim/calibration.cpp reads it.
+Json memory_systems_json(const std::map<std::string, Calibration::Entry::MemorySystem>& systems);
 
 // A calibration file (format "heterosim-calibration", version 2) with the provenance that `heterosim run
 // --calibration` prints and records.

@@ -23,8 +23,8 @@ Graph gemm_graph(const std::vector<const KernelPoint*>& points) {
                                   {"m", m},
                                   {"n", n},
                                   {"k", k},
-                                  {"transposed_a", gemm_dim(p, "transposed_a", 0)},
-                                  {"transposed_b", gemm_dim(p, "transposed_b", 0)}};
+                                  {kTransposedA, gemm_dim(p, kTransposedA, 0)},
+                                  {kTransposedB, gemm_dim(p, kTransposedB, 0)}};
   }
   return g.build();
 }

@@ -118,9 +118,9 @@ std::vector<ValueId> LayerGraph::linear_parts(const std::string& name, const std
   l.data_grad_reads_saved = false;
   attach_weights(l, in * out + (bias ? out : 0), weights_from);
   // nn.Linear stores its weight [out, in]: Y = X W^T, dX = dY W, dW = dY^T X (here its transpose X^T dY).
-  name_dims(l, {{"batch", 1}, {"m", rows}, {"n", out}, {"k", in}, {"transposed_b", 1}});
+  name_dims(l, {{"batch", 1}, {"m", rows}, {"n", out}, {"k", in}, {kTransposedB, 1}});
   l.data_grad_dims = {{"batch", 1}, {"m", rows}, {"n", in}, {"k", out}};
-  l.weight_grad_dims = {{"batch", 1}, {"m", in}, {"n", out}, {"k", rows}, {"transposed_a", 1}}; // and db
+  l.weight_grad_dims = {{"batch", 1}, {"m", in}, {"n", out}, {"k", rows}, {kTransposedA, 1}}; // and db
   b_.mutable_op(l.op).bytes_written = rows * out * elem_;
   std::vector<ValueId> outs;
   for (int p = 0; p < parts; ++p)
@@ -220,11 +220,11 @@ ValueId LayerGraph::matmul(const std::string& name, ValueId a, ValueId b, double
   l.data_grad_kind = kind;
   l.data_grad_flops = 2 * flops; // dA = dC B^T and dB = A^T dC
   const double bt = b_transposed ? 1 : 0;
-  name_dims(l, {{"batch", count}, {"m", m}, {"n", n}, {"k", k}, {"transposed_b", bt}});
+  name_dims(l, {{"batch", count}, {"m", m}, {"n", n}, {"k", k}, {kTransposedB, bt}});
   // dA = dC B^T reads B as stored when the product read it transposed; dB = A^T dC (or, for a B stored
   // transposed, dB^T = dC^T A).
-  l.operand_grad_dims = {{{"batch", count}, {"m", m}, {"n", k}, {"k", n}, {"transposed_b", 1 - bt}},
-                         {{"batch", count}, {"m", k}, {"n", n}, {"k", m}, {"transposed_a", 1}}};
+  l.operand_grad_dims = {{{"batch", count}, {"m", m}, {"n", k}, {"k", n}, {kTransposedB, 1 - bt}},
+                         {{"batch", count}, {"m", k}, {"n", n}, {"k", m}, {kTransposedA, 1}}};
   return single_output(l, count * m * n * elem_, any_requires_grad({a, b}));
 }
 

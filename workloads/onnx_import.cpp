@@ -367,8 +367,8 @@ private:
                 {"m", static_cast<double>(out.dims[0])},
                 {"n", static_cast<double>(out.dims[1])},
                 {"k", k},
-                {"transposed_a", transposed_a ? 1.0 : 0.0},
-                {"transposed_b", attribute_int(n, "transB", 0) != 0 ? 1.0 : 0.0}};
+                {kTransposedA, transposed_a ? 1.0 : 0.0},
+                {kTransposedB, attribute_int(n, "transB", 0) != 0 ? 1.0 : 0.0}};
     } else if (op == "MatMul") {
       const auto& a = input_shape(0).dims;
       if (a.empty())
