@@ -90,8 +90,10 @@ double dim_or(const Op& op, const char* name, double fallback) {
 // The shape the op names (dims m, n, k and batch, as the workload builders write them), where its FLOPs
 // agree: a GEMM with a bias reads more than A and B, so its bytes alone do not give its shape.
 std::optional<GemmShape> named_gemm_shape(const Op& op, double element_bytes) {
-  const auto dim = [&](const char* name, double fallback) { return dim_or(op, name, fallback); };
-  const double m = dim("m", 0), n = dim("n", 0), k = dim("k", 0), batch = dim("batch", 1);
+  // The dims name the row-major product with its layout (sim/graph.hpp); the measured kernels the models
+  // were fitted on are BLAS calls, and a transposed operand is a different kernel.
+  const GemmShape call = blas_gemm(op.dims, element_bytes);
+  const double m = call.m, n = call.n, k = call.k, batch = call.batch;
   for (double v : {m, n, k, batch})
     if (!(v >= 1)) return std::nullopt;
   // 2mnk, and at most one elementwise pass over the result or an operand beside it: a bias add (one per
@@ -100,9 +102,7 @@ std::optional<GemmShape> named_gemm_shape(const Op& op, double element_bytes) {
   const double one_pass = batch * std::max({m * n, m * k, k * n});
   if (!(op.flops >= products * (1 - 1e-9) && op.flops <= (products + one_pass) * (1 + 1e-9)))
     return std::nullopt;
-  // The dims name the row-major product with its layout (sim/graph.hpp); the measured kernels the models
-  // were fitted on are BLAS calls, and a transposed operand is a different kernel.
-  return blas_gemm(op.dims, element_bytes);
+  return call;
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 // Which implementation a transformer graph stands for: attention fused or eager, dropout in training, the
 // LM head over the last token or all, GELU as one kernel or eager passes; the defaults leave the graphs as
 // they were.
+#include "graph_lookup.hpp"
 #include "sim/error.hpp"
 #include "workloads/tensor_parallel.hpp"
 #include "workloads/workload_registry.hpp"
@@ -58,9 +59,7 @@ TEST_CASE("GPT-2's gelu_new as Hugging Face runs it: eight passes moving 18 valu
   const hs::Graph eager = load_workload(base + ",gelu=eager");
   const double elements = 2 * 32 * 3072, e = 4;
   const auto traffic = [](const hs::Graph& g, const std::string& name) {
-    const auto id = g.find_op(name);
-    REQUIRE_MESSAGE(id, name);
-    const auto& op = g.op(*id);
+    const auto& op = hs::test::op_named(g, name);
     return op.bytes_read + op.bytes_written;
   };
   const std::string gelu = "h0.mlp.gelu";
@@ -74,7 +73,7 @@ TEST_CASE("GPT-2's gelu_new as Hugging Face runs it: eight passes moving 18 valu
   CHECK(ops_named(eager, ".mlp.gelu.") - ops_named(fused, ".mlp.gelu.") >= 7 * 12);
   // What autograd saves stays alive until the backward pass: tanh's output and both factors of the product.
   for (const char* saved : {".tanh", ".half", ".gate"}) {
-    const auto& op = eager.op(*eager.find_op(gelu + saved));
+    const auto& op = hs::test::op_named(eager, gelu + saved);
     bool read_backward = false;
     for (const auto c : eager.tensor(op.outputs.front()).consumers)
       read_backward = read_backward || eager.op(c).name.find(".bwd") != std::string::npos;
@@ -90,8 +89,7 @@ TEST_CASE("tensor parallelism splits an eager GELU's passes as it splits the GEL
   o.devices = {"gpu0", "gpu1"};
   const hs::Graph tp = hs::tensor_parallel(step, o);
   for (const std::string pass : {"h0.mlp.gelu.tanh", "h0.mlp.gelu.inner", "h0.mlp.gelu"}) {
-    const auto whole = step.find_op(pass), half = tp.find_op("t1/" + pass);
-    REQUIRE_MESSAGE(half, pass);
-    CHECK(tp.op(*half).flops == doctest::Approx(step.op(*whole).flops / 2));
+    CHECK(hs::test::op_named(tp, "t1/" + pass).flops ==
+          doctest::Approx(hs::test::op_named(step, pass).flops / 2));
   }
 }
