@@ -26,11 +26,40 @@ TEST_CASE("eager attention adds a scale and a mask pass over batch x heads x seq
   const hs::Graph fused = load_workload("bert-base:heads=fused");
   const hs::Graph eager = load_workload("bert-base:heads=fused,attention=eager");
   CHECK(load_workload("bert-base:heads=fused,attention=fused").op_count() == fused.op_count());
-  CHECK(eager.op_count() == fused.op_count() + 2 * 12); // 12 layers, one batched op each
+  // 12 layers, one batched op each: the scale, the mask, and the heads' contexts copied back to
+  // [tokens, hidden]; one sequence needs no copy of Q, K or V (a view merges batch 1 with the heads).
+  CHECK(eager.op_count() == fused.op_count() + 3 * 12);
   CHECK(ops_named(eager, ".scale") == 12);
+  CHECK(ops_named(eager, ".split_") == 0);
   // Each pass touches every score: 12 heads x 128 x 128 at batch 1, one operation each.
   CHECK(eager.ops[static_cast<std::size_t>(*eager.find_op("layer0.attn.scale"))].flops == 12.0 * 128 * 128);
   CHECK(eager.total_flops() > fused.total_flops());
+}
+
+TEST_CASE("eager attention copies Q, K and V of several sequences and the contexts back, both ways") {
+  const std::string base = "bert-base:heads=fused,batch=2,seq=64,mode=training";
+  const hs::Graph fused = load_workload(base);
+  const hs::Graph eager = load_workload(base + ",attention=eager");
+  const double tokens_x_hidden = 2 * 64 * 768, e = 4;
+  for (const char* copy :
+       {"layer0.attn.split_q", "layer0.attn.split_k", "layer0.attn.split_v", "layer0.attn.merge_heads"}) {
+    const auto& op = hs::test::op_named(eager, copy);
+    CHECK_MESSAGE(op.flops == 0, copy);
+    CHECK_MESSAGE(op.bytes_read + op.bytes_written == doctest::Approx(2 * tokens_x_hidden * e), copy);
+    // A copy's gradient is a copy back.
+    const auto& grad = hs::test::op_named(eager, std::string(copy) + ".bwd");
+    CHECK_MESSAGE(grad.bytes_read + grad.bytes_written == doctest::Approx(2 * tokens_x_hidden * e), copy);
+  }
+  // The products read the copies: what bmm saves for its backward pass.
+  const auto& scores = hs::test::op_named(eager, "layer0.attn.scores");
+  CHECK(eager.op(eager.tensor(scores.inputs.front()).producer).name == "layer0.attn.split_q");
+  // Per layer: scale, mask, three splits, one merge; forward and backward.
+  CHECK(eager.op_count() - fused.op_count() == 12 * 6 * 2);
+  // GPT-2's decode steps read K and V from the cache, and one query row needs no copy.
+  const hs::Graph decode = load_workload("gpt2-small:heads=fused,batch=2,seq=16,decode=1,attention=eager");
+  CHECK(hs::test::op_named(decode, "h0.attn.split_k").flops == 0);
+  CHECK_FALSE(decode.find_op("step1.h0.attn.split_q").has_value());
+  CHECK_FALSE(decode.find_op("step1.h0.attn.merge_heads").has_value());
 }
 
 TEST_CASE("dropout applies in training only, on attention probabilities and residual branches") {
@@ -92,4 +121,82 @@ TEST_CASE("tensor parallelism splits an eager GELU's passes as it splits the GEL
     CHECK(hs::test::op_named(tp, "t1/" + pass).flops ==
           doctest::Approx(hs::test::op_named(step, pass).flops / 2));
   }
+}
+
+namespace {
+
+double parameter_bytes(const hs::Graph& g) {
+  double bytes = 0;
+  for (const auto& o : g.ops)
+    bytes += o.param_bytes;
+  return bytes;
+}
+
+double dim(const hs::Op& op, const char* name) {
+  const auto it = op.dims.find(name);
+  return it == op.dims.end() ? 0 : it->second;
+}
+
+} // namespace
+
+TEST_CASE("GPT-2's projections as Hugging Face's Conv1D: one QKV GEMM, weights [in, out], the same work") {
+  const std::string base = "gpt2-small:mode=training,heads=fused,batch=2,seq=32";
+  const hs::Graph linear = load_workload(base);
+  const hs::Graph megatron = load_workload(base + ",projections=fused_qkv");
+  const hs::Graph conv1d = load_workload(base + ",projections=conv1d");
+  using hs::test::op_named;
+  // c_attn: [64 tokens, 768] x [768, 2304], one op where nn.Linear's graph has three.
+  const auto& qkv = op_named(conv1d, "h0.attn.qkv");
+  CHECK(dim(qkv, "m") == 64);
+  CHECK(dim(qkv, "n") == 3 * 768);
+  CHECK(dim(qkv, "k") == 768);
+  CHECK(qkv.outputs.size() == 3); // Q, K and V, each read by its own consumers
+  for (const auto t : qkv.outputs)
+    CHECK(conv1d.tensor(t).bytes == 64.0 * 768 * 4);
+  CHECK_FALSE(conv1d.find_op("h0.attn.q").has_value());
+  // Two layers fewer a block, each with its forward, dX, dW and optimizer ops.
+  CHECK(linear.op_count() - conv1d.op_count() == 12 * 2 * 4);
+  // Y = X W without a transposed operand; dX = dY W^T with one; dW = X^T dY as nn.Linear's.
+  for (const char* layer : {"h0.attn.qkv", "h0.attn.out", "h0.mlp.fc1", "h0.mlp.fc2"}) {
+    CHECK_MESSAGE(dim(op_named(conv1d, layer), hs::kTransposedB) == 0, layer);
+    CHECK_MESSAGE(dim(op_named(conv1d, std::string(layer) + ".dgrad"), hs::kTransposedB) == 1, layer);
+    CHECK_MESSAGE(dim(op_named(conv1d, std::string(layer) + ".wgrad"), hs::kTransposedA) == 1, layer);
+    CHECK_MESSAGE(dim(op_named(megatron, layer), hs::kTransposedB) == 1, layer);
+  }
+  CHECK(dim(op_named(linear, "h0.mlp.fc1"), hs::kTransposedB) == 1);
+  CHECK(dim(op_named(linear, "h0.mlp.fc1.dgrad"), hs::kTransposedB) == 0);
+  CHECK(dim(op_named(conv1d, "lm_head"), hs::kTransposedB) == 1); // nn.Linear, tied to wte [vocab, h]
+  // The same GEMM FLOPs and parameters however the weights are laid out; three projections of one input
+  // also sum its three gradients, two adds per element of [64, 768] in each of the 12 blocks.
+  CHECK(linear.total_flops() - conv1d.total_flops() == doctest::Approx(12 * 2 * 64.0 * 768));
+  CHECK(megatron.total_flops() == doctest::Approx(conv1d.total_flops()));
+  CHECK(parameter_bytes(conv1d) == doctest::Approx(parameter_bytes(linear)));
+  CHECK(parameter_bytes(megatron) == doctest::Approx(parameter_bytes(linear)));
+  CHECK_THROWS_WITH_AS(load_workload("gpt2-small:projections=dense"), doctest::Contains("projections"),
+                       hs::InputError);
+}
+
+TEST_CASE("one QKV GEMM feeds every head's branch and the KV cache of each decode step") {
+  const hs::Graph g = load_workload("gpt2-small:heads=branches,projections=conv1d,decode=2");
+  const auto& qkv = hs::test::op_named(g, "h0.attn.qkv");
+  CHECK(qkv.outputs.size() == 3 * 12); // [Q | K | V], each split by head
+  CHECK(hs::test::op_named(g, "h0.attn.head11.scores").flops > 0);
+  // Each decode step projects its token with the prefill's weights.
+  const auto& step = hs::test::op_named(g, "step2.h0.attn.qkv");
+  CHECK(step.param_bytes == 0);
+  CHECK(qkv.param_bytes == (768.0 * 3 * 768 + 3 * 768) * 4);
+  CHECK(dim(step, hs::kTransposedB) == 0);
+  // Two GEMMs fewer a layer in each of the three passes (the prefill and two steps).
+  CHECK(load_workload("gpt2-small:heads=branches,decode=2").op_count() - g.op_count() == 2 * 12 * 3);
+}
+
+TEST_CASE("tensor parallelism splits the one QKV GEMM by its output columns") {
+  const hs::Graph step =
+      load_workload("gpt2-small:mode=training,heads=fused,batch=2,seq=32,projections=fused_qkv");
+  hs::TensorParallelOptions o;
+  o.devices = {"gpu0", "gpu1"};
+  const hs::Graph tp = hs::tensor_parallel(step, o);
+  const auto& shard = hs::test::op_named(tp, "t1/h0.attn.qkv");
+  CHECK(shard.flops == doctest::Approx(hs::test::op_named(step, "h0.attn.qkv").flops / 2));
+  CHECK(dim(shard, "n") == 3 * 768 / 2);
 }

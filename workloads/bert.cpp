@@ -37,7 +37,8 @@ Graph bert(const BertOptions& o) {
   if (o.pretraining_heads) {
     const double vocab = static_cast<double>(o.vocab);
     ValueId t = g.linear("cls.transform", x, rows, hidden, hidden);
-    t = g.elementwise("cls.transform.gelu", {t}, rows * hidden, transformer::kGeluFlops, layers::Saved::Inputs);
+    t = g.elementwise("cls.transform.gelu", {t}, rows * hidden, transformer::kGeluFlops,
+                      layers::Saved::Inputs);
     t = g.layernorm("cls.transform.norm", t, rows, hidden);
     // Tied to the word embeddings; its own bias of `vocab` (in the same addmm) is not a parameter here.
     const ValueId words = g.linear("cls.decoder", t, rows, hidden, vocab, false, "embeddings.word");

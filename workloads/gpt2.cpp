@@ -177,6 +177,9 @@ hs::WorkloadBuilder gpt2_builder(const std::string& size, const std::string& wha
            {"attention", "fused|eager", "scale and mask: in the softmax or passes of their own"},
            {"dropout", "off|on", "training"},
            {"gelu", "fused|eager", "one kernel, or Hugging Face's gelu_new: a kernel per operation"},
+           {"projections", "linear|fused_qkv|conv1d",
+            "three nn.Linear for Q, K, V; one QKV GEMM (Megatron-LM); or Hugging Face's Conv1D: one QKV GEMM "
+            "and every projection's weights [in, out]"},
            {"lm_head", "last|all", "inference: the prefill's LM head rows"},
            {"recompute", "off|full", "training: each transformer layer's forward again in its backward pass"},
            {"loss", "fused|megatron",
@@ -202,6 +205,9 @@ hs::WorkloadBuilder gpt2_builder(const std::string& size, const std::string& wha
         o.dims.head_branches = p.text("heads", "branches", {"branches", "fused"}) == "branches";
         hs::transformer::read_fidelity_options(p, o.name, o.model.training, o.dims);
         o.dims.eager_gelu = p.text("gelu", "fused", {"fused", "eager"}) == "eager";
+        const std::string projections = p.text("projections", "linear", {"linear", "fused_qkv", "conv1d"});
+        o.dims.fused_qkv = projections != "linear";
+        o.dims.weights_in_out = projections == "conv1d";
         o.lm_head_all_tokens = p.text("lm_head", o.model.training ? "all" : "last", {"last", "all"}) == "all";
         if (o.model.training && !o.lm_head_all_tokens)
           throw hs::InputError(o.name, "lm_head", "training takes the loss over every token: lm_head=all");

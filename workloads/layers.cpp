@@ -130,6 +130,14 @@ std::vector<ValueId> LayerGraph::linear_parts(const std::string& name, const std
   return outs;
 }
 
+void LayerGraph::store_weights_in_out(const std::string& name) {
+  Layer& l = layers_[layer_of_op_.at(op_by_name_.at(name))];
+  if (l.kind != "gemm" || !l.data_grad_dims.count("k"))
+    throw std::logic_error(name + ": only a linear layer's weights have a layout");
+  b_.mutable_op(l.op).dims[kTransposedB] = 0;
+  l.data_grad_dims[kTransposedB] = 1; // dW = X^T dY is the product nn.Linear's gradient already names
+}
+
 ValueId LayerGraph::conv2d(const std::string& name, ValueId x, const Conv& c, bool bias) {
   const double n = static_cast<double>(options_.batch);
   const double out_elements = n * static_cast<double>(c.channels_out * c.out_height() * c.out_width());

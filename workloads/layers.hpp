@@ -62,6 +62,10 @@ public:
                  const std::string& weights_from = "") {
     return linear_parts(name, {x}, rows, in, out, bias, 1, weights_from)[0];
   }
+  // The linear layer `name` with its weights stored [in, out], as Hugging Face's Conv1D (GPT-2) stores
+  // them (Y = X W), not [out, in] as nn.Linear does: the same FLOPs through other BLAS calls, the forward
+  // without a transposed operand and dX = dY W^T with one.
+  void store_weights_in_out(const std::string& name);
 
   struct Conv {
     long long channels_in, height, width, channels_out, kernel, stride, padding;

@@ -49,9 +49,27 @@ bool tensor_parallel_layer(const std::string& name) {
   // An eager GELU's passes ("<layer>.gelu.tanh") split as the GELU does.
   if (const auto gelu = name.rfind(".gelu."); gelu != std::string::npos)
     return tensor_parallel_layer(name.substr(0, gelu + 5));
-  for (const char* tail : {".attn.q", ".attn.k", ".attn.v", ".attn.scores", ".attn.scale", ".attn.mask",
-                           ".attn.softmax", ".attn.attn_dropout", ".attn.context", ".attn.out", ".ffn.fc1",
-                           ".ffn.gelu", ".ffn.fc2", ".mlp.fc1", ".mlp.gelu", ".mlp.fc2"})
+  for (const char* tail : {".attn.qkv",
+                           ".attn.q",
+                           ".attn.k",
+                           ".attn.v",
+                           ".attn.split_q",
+                           ".attn.split_k",
+                           ".attn.split_v",
+                           ".attn.merge_heads",
+                           ".attn.scores",
+                           ".attn.scale",
+                           ".attn.mask",
+                           ".attn.softmax",
+                           ".attn.attn_dropout",
+                           ".attn.context",
+                           ".attn.out",
+                           ".ffn.fc1",
+                           ".ffn.gelu",
+                           ".ffn.fc2",
+                           ".mlp.fc1",
+                           ".mlp.gelu",
+                           ".mlp.fc2"})
     if (has_suffix(name, tail)) return true;
   return false;
 }

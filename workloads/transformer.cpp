@@ -10,6 +10,16 @@ namespace {
 std::string shared(const std::string& weights_prefix, const std::string& suffix) {
   return weights_prefix.empty() ? "" : weights_prefix + suffix;
 }
+
+// A projection of `x` ([rows, in]) to `out` features in `parts` column blocks, its weights laid out as d
+// says.
+std::vector<ValueId> project(layers::LayerGraph& g, const std::string& name, const std::vector<ValueId>& x,
+                             double rows, double in, double out, int parts, const std::string& weights_from,
+                             const Dimensions& d) {
+  auto y = g.linear_parts(name, x, rows, in, out, true, parts, weights_from);
+  if (d.weights_in_out) g.store_weights_in_out(name);
+  return y;
+}
 } // namespace
 
 void read_fidelity_options(WorkloadParams& p, const std::string& builder, bool training, Dimensions& d) {
@@ -46,9 +56,17 @@ Projections qkv(layers::LayerGraph& g, const std::string& prefix, ValueId x, dou
   const int parts = d.head_branches ? static_cast<int>(d.heads) : 1;
   const auto h = static_cast<double>(d.hidden);
   Projections p;
-  p.q = g.linear_parts(prefix + ".q", {x}, rows, h, h, true, parts, shared(weights_prefix, ".q"));
-  p.k = g.linear_parts(prefix + ".k", {x}, rows, h, h, true, parts, shared(weights_prefix, ".k"));
-  p.v = g.linear_parts(prefix + ".v", {x}, rows, h, h, true, parts, shared(weights_prefix, ".v"));
+  if (d.fused_qkv) { // columns [Q | K | V], each split by head as the separate projections are
+    const auto all =
+        project(g, prefix + ".qkv", {x}, rows, h, 3 * h, 3 * parts, shared(weights_prefix, ".qkv"), d);
+    const auto block = [&](int i) {
+      return std::vector<ValueId>(all.begin() + i * parts, all.begin() + (i + 1) * parts);
+    };
+    return {block(0), block(1), block(2)};
+  }
+  p.q = project(g, prefix + ".q", {x}, rows, h, h, parts, shared(weights_prefix, ".q"), d);
+  p.k = project(g, prefix + ".k", {x}, rows, h, h, parts, shared(weights_prefix, ".k"), d);
+  p.v = project(g, prefix + ".v", {x}, rows, h, h, parts, shared(weights_prefix, ".v"), d);
   return p;
 }
 
@@ -57,10 +75,21 @@ std::vector<ValueId> attend(layers::LayerGraph& g, const std::string& prefix, co
   const double dh = static_cast<double>(d.head_dim());
   // One branch per head, or one op over batch x heads.
   const double count = d.head_branches ? batch : batch * static_cast<double>(d.heads);
+  // Eager attention's torch.matmul reshapes the [batch, heads, seq, d] views of the projections to
+  // [batch x heads, seq, d], which copies them when there are several sequences of several tokens (the view
+  // cannot merge those two dims); K and V read from a cache are already contiguous. A copy's gradient is a
+  // copy back. The contexts are copied back to [tokens, hidden] (permute, then contiguous()).
+  const bool split_copies = d.eager_attention && batch > 1 && query_len > 1;
+  const auto copied = [&](const std::string& name, ValueId v, bool copy) {
+    return copy ? g.elementwise(name, {v}, g.bytes(v) / g.elem(), 0, layers::Saved::Nothing) : v;
+  };
   std::vector<ValueId> context;
   for (std::size_t i = 0; i < p.q.size(); ++i) {
     const std::string head = d.head_branches ? prefix + ".head" + std::to_string(i) : prefix;
-    ValueId scores = g.matmul(head + ".scores", p.q[i], p.k[i], count, query_len, key_len, dh, true);
+    const ValueId q = copied(head + ".split_q", p.q[i], split_copies);
+    const ValueId k = copied(head + ".split_k", p.k[i], split_copies && key_len == query_len);
+    const ValueId v = copied(head + ".split_v", p.v[i], split_copies && key_len == query_len);
+    ValueId scores = g.matmul(head + ".scores", q, k, count, query_len, key_len, dh, true);
     const double elements = count * query_len * key_len;
     if (d.eager_attention) {
       scores = g.elementwise(head + ".scale", {scores}, elements, 1, layers::Saved::Nothing);
@@ -68,26 +97,27 @@ std::vector<ValueId> attend(layers::LayerGraph& g, const std::string& prefix, co
     }
     ValueId probs = g.softmax(head + ".softmax", scores, count * query_len, key_len);
     probs = dropout(g, head + ".attn_dropout", probs, elements, d);
-    context.push_back(g.matmul(head + ".context", probs, p.v[i], count, query_len, dh, key_len, false));
+    context.push_back(g.matmul(head + ".context", probs, v, count, query_len, dh, key_len, false));
   }
-  return context;
+  if (!d.eager_attention || d.heads == 1 || query_len == 1) return context;
+  const double elements = batch * query_len * static_cast<double>(d.hidden);
+  return {g.elementwise(prefix + ".merge_heads", context, elements, 0, layers::Saved::Nothing)};
 }
 
 ValueId attention_output(layers::LayerGraph& g, const std::string& prefix,
                          const std::vector<ValueId>& context, double rows, const Dimensions& d,
                          const std::string& weights_prefix) {
   const auto h = static_cast<double>(d.hidden);
-  const ValueId y =
-      g.linear_parts(prefix + ".out", context, rows, h, h, true, 1, shared(weights_prefix, ".out"))[0];
+  const ValueId y = project(g, prefix + ".out", context, rows, h, h, 1, shared(weights_prefix, ".out"), d)[0];
   return dropout(g, prefix + ".dropout", y, rows * h, d);
 }
 
 ValueId feed_forward(layers::LayerGraph& g, const std::string& prefix, ValueId x, double rows,
                      const Dimensions& d, const std::string& weights_prefix) {
   const auto h = static_cast<double>(d.hidden), inner = static_cast<double>(d.inner);
-  ValueId y = g.linear(prefix + ".fc1", x, rows, h, inner, true, shared(weights_prefix, ".fc1"));
+  ValueId y = project(g, prefix + ".fc1", {x}, rows, h, inner, 1, shared(weights_prefix, ".fc1"), d)[0];
   y = gelu(g, prefix + ".gelu", y, rows * inner, d);
-  y = g.linear(prefix + ".fc2", y, rows, inner, h, true, shared(weights_prefix, ".fc2"));
+  y = project(g, prefix + ".fc2", {y}, rows, inner, h, 1, shared(weights_prefix, ".fc2"), d)[0];
   return dropout(g, prefix + ".dropout", y, rows * h, d);
 }
 

@@ -24,6 +24,12 @@ struct Dimensions {
   // GELU as Python arithmetic, one kernel per operation (Hugging Face's NewGELUActivation, GPT-2's
   // "gelu_new"); false: one kernel (torch's F.gelu, a fused bias-GELU).
   bool eager_gelu = false;
+  // The projections' implementation. Separate (the default): Q, K and V are three nn.Linear layers, as
+  // BERT's are in Hugging Face. Fused: one GEMM of width 3 x hidden makes all three (Megatron-LM's and
+  // Hugging Face GPT-2's c_attn), named ".attn.qkv". Weights in-out: every projection but the tied LM head
+  // stores its weights [in, out] (GPT-2's Conv1D), a different BLAS call (LayerGraph::store_weights_in_out).
+  bool fused_qkv = false;
+  bool weights_in_out = false;
   long long head_dim() const { return hidden / heads; }
 };
 
