@@ -200,3 +200,39 @@ TEST_CASE("tensor parallelism splits the one QKV GEMM by its output columns") {
   CHECK(shard.flops == doctest::Approx(hs::test::op_named(step, "h0.attn.qkv").flops / 2));
   CHECK(dim(shard, "n") == 3 * 768 / 2);
 }
+
+namespace {
+
+// The same ops, by name and work, in the same order.
+void check_same_graph(const hs::Graph& a, const hs::Graph& b) {
+  REQUIRE(a.op_count() == b.op_count());
+  for (std::size_t i = 0; i < a.ops.size(); ++i) {
+    CHECK(a.ops[i].name == b.ops[i].name);
+    CHECK(a.ops[i].flops == b.ops[i].flops);
+    CHECK(a.ops[i].bytes_read + a.ops[i].bytes_written == b.ops[i].bytes_read + b.ops[i].bytes_written);
+  }
+}
+
+} // namespace
+
+TEST_CASE("implementation=huggingface gives the eager recipe's options at once; each can still be given") {
+  const std::string gpt = "gpt2-small:batch=2,seq=32";
+  check_same_graph(load_workload(gpt + ",mode=training,implementation=huggingface"),
+                   load_workload(gpt + ",mode=training,heads=fused,attention=eager,dropout=on,"
+                                       "optimizer=foreach,gelu=eager,projections=conv1d"));
+  // Inference: no dropout and no optimizer, every token's logits.
+  check_same_graph(
+      load_workload(gpt + ",implementation=huggingface"),
+      load_workload(gpt + ",heads=fused,attention=eager,gelu=eager,projections=conv1d,lm_head=all"));
+  // BERT has no GELU, projection or LM-head option of its own.
+  check_same_graph(
+      load_workload("bert-base:mode=training,implementation=huggingface"),
+      load_workload("bert-base:mode=training,heads=fused,attention=eager,dropout=on,optimizer=foreach"));
+  check_same_graph(load_workload("bert-base:implementation=reference"), load_workload("bert-base"));
+  // An option given overrides the implementation's value for it.
+  const hs::Graph fused_gelu = load_workload(gpt + ",implementation=huggingface,gelu=fused");
+  CHECK_FALSE(fused_gelu.find_op("h0.mlp.gelu.tanh").has_value());
+  CHECK(fused_gelu.find_op("h0.attn.qkv").has_value());
+  CHECK_THROWS_WITH_AS(load_workload("gpt2-small:implementation=pytorch"),
+                       doctest::Contains("implementation"), hs::InputError);
+}

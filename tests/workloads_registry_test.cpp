@@ -71,10 +71,14 @@ TEST_CASE("the parameter line lists each key with its default or choices, and it
   const auto* gpt2 = hs::workload_builders().find("gpt2-small");
   REQUIRE(gpt2);
   CHECK(gpt2->parameter_line() ==
-        "batch=1 seq=128 (prompt) decode=8 (inference: generated tokens) "
+        "batch=1 seq=128 (prompt) implementation=reference|huggingface (huggingface: the defaults of the "
+        "options below as Hugging Face's eager PyTorch runs the model (workloads/README.md)) "
+        "decode=8 (inference: generated tokens) "
         "heads=branches|fused attention=fused|eager (scale and mask: in the softmax or passes of their own) "
         "dropout=off|on (training) gelu=fused|eager (one kernel, or Hugging Face's gelu_new: a kernel per "
-        "operation) lm_head=last|all (inference: the prefill's LM head rows) "
+        "operation) projections=linear|fused_qkv|conv1d (three nn.Linear for Q, K, V; one QKV GEMM "
+        "(Megatron-LM); or Hugging Face's Conv1D: one QKV GEMM and every projection's weights [in, out]) "
+        "lm_head=last|all (inference: the prefill's LM head rows) "
         "recompute=off|full (training: each transformer layer's forward again in its backward pass) "
         "loss=fused|megatron (training: one pass over the logits, or Megatron-LM's cross-entropy on an fp32 "
         "copy) precision=fp32|fp16|bf16|int8 mode=inference|training optimizer=adam|foreach|megatron "

@@ -78,6 +78,7 @@ hs::WorkloadBuilder bert_builder(const hs::BertOptions& preset, const std::strin
       what,
       hs::layers::model_parameters(
           {{"seq", "128"},
+           hs::transformer::implementation_parameter(),
            {"heads", "branches|fused"},
            {"classes", "2", "training: the classifier's classes"},
            {"head", "classifier|pretraining", "classifier on [CLS], or masked LM + next sentence"},
@@ -85,6 +86,7 @@ hs::WorkloadBuilder bert_builder(const hs::BertOptions& preset, const std::strin
            {"dropout", "off|on", "training"}}),
       [preset](hs::WorkloadParams& p) {
         hs::BertOptions o = preset;
+        hs::transformer::read_implementation(p, false);
         o.model = hs::layers::read_model_options(p, o.name, 1);
         o.seq = p.integer("seq", 128, 1, o.max_positions);
         o.dims.head_branches = p.text("heads", "branches", {"branches", "fused"}) == "branches";

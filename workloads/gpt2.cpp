@@ -172,6 +172,7 @@ hs::WorkloadBuilder gpt2_builder(const std::string& size, const std::string& wha
       what,
       hs::layers::model_parameters(
           {{"seq", std::to_string(preset.seq), "prompt"},
+           hs::transformer::implementation_parameter(),
            {"decode", "8", "inference: generated tokens"},
            {"heads", "branches|fused"},
            {"attention", "fused|eager", "scale and mask: in the softmax or passes of their own"},
@@ -186,6 +187,7 @@ hs::WorkloadBuilder gpt2_builder(const std::string& size, const std::string& wha
             "training: one pass over the logits, or Megatron-LM's cross-entropy on an fp32 copy"}}),
       [preset](hs::WorkloadParams& p) {
         hs::Gpt2Options o = preset;
+        hs::transformer::read_implementation(p, true);
         o.model = hs::layers::read_model_options(p, o.name, 1);
         // Inference's default leaves room for the default decode steps within the context.
         o.seq = p.integer("seq", o.model.training ? o.seq : std::min(o.seq, o.context - 8), 1, o.context);

@@ -22,6 +22,27 @@ std::vector<ValueId> project(layers::LayerGraph& g, const std::string& name, con
 }
 } // namespace
 
+void read_implementation(WorkloadParams& p, bool gpt2) {
+  if (p.text("implementation", "reference", {"reference", "huggingface"}) != "huggingface") return;
+  const bool training = p.text("mode", "inference", {}) == "training"; // checked by read_model_options
+  p.default_to("heads", "fused");
+  p.default_to("attention", "eager");
+  if (training) {
+    p.default_to("dropout", "on");
+    p.default_to("optimizer", "foreach");
+  }
+  if (!gpt2) return;
+  p.default_to("gelu", "eager");
+  p.default_to("projections", "conv1d");
+  p.default_to("lm_head", "all");
+}
+
+WorkloadParameter implementation_parameter() {
+  return {"implementation", "reference|huggingface",
+          "huggingface: the defaults of the options below as Hugging Face's eager PyTorch runs the model "
+          "(workloads/README.md)"};
+}
+
 void read_fidelity_options(WorkloadParams& p, const std::string& builder, bool training, Dimensions& d) {
   d.eager_attention = p.text("attention", "fused", {"fused", "eager"}) == "eager";
   d.dropout = p.text("dropout", "off", {"off", "on"}) == "on";

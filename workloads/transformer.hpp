@@ -37,6 +37,15 @@ struct Dimensions {
 // kernel's count); the mask is kept for the backward pass.
 inline constexpr double kDropoutFlops = 2;
 
+// implementation=reference|huggingface of a transformer builder, read before its other options.
+// huggingface: each implementation option not given takes the value that makes the graph the one Hugging
+// Face transformers' eager PyTorch runs (attn_implementation="eager", the model in train() mode for a
+// training step, torch.optim.AdamW's defaults); `gpt2` adds GPT-2's own (gelu_new, Conv1D, every
+// token's logits).
+void read_implementation(WorkloadParams& p, bool gpt2);
+// The parameter read_implementation reads, for a builder's parameter list.
+WorkloadParameter implementation_parameter();
+
 // attention=fused|eager and dropout=off|on (training only) of a transformer builder.
 void read_fidelity_options(WorkloadParams& p, const std::string& builder, bool training, Dimensions& d);
 

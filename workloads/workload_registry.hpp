@@ -37,6 +37,8 @@ public:
   std::uint64_t seed() {
     return static_cast<std::uint64_t>(integer("seed", static_cast<long long>(seed_), 0, (1LL << 62)));
   }
+  // Gives `key` the value `value` where the spec gave it none: a default that depends on another key.
+  void default_to(const std::string& key, const std::string& value) { values_.emplace(key, value); }
   // Throws if any key was never read (a typo such as "bacth=8").
   void expect_all_used() const;
 
