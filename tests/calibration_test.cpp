@@ -63,7 +63,7 @@ TEST_CASE("a calibration entry that matches no device is refused, naming the ent
 }
 
 TEST_CASE(
-    "an optional entry (a library of boards) may calibrate nothing; a file that calibrates nothing fails") {
+    "an optional entry (a library of boards) may calibrate nothing, a file that calibrates nothing fails") {
   const Platform p = two_gpus();
   const std::string v100 =
       entry("v100-board", R"({"models": ["Tesla V100-SXM2-16GB"], "optional": true})", 0.5);
@@ -95,7 +95,7 @@ TEST_CASE("an entry matching by kind calibrates every device of that kind, and o
   CHECK(calibration_usage_text(c, p).find("calibrated left, right: synthetic") != std::string::npos);
 }
 
-TEST_CASE("an entry matching a model string reaches devices whatever they are called; a name beats it") {
+TEST_CASE("an entry matching a model string reaches devices whatever they are called, a name beats it") {
   const Platform p = two_gpus();
   const Calibration c = load(calibration(entry("a100", R"({"models": ["NVIDIA A100-SXM4-40GB"]})", 0.5) +
                                          "," + entry("right-only", R"({"devices": ["right"]})", 0.2)),
@@ -111,7 +111,7 @@ TEST_CASE("an entry matching a model string reaches devices whatever they are ca
                        doctest::Contains("as closely as entry 'a'"), InputError);
 }
 
-TEST_CASE("version-1 calibrations are still read (keys are names or kinds); unknown versions are refused") {
+TEST_CASE("version-1 calibrations are still read (keys are names or kinds), unknown versions are refused") {
   const Platform p = two_gpus();
   const Calibration c = load(R"({"format": "heterosim-calibration", "version": 1,
       "devices": {"gpu": {"efficiency": {"gemm": 0.5}}}})",
@@ -163,7 +163,7 @@ TEST_CASE("validate on a GPU measurement set writes that GPU's calibration and p
   CHECK(report["calibration"]["entries"][0].contains("held_out_mape_percent"));
 }
 
-TEST_CASE("a calibration shipped in models/ is found by its name; an unknown name lists the shipped ones") {
+TEST_CASE("a calibration shipped in models/ is found by its name, an unknown name lists the shipped ones") {
   const Platform p = load_platform("workstation");
   CHECK(calibration_file("deepbench-gpu").ends_with("/models/calibration-deepbench-gpu.json"));
   const std::vector<std::string> shipped = shipped_calibration_names();

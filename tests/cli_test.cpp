@@ -59,7 +59,7 @@ TEST_CASE("run prints every metric and writes the report, the timeline and the t
   CHECK(trace["traceEvents"].size() > 60);
 }
 
-TEST_CASE("same inputs and seed give byte-identical results; another seed does not") {
+TEST_CASE("same inputs and seed give byte-identical results, another seed does not") {
   const auto dir = scratch("determinism");
   const std::string common = "run --platform multi-gpu-node --workload random:ops=80 --policy heft -q --out ";
   REQUIRE(heterosim(common + (dir / "a").string() + " --seed 5").exit_code == 0);

@@ -56,7 +56,7 @@ TEST_CASE("two transfers through one shared link take twice as long in the repla
   CHECK(bytes_per_link(replay, t.p)[static_cast<std::size_t>(uplink)] == doctest::Approx(64e9));
 }
 
-TEST_CASE("split-duplex: opposite directions do not compete; a shared (half-duplex) bus makes them") {
+TEST_CASE("split-duplex: opposite directions do not compete, a shared (half-duplex) bus makes them") {
   {
     TwoSenders t(test::switch_platform("split-duplex"), true);
     const CostModel cost(t.g, t.p);

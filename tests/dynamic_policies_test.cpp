@@ -105,7 +105,7 @@ TEST_CASE("op-time noise: lognormal factors of mean 1 and the requested CV, the 
   CHECK(f != s.op_time_factors(20000));
 }
 
-TEST_CASE("run-time policies adapt when a device is slowed mid-run; the static HEFT plan does not") {
+TEST_CASE("run-time policies adapt when a device is slowed mid-run, the static HEFT plan does not") {
   // Eight chains of six 1 ms GEMMs: HEFT splits them over the two gpus (about 24 ms each). Gpu a then runs
   // at 20% from 2 ms on: HEFT's half of the work on a takes five times longer, while eager, dmda and
   // work stealing move the remaining work to gpu b as they see a fall behind.
@@ -136,7 +136,7 @@ TEST_CASE("eager: any idle device that can run a ready op takes it, even a slow 
   CHECK(test::ops_on(run.plan, 2) > 0);
 }
 
-TEST_CASE("work stealing stays within a device kind; dmda and hybrid keep GEMMs off the slow cpu") {
+TEST_CASE("work stealing stays within a device kind, dmda and hybrid keep GEMMs off the slow cpu") {
   const Platform p = test::cpu_two_gpus();
   const Graph g = test::chains(8, 3);
   const CostModel cost(g, p);

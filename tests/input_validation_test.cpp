@@ -210,7 +210,7 @@ TEST_CASE("empty inputs, unmatched calibrations, missing routes and stored front
     check(c);
 }
 
-TEST_CASE("a refused run leaves no result files; a repeated tensor error names its place once") {
+TEST_CASE("a refused run leaves no result files, a repeated tensor error names its place once") {
   const fs::path dir = scratch("no-files");
   // 16 GB of parameters on a 16 GB device: the single-device plan cannot fit.
   const fs::path p = write_file(dir / "p.json", platform());

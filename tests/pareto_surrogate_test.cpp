@@ -36,7 +36,7 @@ Genome random_genome(const Encoding& enc, Rng& rng) {
 
 } // namespace
 
-TEST_CASE("kin super-nodes have the same ops one for one and the same devices; a transformer is mostly kin") {
+TEST_CASE("kin super-nodes have the same ops one for one and the same devices, a transformer is mostly kin") {
   Space s("bert-base:precision=fp16");
   const Encoding& enc = s.problem.encoding();
   const KinClasses kin = find_kin(enc);

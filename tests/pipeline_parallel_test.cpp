@@ -81,7 +81,7 @@ TEST_CASE("GPipe and 1F1B over p equal stages idle (p-1)/(m+p-1) of the step") {
     }
 }
 
-TEST_CASE("1F1B keeps at most p micro-batches of activations on the first stage; GPipe keeps all m") {
+TEST_CASE("1F1B keeps at most p micro-batches of activations on the first stage, GPipe keeps all m") {
   const int p = 4, m = 8;
   const double saved = 1e9; // each layer's saved activation, per micro-batch
   const Replayed gpipe =

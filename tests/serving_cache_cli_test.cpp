@@ -52,7 +52,7 @@ hs::test::Outcome serve(const fs::path& config, const std::string& extra = "") {
 
 } // namespace
 
-TEST_CASE("serve-cache writes a versioned cache that names its platform; serve looks each batch up in it") {
+TEST_CASE("serve-cache writes a versioned cache that names its platform, serve looks each batch up in it") {
   const auto cache = nlohmann::json::parse(hs::test::slurp(built_cache()));
   CHECK(cache["format"] == "heterosim-pareto-cache");
   CHECK(cache["version"] == 4);

@@ -104,7 +104,7 @@ TEST_CASE("topology: preset routes hop by hop, with summed latency and bottlenec
   CHECK(hops(m, "cpu1", "cpu0") == "xgmi-");
 }
 
-TEST_CASE("topology: least latency, then fewest hops, then link names; latencies compared in picoseconds") {
+TEST_CASE("topology: least latency, then fewest hops, then link names, latencies compared in picoseconds") {
   // Two hops of 2 us beat one of 5 us.
   CHECK(hops(parse_platform(topo(switches("s") + R"(, "links": [)" + link("direct", "a", "b", "5us") + "," +
                                  link("up", "a", "s", "2us") + "," + link("down", "b", "s", "2us") + "]"),
@@ -142,7 +142,7 @@ TEST_CASE("topology: routes pass through a device only when it is a transit devi
   CHECK(hops(apart, "a", "b") == "ab+");
 }
 
-TEST_CASE("topology: unreachable drops a computed route; written routes override computed ones") {
+TEST_CASE("topology: unreachable drops a computed route, written routes override computed ones") {
   const std::string star = switches("s1,s2") + R"(, "links": [)" + link("a1", "a", "s1") + "," +
                            link("b1", "b", "s1") + "," + link("a2", "a", "s2", "2us") + "," +
                            link("b2", "b", "s2", "2us") + "," + link("c1", "c", "s1") + "]";

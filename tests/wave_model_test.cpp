@@ -77,7 +77,7 @@ TEST_CASE("a GEMM with fewer tiles than SMs splits K and beats running its tiles
   CHECK(best.seconds < unsplit.seconds);
 }
 
-TEST_CASE("a board whose power limit cannot feed its peak runs at a lower clock; a datasheet clock wins") {
+TEST_CASE("a board whose power limit cannot feed its peak runs at a lower clock, a datasheet clock wins") {
   WaveDevice d = v100_like();
   WaveParams p = no_launch();
   p.watts_per_tflops = 20;
@@ -183,7 +183,7 @@ TEST_CASE("a calibration with a wave model costs a graph's GEMMs by tiles and wa
   CHECK(cost.op_time(0, 1) == doctest::Approx(CostModel(g, p).op_time(0, 1))); // no SMs: the roofline
 }
 
-TEST_CASE("a GEMM with a bias is known by the dims it names; a matrix-vector product keeps the roofline") {
+TEST_CASE("a GEMM with a bias is known by the dims it names, a matrix-vector product keeps the roofline") {
   GraphBuilder b("g");
   const double k = 1280, n = 5120;
   for (const double m : {128.0, 1.0}) { // a prefill's and a decode step's MLP projection (GPT-2 large)

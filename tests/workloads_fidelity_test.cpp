@@ -68,6 +68,12 @@ TEST_CASE("dropout applies in training only, on attention probabilities and resi
   const hs::Graph dropped = load_workload("gpt2-small:mode=training,heads=fused,dropout=on");
   CHECK(ops_named(plain, "dropout") == 0);
   CHECK(ops_named(dropped, "dropout") >= 3 * 12); // forward ops: attention, attention output, MLP output
+  // and the embeddings' sum, as GPT2Model.drop and BertEmbeddings.dropout apply it.
+  const auto& embedding_dropout = hs::test::op_named(dropped, "embeddings.dropout");
+  CHECK(embedding_dropout.bytes_written == 128 * 768 * 4.0);
+  CHECK(hs::test::op_named(dropped, "embeddings.dropout.bwd").bytes_written == 128 * 768 * 4.0);
+  CHECK(load_workload("bert-base:mode=training,dropout=on").find_op("embeddings.dropout").has_value());
+  CHECK_FALSE(plain.find_op("embeddings.dropout").has_value());
   CHECK_THROWS_WITH_AS(load_workload("gpt2-small:dropout=on"), doctest::Contains("training only"),
                        hs::InputError);
 }
@@ -213,11 +219,12 @@ void check_same_graph(const hs::Graph& a, const hs::Graph& b) {
 
 } // namespace
 
-TEST_CASE("implementation=huggingface gives the eager recipe's options at once; each can still be given") {
+TEST_CASE("implementation=huggingface gives the eager recipe's options at once, each can still be given") {
   const std::string gpt = "gpt2-small:batch=2,seq=32";
   check_same_graph(load_workload(gpt + ",mode=training,implementation=huggingface"),
                    load_workload(gpt + ",mode=training,heads=fused,attention=eager,dropout=on,"
-                                       "optimizer=foreach,gelu=eager,projections=conv1d"));
+                                       "optimizer=foreach,loss=eager,bias_grad=separate,gelu=eager,"
+                                       "projections=conv1d"));
   // Inference: no dropout and no optimizer, every token's logits.
   check_same_graph(
       load_workload(gpt + ",implementation=huggingface"),
@@ -225,7 +232,8 @@ TEST_CASE("implementation=huggingface gives the eager recipe's options at once; 
   // BERT has no GELU, projection or LM-head option of its own.
   check_same_graph(
       load_workload("bert-base:mode=training,implementation=huggingface"),
-      load_workload("bert-base:mode=training,heads=fused,attention=eager,dropout=on,optimizer=foreach"));
+      load_workload("bert-base:mode=training,heads=fused,attention=eager,dropout=on,optimizer=foreach,"
+                    "loss=eager,bias_grad=separate"));
   check_same_graph(load_workload("bert-base:implementation=reference"), load_workload("bert-base"));
   // An option given overrides the implementation's value for it.
   const hs::Graph fused_gelu = load_workload(gpt + ",implementation=huggingface,gelu=fused");

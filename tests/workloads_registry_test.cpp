@@ -80,10 +80,12 @@ TEST_CASE("the parameter line lists each key with its default or choices, and it
         "(Megatron-LM); or Hugging Face's Conv1D: one QKV GEMM and every projection's weights [in, out]) "
         "lm_head=last|all (inference: the prefill's LM head rows) "
         "recompute=off|full (training: each transformer layer's forward again in its backward pass) "
-        "loss=fused|megatron (training: one pass over the logits, or Megatron-LM's cross-entropy on an fp32 "
-        "copy) precision=fp32|fp16|bf16|int8 mode=inference|training optimizer=adam|foreach|megatron "
+        "loss=fused|eager|megatron (training: one pass over the logits each way, or F.cross_entropy's "
+        "log_softmax and nll_loss, or Megatron-LM's cross-entropy on an fp32 copy) "
+        "precision=fp32|fp16|bf16|int8 mode=inference|training optimizer=adam|foreach|megatron "
         "(training: one fused Adam pass, PyTorch's AdamW as it runs without fused=True (a pass per step of "
-        "its arithmetic), or Megatron-LM's fp16 optimizer)");
+        "its arithmetic), or Megatron-LM's fp16 optimizer) bias_grad=fused|separate (training: each bias's "
+        "gradient in its weight-gradient GEMM, or a reduction of its own as PyTorch's autograd runs it)");
 }
 
 TEST_CASE("a listed key that the other parameters leave unread is refused by name") {

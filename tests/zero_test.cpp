@@ -112,7 +112,7 @@ TEST_CASE("ZeRO-1 and -2 move an all-reduce's bytes, ZeRO-3 1.5 times them (the 
   CHECK(moved_bytes(zero_graph(step, 3)) == doctest::Approx(1.5 * all_reduce).epsilon(1e-9));
 }
 
-TEST_CASE("ZeRO-3's layers read weights gathered on their own rank; optimizers read their reduced shard") {
+TEST_CASE("ZeRO-3's layers read weights gathered on their own rank, optimizers read their reduced shard") {
   const Graph& step = gpt2_fp16();
   for (int stage : {2, 3}) {
     CAPTURE(stage);

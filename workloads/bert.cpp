@@ -22,6 +22,7 @@ Graph bert(const BertOptions& o) {
   const ValueId segment = g.embedding("embeddings.token_type", ids, rows, 2, hidden);
   ValueId x = g.add("embeddings.add", {word, position, segment}, rows * hidden);
   x = g.layernorm("embeddings.norm", x, rows, hidden);
+  x = transformer::dropout(g, "embeddings.dropout", x, rows * hidden, o.dims); // BertEmbeddings.dropout
   for (long long l = 0; l < o.layers; ++l) {
     const std::string p = "layer" + std::to_string(l);
     const auto proj = transformer::qkv(g, p + ".attn", x, rows, o.dims);
@@ -83,11 +84,13 @@ hs::WorkloadBuilder bert_builder(const hs::BertOptions& preset, const std::strin
            {"classes", "2", "training: the classifier's classes"},
            {"head", "classifier|pretraining", "classifier on [CLS], or masked LM + next sentence"},
            {"attention", "fused|eager", "scale and mask: in the softmax or passes of their own"},
-           {"dropout", "off|on", "training"}}),
+           {"dropout", "off|on", "training"},
+           hs::transformer::loss_parameter(false)}),
       [preset](hs::WorkloadParams& p) {
         hs::BertOptions o = preset;
         hs::transformer::read_implementation(p, false);
         o.model = hs::layers::read_model_options(p, o.name, 1);
+        hs::transformer::read_loss(p, o.name, false, o.model);
         o.seq = p.integer("seq", 128, 1, o.max_positions);
         o.dims.head_branches = p.text("heads", "branches", {"branches", "fused"}) == "branches";
         o.classes = p.integer("classes", 2, 1, 1'000'000);

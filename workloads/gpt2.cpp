@@ -38,6 +38,7 @@ public:
     const ValueId pos =
         g_.embedding(name("wpe"), ids, rows, static_cast<double>(o_.context), hidden_, from("wpe"));
     ValueId x = g_.add(name("embeddings.add"), {tok, pos}, rows * hidden_);
+    x = transformer::dropout(g_, name("embeddings.dropout"), x, rows * hidden_, o_.dims); // GPT2Model.drop
     for (long long l = 0; l < o_.layers; ++l) {
       const std::string p = std::string("h").append(
           std::to_string(l));            // not "h" + ...: GCC 12 -Wrestrict false positive (PR 105329)
@@ -61,8 +62,7 @@ public:
     const double vocab = static_cast<double>(o_.vocab);
     if (g_.training()) {
       const ValueId logits = g_.linear("lm_head", x, rows, hidden_, vocab, false, "wte");
-      return o_.fp32_vocab_loss ? g_.fp32_vocab_loss("loss", logits, rows, vocab)
-                                : g_.loss("loss", logits, rows, vocab);
+      return g_.loss("loss", logits, rows, vocab);
     }
     // Generation needs the logits of the last position only; the next token is their argmax (greedy).
     const double head_rows = o_.lm_head_all_tokens ? rows : batch;
@@ -183,8 +183,7 @@ hs::WorkloadBuilder gpt2_builder(const std::string& size, const std::string& wha
             "and every projection's weights [in, out]"},
            {"lm_head", "last|all", "inference: the prefill's LM head rows"},
            {"recompute", "off|full", "training: each transformer layer's forward again in its backward pass"},
-           {"loss", "fused|megatron",
-            "training: one pass over the logits, or Megatron-LM's cross-entropy on an fp32 copy"}}),
+           hs::transformer::loss_parameter(true)}),
       [preset](hs::WorkloadParams& p) {
         hs::Gpt2Options o = preset;
         hs::transformer::read_implementation(p, true);
@@ -194,9 +193,7 @@ hs::WorkloadBuilder gpt2_builder(const std::string& size, const std::string& wha
         o.recompute = p.text("recompute", "off", {"off", "full"}) == "full";
         if (o.recompute && !o.model.training)
           throw hs::InputError(o.name, "recompute", "recomputation is for training: give mode=training");
-        o.fp32_vocab_loss = p.text("loss", "fused", {"fused", "megatron"}) == "megatron";
-        if (o.fp32_vocab_loss && !o.model.training)
-          throw hs::InputError(o.name, "loss", "the loss is computed in training: give mode=training");
+        hs::transformer::read_loss(p, o.name, true, o.model);
         o.decode = p.integer("decode", o.model.training ? 0 : 8, 0, o.context);
         if (o.model.training && o.decode > 0)
           throw hs::InputError(o.name, "decode",

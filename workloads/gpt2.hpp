@@ -22,9 +22,6 @@ struct Gpt2Options {
   // Training: activation recomputation of every transformer layer (Chen et al. 2016, as Megatron-LM runs
   // it): each layer's forward runs again in the backward pass, before the layer's gradients.
   bool recompute = false;
-  // Training: the loss as one fused pass over the logits (false), or as Megatron-LM's
-  // vocab_parallel_cross_entropy runs it on the logits cast to fp32 (LayerGraph::fp32_vocab_loss).
-  bool fp32_vocab_loss = false;
   layers::ModelOptions model;
 };
 

@@ -1,9 +1,10 @@
 #pragma once
 // Which pass each op of a training graph belongs to and which layer owns it, by the names
-// workloads/layers.hpp gives: layer "x" has forward op "x", backward ops "x.dgrad", "x.wgrad", "x.bwd"
-// (and "x.bwd_rhs", a product's second operand), "x.gradsum" (a residual add's output gradients summed) and
-// "x.recompute" (its forward again in the backward pass, split and placed as x is), and an optimizer op (kind
-// "optimizer", "x.adam"). Parallelism transformations place and split a layer's passes together.
+// workloads/layers.hpp gives: layer "x" has forward op "x", backward ops "x.dgrad", "x.wgrad", "x.bgrad",
+// "x.bwd" (and "x.bwd_rhs", a product's second operand), "x.gradsum" (a residual add's output gradients
+// summed) and "x.recompute" (its forward again in the backward pass, split and placed as x is), and an
+// optimizer op (kind "optimizer", "x.adam"). Parallelism transformations place and split a layer's passes
+// together.
 #include "sim/graph.hpp"
 
 #include <string>

@@ -1,5 +1,7 @@
 #include "workloads/layers.hpp"
 
+#include "workloads/per_element_flops.hpp"
+
 #include <algorithm>
 #include <set>
 #include <stdexcept>
@@ -12,19 +14,6 @@ double element_bytes(const std::string& precision) {
   if (precision == "int8") return 1;
   return 4;
 }
-
-// Per-element FLOP conventions, counted from each formula (documented in workloads/README.md).
-namespace per_element {
-constexpr double batchnorm_forward = 5;   // (x - mean) * rsqrt(var + eps) * gamma + beta, plus statistics
-constexpr double batchnorm_data_grad = 8; // dx from dy, x-hat and the two batch sums
-constexpr double norm_weight_grad = 3;    // dgamma += dy * x-hat, dbeta += dy
-constexpr double layernorm_forward = 8;   // mean, centre, square-sum, normalise, scale, shift
-constexpr double layernorm_data_grad = 10;
-constexpr double softmax_forward = 5;   // max, subtract, exp, sum, divide
-constexpr double softmax_data_grad = 4; // y * (dy - sum(dy * y))
-constexpr double loss_forward = 6;      // log-softmax and the picked log-probability
-constexpr double loss_grad = 2;         // softmax - one_hot, scaled by 1/rows
-} // namespace per_element
 
 LayerGraph::LayerGraph(std::string graph_name, ModelOptions options)
     : options_(std::move(options)), elem_(element_bytes(options_.precision)), b_(std::move(graph_name)) {}
@@ -117,6 +106,7 @@ std::vector<ValueId> LayerGraph::linear_parts(const std::string& name, const std
   l.weight_grad_flops = flops;
   l.data_grad_reads_saved = false;
   attach_weights(l, in * out + (bias ? out : 0), weights_from);
+  l.bias = bias ? out : 0;
   // nn.Linear stores its weight [out, in]: Y = X W^T, dX = dY W, dW = dY^T X (here its transpose X^T dY).
   name_dims(l, {{"batch", 1}, {"m", rows}, {"n", out}, {"k", in}, {kTransposedB, 1}});
   l.data_grad_dims = {{"batch", 1}, {"m", rows}, {"n", in}, {"k", out}};
@@ -151,6 +141,7 @@ ValueId LayerGraph::conv2d(const std::string& name, ValueId x, const Conv& c, bo
   l.weight_grad_flops = flops;
   l.data_grad_reads_saved = false;
   attach_weights(l, weights, "");
+  l.bias = bias ? static_cast<double>(c.channels_out) : 0;
   const auto d = [](long long v) { return static_cast<double>(v); };
   name_dims(l, {{"batch", n},
                 {"cin", d(c.channels_in)},
@@ -304,42 +295,6 @@ std::vector<ValueId> LayerGraph::custom(const std::string& name, const std::stri
   return l.outputs;
 }
 
-ValueId LayerGraph::loss(const std::string& name, ValueId logits, double rows, double classes) {
-  Layer& l = add_layer(b_.op(name), "softmax", {logits}, per_element::loss_forward * rows * classes);
-  l.is_loss = true;
-  l.data_grad_kind = "softmax";
-  l.data_grad_flops = per_element::loss_grad * rows * classes;
-  return single_output(l, rows * elem_, true);
-}
-
-ValueId LayerGraph::fp32_vocab_loss(const std::string& name, ValueId logits, double rows, double classes) {
-  constexpr double fp32 = 4;
-  const double e = rows * classes;
-  // output.float(); its backward casts the fp32 gradient back to the logits' precision.
-  Layer& cast = add_layer(b_.op(name + ".float"), "elementwise", {logits}, e);
-  cast.saved = Saved::Nothing;
-  cast.data_grad_kind = "elementwise";
-  cast.data_grad_flops = e;
-  name_dims(cast, {{"n", e}, {"arity", 1}, {"transcendental", 0}});
-  const ValueId copy = single_output(cast, fp32 * e, true);
-  // Five passes over the copy, three of them writing it: the buffer ends up holding the softmax, which
-  // the backward pass reads (Saved::Inputs: the copy is that buffer) and scales in place by the loss's
-  // gradient. Three figures per row leave: the partial max, target logit and sum of exponentials.
-  Layer& soft = add_layer(b_.op(name + ".softmax"), "softmax", {copy}, per_element::softmax_forward * e);
-  soft.data_grad_kind = "elementwise";
-  soft.data_grad_flops = e; // softmax x the loss's gradient (and one subtraction per row at the target)
-  const ValueId partials = single_output(soft, 3 * fp32 * rows, true);
-  Op& passes = b_.mutable_op(soft.op);
-  passes.bytes_read = 5 * fp32 * e;
-  passes.bytes_written += 3 * fp32 * e;
-  Layer& l = add_layer(b_.op(name), "elementwise", {partials}, 2 * rows); // log(sum) - target logit
-  l.is_loss = true;
-  l.saved = Saved::Nothing;
-  l.data_grad_kind = "elementwise";
-  l.data_grad_flops = rows;
-  return single_output(l, fp32 * rows, true);
-}
-
 void LayerGraph::recompute(int block, const std::vector<ValueId>& trigger,
                            std::map<ValueId, ValueId>& copies) {
   bool first = true;
@@ -463,22 +418,38 @@ void LayerGraph::emit_backward() {
                       b_.mutable_op(h.id()).name + ":d" + values_[static_cast<std::size_t>(v)].name, true));
     }
     if (l.weights > 0 || l.weight_owner >= 0) {
+      const OpId owner = l.weight_owner >= 0 ? l.weight_owner : l.op;
+      const double bias = options_.separate_bias_grads ? layers_[layer_of_op_[owner]].bias : 0;
+      if (bias > 0) weight_grads[owner].push_back(emit_bias_grad(l, upstream));
       auto h = b_.op(l.name + ".wgrad");
-      const double grad_bytes = own_weight_bytes;
+      const double grad_bytes = own_weight_bytes - bias * elem_;
       h.kind(l.weight_grad_kind)
           .precision(options_.precision)
-          .flops(l.weight_grad_flops + (grad_inputs.empty() ? accumulate : 0));
+          .flops(l.weight_grad_flops - (bias > 0 ? bytes_of(l.outputs) / elem_ : 0) +
+                 (grad_inputs.empty() ? accumulate : 0));
       h.reads(upstream_bytes + bytes_of(saved)).writes(grad_bytes);
       if (!l.weight_grad_dims.empty()) b_.mutable_op(h.id()).dims = l.weight_grad_dims;
       for (ValueId g : upstream)
         use(g, h.id());
       for (ValueId s : saved)
         use(s, h.id());
-      const OpId owner = l.weight_owner >= 0 ? l.weight_owner : l.op;
       weight_grads[owner].push_back(new_value(h.id(), grad_bytes, l.name + ":dW", true));
     }
   }
   emit_updates(weight_grads, forward_layers);
+}
+
+ValueId LayerGraph::emit_bias_grad(const Layer& l, const std::vector<ValueId>& upstream) {
+  // db = dY summed over its rows: one read of the output gradient, one add per element. Where several
+  // consumers gave contributions, the layer's other gradient ops count their sum (autograd adds them first).
+  const double elements = bytes_of(l.outputs) / elem_;
+  const double bias = layers_[layer_of_op_[l.weight_owner >= 0 ? l.weight_owner : l.op]].bias;
+  auto h = b_.op(l.name + ".bgrad");
+  h.kind("reduce").precision(options_.precision).flops(elements);
+  h.reads(elements * elem_).writes(bias * elem_);
+  for (ValueId g : upstream)
+    use(g, h.id());
+  return new_value(h.id(), bias * elem_, l.name + ":db", true);
 }
 
 Graph LayerGraph::finish() && {

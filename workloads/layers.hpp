@@ -26,11 +26,24 @@ enum class Optimizer {
   Megatron // Megatron-LM's Float16OptimizerWithFloat16Params: what every pass of its step() moves
 };
 
+// How the cross-entropy that ends a training graph runs (LayerGraph::loss).
+enum class Loss {
+  Fused,   // one pass over the logits each way
+  Eager,   // F.cross_entropy in eager PyTorch: log_softmax, then nll_loss
+  Megatron // Megatron-LM's vocab_parallel_cross_entropy on the logits cast to fp32
+};
+
 struct ModelOptions {
   long long batch = 1;
   std::string precision = "fp32";
   bool training = false;
   Optimizer optimizer = Optimizer::Adam;
+  Loss loss = Loss::Fused;
+  // Training: each bias's gradient within its weight-gradient GEMM (false: a fused epilogue, as
+  // Transformer Engine's cuBLASLt BGRADB), or as a reduction of its own over the output gradient,
+  // "<layer>.bgrad", as PyTorch's autograd sums addmm's gradient down to the bias (and cuDNN's backward-bias
+  // call for a convolution).
+  bool separate_bias_grads = false;
 };
 
 using ValueId = int;
@@ -108,13 +121,15 @@ public:
   std::vector<ValueId> custom(const std::string& name, const std::string& kind, const std::vector<ValueId>& x,
                               double flops, double bytes_read, double bytes_written,
                               const std::vector<double>& outputs);
-  // Softmax cross-entropy over [rows, classes]; the start of the backward pass in training.
+  // Softmax cross-entropy over [rows, classes]; the start of the backward pass in training. As
+  // ModelOptions::loss says: Fused, one op "<name>". Eager, "<name>.log_softmax" writes the
+  // log-probabilities and "<name>" (nll_loss) picks the target's per row; backward, nll_loss's gradient is
+  // written whole (zeros and -1/rows at the targets) and log_softmax's reads it with the log-probabilities.
+  // Megatron, on the logits cast to fp32: "<name>.float" (the cast), "<name>.softmax" (in place on the
+  // fp32 copy: max, subtract, exp, sum, divide; it writes each row's partial max, target logit and sum)
+  // and "<name>" (log-sum minus the target logit per row, from those partials: what a split vocabulary
+  // all-reduces).
   ValueId loss(const std::string& name, ValueId logits, double rows, double classes);
-  // The same loss as Megatron-LM's vocab_parallel_cross_entropy computes it on the logits cast to fp32:
-  // "<name>.float" (the cast), "<name>.softmax" (in place on the fp32 copy: max, subtract, exp, sum,
-  // divide; it writes each row's partial max, target logit and sum) and "<name>" (log-sum minus the
-  // target logit per row, from those partials: what a split vocabulary all-reduces).
-  ValueId fp32_vocab_loss(const std::string& name, ValueId logits, double rows, double classes);
 
   double bytes(ValueId v) const { return values_[static_cast<std::size_t>(v)].bytes; }
 
@@ -148,6 +163,7 @@ private:
     std::vector<ValueId> outputs;
     double flops = 0;
     double weights = 0;        // weight elements owned (0: none)
+    double bias = 0;           // of which a bias's
     OpId weight_owner = -1;    // tied weights: the layer op that owns and updates them
     bool pass_through = false; // gradient goes to the inputs unchanged (residual add)
     bool is_loss = false;
@@ -176,7 +192,12 @@ private:
   void name_dims(const Layer& layer, std::map<std::string, double> dims);
   // Gives `layer` its weights or points it at the owner's; adds the weight bytes to what the op reads.
   void attach_weights(Layer& layer, double weights, const std::string& weights_from, bool read_all = true);
+  ValueId fused_loss(const std::string& name, ValueId logits, double rows, double classes);
+  ValueId eager_loss(const std::string& name, ValueId logits, double rows, double classes);
+  ValueId fp32_vocab_loss(const std::string& name, ValueId logits, double rows, double classes);
   void emit_backward();
+  // A bias's own gradient op ("<layer>.bgrad", ModelOptions::separate_bias_grads), reading `upstream`.
+  ValueId emit_bias_grad(const Layer& l, const std::vector<ValueId>& upstream);
   // One optimizer op per weight-owning layer, reading its weight gradients (optimizer_step.cpp).
   void emit_updates(const std::map<OpId, std::vector<ValueId>>& weight_grads, std::size_t forward_layers);
   // `l`'s operands' gradients, one op each (Layer::operand_grad_dims); `saved` are its operands as the

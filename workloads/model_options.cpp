@@ -12,6 +12,9 @@ std::vector<WorkloadParameter> model_parameters(std::vector<WorkloadParameter> o
   all.push_back({"optimizer", "adam|foreach|megatron",
                  "training: one fused Adam pass, PyTorch's AdamW as it runs without fused=True (a pass "
                  "per step of its arithmetic), or Megatron-LM's fp16 optimizer"});
+  all.push_back({"bias_grad", "fused|separate",
+                 "training: each bias's gradient in its weight-gradient GEMM, or a reduction of its own as "
+                 "PyTorch's autograd runs it"});
   return all;
 }
 
@@ -33,6 +36,9 @@ ModelOptions read_model_options(WorkloadParams& p, const std::string& builder, l
         "Adam, optimizer=adam): give precision=fp16 or bf16");
   if (megatron) o.optimizer = Optimizer::Megatron;
   if (optimizer == "foreach") o.optimizer = Optimizer::Foreach;
+  o.separate_bias_grads = p.text("bias_grad", "fused", {"fused", "separate"}) == "separate";
+  if (o.separate_bias_grads && !o.training)
+    throw InputError(builder, "bias_grad", "bias gradients are computed in training: give mode=training");
   return o;
 }
 

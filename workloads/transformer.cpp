@@ -30,6 +30,8 @@ void read_implementation(WorkloadParams& p, bool gpt2) {
   if (training) {
     p.default_to("dropout", "on");
     p.default_to("optimizer", "foreach");
+    p.default_to("loss", "eager");
+    p.default_to("bias_grad", "separate");
   }
   if (!gpt2) return;
   p.default_to("gelu", "eager");
@@ -41,6 +43,24 @@ WorkloadParameter implementation_parameter() {
   return {"implementation", "reference|huggingface",
           "huggingface: the defaults of the options below as Hugging Face's eager PyTorch runs the model "
           "(workloads/README.md)"};
+}
+
+void read_loss(WorkloadParams& p, const std::string& builder, bool megatron, layers::ModelOptions& model) {
+  std::vector<std::string> choices = {"fused", "eager"};
+  if (megatron) choices.emplace_back("megatron");
+  const std::string loss = p.text("loss", "fused", choices);
+  if (loss != "fused" && !model.training)
+    throw InputError(builder, "loss", "the loss is computed in training: give mode=training");
+  model.loss = loss == "eager"      ? layers::Loss::Eager
+               : loss == "megatron" ? layers::Loss::Megatron
+                                    : layers::Loss::Fused;
+}
+
+WorkloadParameter loss_parameter(bool megatron) {
+  return {"loss", megatron ? "fused|eager|megatron" : "fused|eager",
+          std::string(
+              "training: one pass over the logits each way, or F.cross_entropy's log_softmax and nll_loss") +
+              (megatron ? ", or Megatron-LM's cross-entropy on an fp32 copy" : "")};
 }
 
 void read_fidelity_options(WorkloadParams& p, const std::string& builder, bool training, Dimensions& d) {

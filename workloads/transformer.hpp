@@ -46,6 +46,10 @@ void read_implementation(WorkloadParams& p, bool gpt2);
 // The parameter read_implementation reads, for a builder's parameter list.
 WorkloadParameter implementation_parameter();
 
+// loss=fused|eager (|megatron where `megatron`) of a transformer builder, into `model`; training only.
+void read_loss(WorkloadParams& p, const std::string& builder, bool megatron, layers::ModelOptions& model);
+WorkloadParameter loss_parameter(bool megatron);
+
 // attention=fused|eager and dropout=off|on (training only) of a transformer builder.
 void read_fidelity_options(WorkloadParams& p, const std::string& builder, bool training, Dimensions& d);
 

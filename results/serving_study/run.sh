@@ -61,8 +61,9 @@ dynamic='{"mode": "dynamic", "max_batch": 8, "max_delay": "2ms"}'
 } > "$here/batching.csv"
 
 # Two tenants on gpu0: bert-base with a tight deadline (60 ms) and gpt2-small (8 generated tokens) with a
-# loose one (500 ms), about 80% load together (70 x 7.59 ms + 9 / 31.7 req/s, the unbatched service time and
-# capacity in knee.csv and decoder.csv); bert has the higher priority.
+# loose one (500 ms), about 80% load together when chosen (70 x 7.59 ms + 9 / 31.7 req/s, the unbatched service
+# time and capacity in knee.csv and decoder.csv on 2026-12-06; 78% with 2026-12-07's 6.88 ms and 30.4 req/s);
+# bert has the higher priority.
 two='{"format": "heterosim-serving", "version": 1, "tenants": [
   {"name": "bert", "workload": "bert-base:seq=128,heads=fused", "arrival": {"process": "poisson", "rate": 70}, "slo": "60ms",
    "priority": 1, "placement": {"policy": "heft", "devices": ["gpu0"]}},
