@@ -67,14 +67,43 @@ TEST_CASE("bias_grad=separate: db = dY summed over the tokens, one reduction per
                        hs::InputError);
 }
 
-TEST_CASE("tensor parallelism splits a bias's gradient with its layer") {
+TEST_CASE("tensor parallelism splits a column-parallel bias's gradient and keeps a row-parallel one whole") {
   const hs::Graph step = load_workload(kGpt2 + ",bias_grad=separate");
   hs::TensorParallelOptions o;
   o.devices = {"gpu0", "gpu1"};
   const hs::Graph tp = hs::tensor_parallel(step, o);
   CHECK(op_named(tp, "t1/h0.mlp.fc1.bgrad").flops ==
         doctest::Approx(op_named(step, "h0.mlp.fc1.bgrad").flops / 2));
+  CHECK(op_named(tp, "t1/h0.mlp.fc1.bgrad").bytes_written == kInner / 2 * kFp32);
   CHECK(op_named(tp, "t1/h0.mlp.fc1.bgrad").allowed_devices == std::vector<std::string>{"gpu1"});
+  // fc2 and the attention's output projection add their bias after the all-reduce: db is summed from the
+  // whole dY on each rank, with no collective of its own.
+  for (const char* layer : {"h0.mlp.fc2.bgrad", "h0.attn.out.bgrad"}) {
+    CAPTURE(layer);
+    const auto& whole = op_named(step, layer);
+    for (const char* rank : {"t0/", "t1/"}) {
+      const auto& on_rank = op_named(tp, std::string(rank) + layer);
+      CHECK(on_rank.flops == whole.flops);
+      CHECK(on_rank.bytes_read == whole.bytes_read);
+      CHECK(on_rank.bytes_written == kHidden * kFp32);
+    }
+  }
+  CHECK_FALSE(tp.find_op("allreduce.h0.mlp.fc2.bgrad").has_value());
+}
+
+TEST_CASE("a vocabulary split refuses the eager loss, which needs the whole vocabulary") {
+  hs::TensorParallelOptions o;
+  o.devices = {"gpu0", "gpu1"};
+  o.split_vocabulary = true;
+  CHECK_THROWS_WITH_AS(hs::tensor_parallel(load_workload(kGpt2 + ",loss=eager"), o),
+                       doctest::Contains("loss=megatron"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      hs::tensor_parallel(load_workload("bert-base:mode=training,heads=fused,head=pretraining,loss=eager"),
+                          o),
+      doctest::Contains("mlm.loss.log_softmax"), std::invalid_argument);
+  CHECK_NOTHROW(hs::tensor_parallel(load_workload(kGpt2 + ",loss=megatron"), o));
+  o.split_vocabulary = false; // the loss then runs whole on each rank
+  CHECK_NOTHROW(hs::tensor_parallel(load_workload(kGpt2 + ",loss=eager"), o));
 }
 
 TEST_CASE("loss=eager: log_softmax writes the log-probabilities, nll_loss's gradient is written whole") {

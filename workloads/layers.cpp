@@ -420,7 +420,7 @@ void LayerGraph::emit_backward() {
     if (l.weights > 0 || l.weight_owner >= 0) {
       const OpId owner = l.weight_owner >= 0 ? l.weight_owner : l.op;
       const double bias = options_.separate_bias_grads ? layers_[layer_of_op_[owner]].bias : 0;
-      if (bias > 0) weight_grads[owner].push_back(emit_bias_grad(l, upstream));
+      if (bias > 0) weight_grads[owner].push_back(emit_bias_grad(l, bias, upstream));
       auto h = b_.op(l.name + ".wgrad");
       const double grad_bytes = own_weight_bytes - bias * elem_;
       h.kind(l.weight_grad_kind)
@@ -439,11 +439,10 @@ void LayerGraph::emit_backward() {
   emit_updates(weight_grads, forward_layers);
 }
 
-ValueId LayerGraph::emit_bias_grad(const Layer& l, const std::vector<ValueId>& upstream) {
+ValueId LayerGraph::emit_bias_grad(const Layer& l, double bias, const std::vector<ValueId>& upstream) {
   // db = dY summed over its rows: one read of the output gradient, one add per element. Where several
   // consumers gave contributions, the layer's other gradient ops count their sum (autograd adds them first).
   const double elements = bytes_of(l.outputs) / elem_;
-  const double bias = layers_[layer_of_op_[l.weight_owner >= 0 ? l.weight_owner : l.op]].bias;
   auto h = b_.op(l.name + ".bgrad");
   h.kind("reduce").precision(options_.precision).flops(elements);
   h.reads(elements * elem_).writes(bias * elem_);

@@ -197,7 +197,7 @@ private:
   ValueId fp32_vocab_loss(const std::string& name, ValueId logits, double rows, double classes);
   void emit_backward();
   // A bias's own gradient op ("<layer>.bgrad", ModelOptions::separate_bias_grads), reading `upstream`.
-  ValueId emit_bias_grad(const Layer& l, const std::vector<ValueId>& upstream);
+  ValueId emit_bias_grad(const Layer& l, double bias, const std::vector<ValueId>& upstream);
   // One optimizer op per weight-owning layer, reading its weight gradients (optimizer_step.cpp).
   void emit_updates(const std::map<OpId, std::vector<ValueId>>& weight_grads, std::size_t forward_layers);
   // `l`'s operands' gradients, one op each (Layer::operand_grad_dims); `saved` are its operands as the

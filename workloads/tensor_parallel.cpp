@@ -93,6 +93,14 @@ Graph tensor_parallel(const Graph& g, const TensorParallelOptions& o, std::vecto
     if (op.name.find(".attn.head") != std::string::npos)
       throw std::invalid_argument("op '" + op.name +
                                   "' is one attention head of several: build the graph with heads=fused");
+  if (o.split_vocabulary)
+    for (const char* eager_loss : {"loss.log_softmax", "mlm.loss.log_softmax"})
+      if (g.find_op(eager_loss))
+        throw std::invalid_argument(
+            "op '" + std::string(eager_loss) +
+            "' is PyTorch's eager cross-entropy (loss=eager), which needs the whole vocabulary on one "
+            "device: "
+            "a vocabulary split needs a vocabulary-parallel loss (loss=fused, or loss=megatron for GPT-2)");
   const OpRoles roles = roles_of(g);
   const bool lm_head = static_cast<bool>(g.find_op("lm_head")); // the loss is over the vocabulary
   // Megatron's cross-entropy leaves each rank with per-row partials of its vocabulary shard: the final
@@ -105,7 +113,11 @@ Graph tensor_parallel(const Graph& g, const TensorParallelOptions& o, std::vecto
   std::vector<bool> split(static_cast<std::size_t>(g.op_count()));
   for (OpId x = 0; x < g.op_count(); ++x) {
     const OpId owner = roles.owner[static_cast<std::size_t>(x)];
-    split[static_cast<std::size_t>(x)] = owner >= 0 && splits(g.op(owner).name);
+    // A row-parallel layer's bias is added after its all-reduce, whole on every rank (Megatron's
+    // RowParallelLinear), so every rank computes its whole gradient.
+    const bool whole_bias =
+        has_suffix(g.op(x).name, ".bgrad") && owner >= 0 && row_parallel(g.op(owner).name);
+    split[static_cast<std::size_t>(x)] = owner >= 0 && splits(g.op(owner).name) && !whole_bias;
   }
   if (std::none_of(split.begin(), split.end(), [](bool s) { return s; }))
     throw std::invalid_argument("graph '" + g.name + "' has no attention or MLP layer to split");
