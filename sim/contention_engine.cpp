@@ -43,7 +43,7 @@ double ContentionEvaluator::simulate(const Plan& plan) {
   for (;;) {
     if (profile_next_ < profile_events_.size()) apply_profile_events(now);
     if (!check_slots_.empty()) start_ready_streams(now);
-    if (!copy_ready_.empty() || !in_ready_.empty()) start_copy_engines(now);
+    if (!copy_ready_.empty() || !freed_.empty()) start_copy_engines(now);
     if (ops_left_ == 0) {
       record_peaks();
       break;
@@ -147,10 +147,7 @@ void ContentionEvaluator::complete_flows(double now, double due) {
       stop_flowing(f);
       const auto from = static_cast<std::size_t>(transfers_[f.transfer].from);
       const auto to = static_cast<std::size_t>(transfers_[f.transfer].to);
-      ++out_free_[from];
-      mark_ready(copy_ready_, copy_ready_mark_, from);
-      ++in_free_[to];
-      mark_ready(in_ready_, in_ready_mark_, to);
+      freed_.push_back({from, to, copy_queue_[from].size()});
       transfer_finished(f.transfer, now);
       continue;
     }

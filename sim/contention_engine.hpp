@@ -83,6 +83,8 @@ private:
     return x.first > y.first;
   }
   void start_copy_engines(double now);
+  void take_incoming_engine(std::size_t transfer, double now);
+  void start_flow(std::size_t transfer, double now);
   void record_start(Transfer& tr, double bytes, double now);
   static void mark_ready(std::vector<std::size_t>& list, std::vector<char>& mark, std::size_t device) {
     if (mark[device]) return;
@@ -211,10 +213,15 @@ private:
   std::vector<std::vector<std::size_t>> in_queue_;   // per destination: transfers holding a source engine
   std::vector<std::size_t> copy_queue_head_, in_queue_head_;
   std::vector<int> out_free_, in_free_; // per device: free outgoing and incoming copy engines
-  std::vector<std::size_t> copy_ready_; // sources whose queue grew or whose outgoing engine was freed
+  std::vector<std::size_t> copy_ready_; // sources whose queue grew at this instant
   std::vector<char> copy_ready_mark_;
-  std::vector<std::size_t> in_ready_; // destinations whose queue grew or whose incoming engine was freed
-  std::vector<char> in_ready_mark_;
+  // Transfers that ended at this instant, in the order they started (SimGrid wakes the actors of
+  // simultaneous completions in that order), with the length of their source's queue then.
+  struct FreedEngines {
+    std::size_t from, to, queued;
+  };
+  std::vector<FreedEngines> freed_;
+  std::vector<std::size_t> woken_;       // scratch: waiters handed an incoming engine at this instant
   std::vector<int> flowing_on_;          // per link resource: flows sharing its bandwidth now
   std::vector<double> route_alone_rate_; // [slot]: a transfer's rate with its route to itself
   std::vector<Flow> flows_;

@@ -175,10 +175,9 @@ void ContentionEvaluator::reset(const Plan& plan) {
   for (auto* head : {&copy_queue_head_, &in_queue_head_})
     head->assign(nd, 0);
   copy_ready_.clear();
+  freed_.clear();
   grown_.clear();
   copy_ready_mark_.assign(nd, 0);
-  in_ready_.clear();
-  in_ready_mark_.assign(nd, 0);
   flowing_on_.assign(2 * p.links.size(), 0);
   flows_.clear();
   timed_.clear();

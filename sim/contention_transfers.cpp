@@ -13,39 +13,63 @@ void ContentionEvaluator::record_start(Transfer& tr, double bytes, double now) {
   allocate(static_cast<std::size_t>(tr.to), bytes);
 }
 
-// A transfer takes an outgoing engine of its source, in its source's FIFO order, then an incoming engine of
-// its destination, in the destination's FIFO order (the replay's semaphore); only then does it move data.
+// The replay's copy-engine actors, step by step. A transfer takes an outgoing engine of its source, in its
+// source's FIFO order, then an incoming engine of its destination, in the destination's FIFO order (the
+// replay's semaphore); only then does it move data. The order in which transfers start is the order in
+// which later simultaneous completions wake their actors, so it follows the replay's rounds at an instant:
+// first the actors whose transfers ended, in the order those started, each handing its incoming engine to
+// the destination's first waiter and taking its source's next transfer queued before; then the waiters so
+// woken; then the sources whose queues grew, in device order (the replay's flush), each free engine taking
+// its next transfer.
 void ContentionEvaluator::start_copy_engines(double now) {
+  woken_.clear();
+  for (const FreedEngines& f : freed_) {
+    if (in_queue_head_[f.to] < in_queue_[f.to].size())
+      woken_.push_back(in_queue_[f.to][in_queue_head_[f.to]++]);
+    else
+      ++in_free_[f.to];
+    if (copy_queue_head_[f.from] < f.queued)
+      take_incoming_engine(copy_queue_[f.from][copy_queue_head_[f.from]++], now);
+    else
+      ++out_free_[f.from];
+  }
+  freed_.clear();
+  for (const std::size_t t : woken_)
+    start_flow(t, now);
+  std::sort(copy_ready_.begin(), copy_ready_.end());
   for (const std::size_t d : copy_ready_) {
     copy_ready_mark_[d] = 0;
-    auto& queue = copy_queue_[d];
-    while (out_free_[d] > 0 && copy_queue_head_[d] < queue.size()) {
-      const std::size_t t = queue[copy_queue_head_[d]++];
+    while (out_free_[d] > 0 && copy_queue_head_[d] < copy_queue_[d].size()) {
       --out_free_[d];
-      const auto to = static_cast<std::size_t>(transfers_[t].to);
-      in_queue_[to].push_back(t);
-      mark_ready(in_ready_, in_ready_mark_, to);
+      take_incoming_engine(copy_queue_[d][copy_queue_head_[d]++], now);
     }
   }
   copy_ready_.clear();
-  for (const std::size_t d : in_ready_) {
-    in_ready_mark_[d] = 0;
-    auto& queue = in_queue_[d];
-    while (in_free_[d] > 0 && in_queue_head_[d] < queue.size()) {
-      const std::size_t t = queue[in_queue_head_[d]++];
-      --in_free_[d];
-      Transfer& tr = transfers_[t];
-      const double bytes = graph_->tensor_bytes(static_cast<std::size_t>(tr.tensor));
-      record_start(tr, bytes, now);
-      const auto route = static_cast<std::size_t>(tr.from) * static_cast<std::size_t>(devices_) + d;
-      const std::uint32_t slot = route_slot(route);
-      const double latency_end = now + route_latency_[slot];
-      // A route of no links moves data at once, after its latency.
-      flows_.push_back({t, route, slot, route_resources_[slot].empty() ? 0.0 : bytes, now, latency_end});
-      flow_next_ = std::min(flow_next_, latency_end);
-    }
+}
+
+// A transfer holding its source's engine starts at once where its destination has an engine free (then
+// no transfer waits there), and otherwise waits for one.
+void ContentionEvaluator::take_incoming_engine(std::size_t t, double now) {
+  const auto to = static_cast<std::size_t>(transfers_[t].to);
+  if (in_free_[to] > 0) {
+    --in_free_[to];
+    start_flow(t, now);
+  } else {
+    in_queue_[to].push_back(t);
   }
-  in_ready_.clear();
+}
+
+void ContentionEvaluator::start_flow(std::size_t t, double now) {
+  Transfer& tr = transfers_[t];
+  const auto to = static_cast<std::size_t>(tr.to);
+  const double bytes = graph_->tensor_bytes(static_cast<std::size_t>(tr.tensor));
+  record_start(tr, bytes, now);
+  const auto route = static_cast<std::size_t>(tr.from) * static_cast<std::size_t>(devices_) + to;
+  const std::uint32_t slot = route_slot(route);
+  const double latency_end = now + route_latency_[slot];
+  // A route of no links moves data at once, after its latency.
+  flows_.push_back({t, route, slot, route_resources_[slot].empty() ? 0.0 : bytes, now, latency_end});
+  flow_next_ = std::min(flow_next_, latency_end);
 }
 
 // One transfer per (tensor, destination device), queued in order of first consumer, as the replay does;
