@@ -68,18 +68,12 @@ struct Senders {
   }
 };
 
-std::string device(const std::string& name, const std::string& flops, int copy_engines, int streams = 1) {
-  return R"({"name": ")" + name + R"(", "kind": "gpu", "peak": {"fp32": ")" + flops +
-         R"("}, "memory": {"bandwidth": "1TBps", "capacity": "16GB"}, "power": {"idle": "10W", "busy": "110W"},
-         "copy_engines": )" +
-         std::to_string(copy_engines) + R"(, "streams": )" + std::to_string(streams) + "}";
-}
-
 // A source device with `copy_engines` engines and its own link to each of two destinations.
 Platform fan_out_platform(int copy_engines) {
   return parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "fan-out",
-    "devices": [)" + device("src", "1Tf", copy_engines) +
-                            "," + device("d1", "1Tf", 4) + "," + device("d2", "1Tf", 4) + R"(],
+    "devices": [)" + test::gpu_json("src", "1Tf", copy_engines) +
+                            "," + test::gpu_json("d1", "1Tf", 4) + "," + test::gpu_json("d2", "1Tf", 4) +
+                            R"(],
     "links": [{"name": "l1", "bandwidth": "32GBps", "latency": 0},
               {"name": "l2", "bandwidth": "32GBps", "latency": 0}],
     "routes": [{"from": "src", "to": "d1", "links": ["l1"]}, {"from": "src", "to": "d2", "links": ["l2"]}],
@@ -90,8 +84,9 @@ Platform fan_out_platform(int copy_engines) {
 // Two sources with one copy engine each and their own link to a destination with `copy_engines` engines.
 Platform fan_in_platform(int copy_engines) {
   return parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "fan-in",
-    "devices": [)" + device("s1", "1Tf", 1) +
-                            "," + device("s2", "1Tf", 1) + "," + device("dst", "1Tf", copy_engines) + R"(],
+    "devices": [)" + test::gpu_json("s1", "1Tf", 1) +
+                            "," + test::gpu_json("s2", "1Tf", 1) + "," +
+                            test::gpu_json("dst", "1Tf", copy_engines) + R"(],
     "links": [{"name": "l1", "bandwidth": "32GBps", "latency": 0},
               {"name": "l2", "bandwidth": "32GBps", "latency": 0}],
     "routes": [{"from": "s1", "to": "dst", "links": ["l1"]}, {"from": "s2", "to": "dst", "links": ["l2"]}],
@@ -159,8 +154,8 @@ TEST_CASE("evaluator: two equal transfers sharing one link take twice as long as
 TEST_CASE("evaluator: a route through two links runs at the slower one's bandwidth, after both latencies") {
   // 16 GB over 64 GB/s (1 ms) then 16 GB/s (4 ms): 5 ms + 16 GB / 16 GB/s = 1.005 s.
   const Platform p = parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "two-hops",
-    "devices": [)" + device("x", "1Tf", 1) +
-                                        "," + device("y", "1Tf", 1) +
+    "devices": [)" + test::gpu_json("x", "1Tf", 1) +
+                                        "," + test::gpu_json("y", "1Tf", 1) +
                                         R"(],
     "links": [{"name": "fast", "bandwidth": "64GBps", "latency": "1ms"},
               {"name": "slow", "bandwidth": "16GBps", "latency": "4ms"}],
@@ -204,16 +199,17 @@ TEST_CASE("evaluator: flows sharing a link get bandwidth in inverse proportion t
   // SimGrid CM02 weighs a flow by 1 / route latency: over one 30 GB/s trunk, a flow with a 1 us route
   // gets 20 GB/s and one with a 2 us route 10 GB/s. 30 GB each: the first ends at 1.5 s, when the second
   // has 15 GB left, which it moves alone at 30 GB/s: it ends at 2 s (equal shares would end both at 2 s).
-  const Platform p = parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "weights",
-    "devices": [)" + device("s1", "1Tf", 1) +
-                                        "," + device("s2", "1Tf", 1) + "," + device("dst", "1Tf", 2) + R"(],
+  const Platform p =
+      parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "weights",
+    "devices": [)" + test::gpu_json("s1", "1Tf", 1) +
+                         "," + test::gpu_json("s2", "1Tf", 1) + "," + test::gpu_json("dst", "1Tf", 2) + R"(],
     "links": [{"name": "la", "bandwidth": "1TBps", "latency": "1us"},
               {"name": "lb", "bandwidth": "1TBps", "latency": "2us"},
               {"name": "trunk", "bandwidth": "30GBps", "latency": 0}],
     "routes": [{"from": "s1", "to": "dst", "links": ["la", "trunk"]},
                {"from": "s2", "to": "dst", "links": ["lb", "trunk"]}],
     "unreachable": [["s1", "s2"]]})",
-                                    "weights");
+                     "weights");
   GraphBuilder b("weights");
   auto p1 = b.op("p1").flops(0), p2 = b.op("p2").flops(0), c1 = b.op("c1").flops(0), c2 = b.op("c2").flops(0);
   const TensorId t1 = p1.feeds(c1, 30e9), t2 = p2.feeds(c2, 30e9);
@@ -257,7 +253,7 @@ TEST_CASE("evaluator: two streams of one device share its throughput") {
   // Two independent 1 s ops: on streams 0 and 1 they run together at half speed and both end at 2 s; on
   // one stream they run one after the other (1 s, 2 s).
   const Platform p = parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "streams",
-    "devices": [)" + device("d", "1Tf", 1, 2) +
+    "devices": [)" + test::gpu_json("d", "1Tf", 1, 2) +
                                         "]}",
                                     "streams");
   GraphBuilder b("two-ops");
@@ -291,8 +287,8 @@ TEST_CASE(
   // through src's one copy engine: the transfer of the op on stream 0 goes first, whichever op that is and
   // whichever actor SimGrid wakes first.
   const Platform p = parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "tie",
-    "devices": [)" + device("src", "1Tf", 1, 2) +
-                                        "," + device("d1", "1Tf", 4) + R"(],
+    "devices": [)" + test::gpu_json("src", "1Tf", 1, 2) +
+                                        "," + test::gpu_json("d1", "1Tf", 4) + R"(],
     "links": [{"name": "l1", "bandwidth": "32GBps", "latency": 0}],
     "routes": [{"from": "src", "to": "d1", "links": ["l1"]}]})",
                                     "tie");

@@ -6,6 +6,7 @@
 #include "sim/graph_builder.hpp"
 #include "sim/platform.hpp"
 #include "sim/simgrid_engine.hpp"
+#include "test_support.hpp"
 #include "workloads/workload_registry.hpp"
 
 #include <doctest/doctest.h>
@@ -16,23 +17,16 @@ using namespace hs;
 
 namespace {
 
-std::string gpu(const std::string& name, int copy_engines) {
-  return R"({"name": ")" + name +
-         R"(", "kind": "gpu", "peak": {"fp32": "1Tf"}, "memory": {"bandwidth": "1TBps",
-    "capacity": "64GB"}, "power": {"idle": "10W", "busy": "110W"}, "copy_engines": )" +
-         std::to_string(copy_engines) + "}";
-}
-
-// Two sources and three destinations, every source -> destination route on a 32 GB/s link of its own.
+// Two sources and three destinations, every source -> destination route on a 3.2 GB/s link of its own.
 Platform two_sources() {
-  std::string devices = gpu("a", 2) + "," + gpu("b", 2);
+  std::string devices = test::gpu_json("a", "1Tf", 2) + "," + test::gpu_json("b", "1Tf", 2);
   std::string links, routes;
   for (const char* to : {"x", "y", "z"}) {
-    devices.append(",").append(gpu(to, 2));
+    devices.append(",").append(test::gpu_json(to, "1Tf", 2));
     for (const char* from : {"a", "b"}) {
       const std::string link = std::string(from) + to;
       links += std::string(links.empty() ? "" : ",") + R"({"name": ")" + link +
-               R"(", "bandwidth": "32GBps", "latency": 0})";
+               R"(", "bandwidth": "3.2GBps", "latency": 0})";
       routes += std::string(routes.empty() ? "" : ",") + R"({"from": ")" + from + R"(", "to": ")" + to +
                 R"(", "links": [")" + link + R"("]})";
     }
@@ -47,7 +41,7 @@ Platform two_sources() {
 } // namespace
 
 TEST_CASE("copy engines freed at one instant take their sources' next transfers in the replay's order") {
-  // a sends 32 GB each to x, y, x, x and b to x, y, x, z (1 s each alone). Both start two at once; all four
+  // a sends 3.2 GB each to x, y, x, x and b to x, y, x, z (1 s each alone). Both start two at once; all four
   // end at 1 s. Then x's two incoming engines go to two of the three transfers that a and b send it next.
   GraphBuilder builder("two-sources");
   auto pa = builder.op("pa").flops(0), pb = builder.op("pb").flops(0);
@@ -55,8 +49,8 @@ TEST_CASE("copy engines freed at one instant take their sources' next transfers 
   for (const char* name : {"a1", "a2", "a3", "a4", "b1", "b2", "b3", "b4"})
     sinks.push_back(builder.op(name).flops(1e12)); // 1 s
   for (int i = 0; i < 4; ++i) {
-    pa.feeds(sinks[static_cast<std::size_t>(i)], 32e9);
-    pb.feeds(sinks[static_cast<std::size_t>(4 + i)], 32e9);
+    pa.feeds(sinks[static_cast<std::size_t>(i)], 3.2e9);
+    pb.feeds(sinks[static_cast<std::size_t>(4 + i)], 3.2e9);
   }
   const Graph g = std::move(builder).build();
   const Platform p = two_sources();

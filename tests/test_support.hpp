@@ -20,6 +20,15 @@ inline std::string device_json(const std::string& name, const std::string& kind,
          R"(", "busy": ")" + busy + R"("}, "copy_engines": 4})";
 }
 
+// A GPU block with its copy engines and streams given (16 GB, 1 TB/s, fp32 only).
+inline std::string gpu_json(const std::string& name, const std::string& flops, int copy_engines,
+                            int streams = 1) {
+  return R"({"name": ")" + name + R"(", "kind": "gpu", "peak": {"fp32": ")" + flops +
+         R"("}, "memory": {"bandwidth": "1TBps", "capacity": "16GB"}, "power": {"idle": "10W", "busy": "110W"},
+         "copy_engines": )" +
+         std::to_string(copy_engines) + R"(, "streams": )" + std::to_string(streams) + "}";
+}
+
 // Two accelerators a and b behind one switch uplink to a host cpu: the contention case.
 inline Platform switch_platform(const std::string& uplink_sharing = "split-duplex") {
   return parse_platform(R"({"format": "heterosim-platform", "version": 1, "name": "switch",
