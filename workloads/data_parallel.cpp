@@ -2,6 +2,7 @@
 
 #include "sim/graph_builder.hpp"
 #include "sim/memory.hpp"
+#include "workloads/layer_roles.hpp"
 
 #include <algorithm>
 #include <map>
@@ -255,6 +256,7 @@ std::vector<std::vector<OpId>> backward_done(GraphBuilder& b, const Graph& step,
 } // namespace
 
 Graph data_parallel(const Graph& step, const DataParallelOptions& o) {
+  refuse_clipped_gradients(step, "data parallelism");
   const std::vector<std::string> inner = step_devices(step);
   const std::size_t k = std::max<std::size_t>(1, inner.size()), n = o.devices.size() / k;
   if (o.devices.size() % k != 0)

@@ -3,8 +3,9 @@
 // workloads/layers.hpp gives: layer "x" has forward op "x", backward ops "x.dgrad", "x.wgrad", "x.bgrad",
 // "x.bwd" (and "x.bwd_rhs", a product's second operand), "x.gradsum" (a residual add's output gradients
 // summed) and "x.recompute" (its forward again in the backward pass, split and placed as x is), and an
-// optimizer op (kind "optimizer", "x.adam"). Parallelism transformations place and split a layer's passes
-// together.
+// optimizer op (kind "optimizer", "x.adam"), before which gradient clipping (clip=norm) adds "x.grad_norm",
+// "x.clip" and the layerless "grad_clip.*" ops of the optimizer pass. Parallelism transformations place and
+// split a layer's passes together.
 #include "sim/graph.hpp"
 
 #include <string>
@@ -21,6 +22,13 @@ struct OpRoles {
 };
 
 OpRoles roles_of(const Graph& g);
+
+// The name prefix of the ops that turn the per-tensor gradient norms into clipping's coefficient.
+inline constexpr const char* kGradientClipPrefix = "grad_clip.";
+
+// Throws std::invalid_argument naming `transform` when `g` clips its gradients by their global norm: the
+// norm spans every rank's gradients, which the parallel transformations do not reduce yet.
+void refuse_clipped_gradients(const Graph& g, const std::string& transform);
 
 // Whether `name` ends with `tail` and has something before it.
 bool has_suffix(const std::string& name, const std::string& tail);

@@ -44,6 +44,11 @@ struct ModelOptions {
   // "<layer>.bgrad", as PyTorch's autograd sums addmm's gradient down to the bias (and cuDNN's backward-bias
   // call for a convolution).
   bool separate_bias_grads = false;
+  // Training: torch.nn.utils.clip_grad_norm_ before the optimizer step, as Hugging Face's Trainer runs it
+  // (max_grad_norm 1 by default): a norm per gradient tensor, their total, a coefficient, and every
+  // gradient scaled by it in place (PyTorch scales even when the coefficient clamps to 1, to spare a host
+  // sync). The total is a barrier: no weight is updated before every gradient exists.
+  bool clip_grad_norm = false;
 };
 
 using ValueId = int;
@@ -200,6 +205,11 @@ private:
   ValueId emit_bias_grad(const Layer& l, double bias, const std::vector<ValueId>& upstream);
   // One optimizer op per weight-owning layer, reading its weight gradients (optimizer_step.cpp).
   void emit_updates(const std::map<OpId, std::vector<ValueId>>& weight_grads, std::size_t forward_layers);
+  // ModelOptions::clip_grad_norm's ops (gradient_clipping.cpp): each layer's gradients as the optimizer
+  // then reads them, clipped.
+  std::map<OpId, std::vector<ValueId>>
+  emit_gradient_clipping(const std::map<OpId, std::vector<ValueId>>& weight_grads,
+                         std::size_t forward_layers);
   // `l`'s operands' gradients, one op each (Layer::operand_grad_dims); `saved` are its operands as the
   // backward pass reads them (recomputed copies in a checkpointed block).
   void emit_operand_grads(const Layer& l, const std::vector<ValueId>& upstream,

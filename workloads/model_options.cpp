@@ -15,6 +15,10 @@ std::vector<WorkloadParameter> model_parameters(std::vector<WorkloadParameter> o
   all.push_back({"bias_grad", "fused|separate",
                  "training: each bias's gradient in its weight-gradient GEMM, or a reduction of its own as "
                  "PyTorch's autograd runs it"});
+  all.push_back(
+      {"clip", "off|norm",
+       "training: torch.nn.utils.clip_grad_norm_ before the optimizer step, as Hugging Face's "
+       "Trainer runs it (max_grad_norm=1): a norm per gradient, their total, every gradient scaled"});
   return all;
 }
 
@@ -39,6 +43,14 @@ ModelOptions read_model_options(WorkloadParams& p, const std::string& builder, l
   o.separate_bias_grads = p.text("bias_grad", "fused", {"fused", "separate"}) == "separate";
   if (o.separate_bias_grads && !o.training)
     throw InputError(builder, "bias_grad", "bias gradients are computed in training: give mode=training");
+  o.clip_grad_norm = p.text("clip", "off", {"off", "norm"}) == "norm";
+  if (o.clip_grad_norm && !o.training)
+    throw InputError(builder, "clip", "gradients are clipped in training: give mode=training");
+  if (o.clip_grad_norm && megatron)
+    throw InputError(
+        builder, "clip",
+        "optimizer=megatron already reads its gradients for their norm (Megatron-LM clips inside "
+        "its step); give clip=off");
   return o;
 }
 

@@ -72,10 +72,12 @@ UpdateTraffic traffic(Optimizer o, double elem) {
 void LayerGraph::emit_updates(const std::map<OpId, std::vector<ValueId>>& weight_grads,
                               std::size_t forward_layers) {
   const UpdateTraffic t = traffic(options_.optimizer, elem_);
+  const std::map<OpId, std::vector<ValueId>> grads =
+      options_.clip_grad_norm ? emit_gradient_clipping(weight_grads, forward_layers) : weight_grads;
   for (std::size_t i = 0; i < forward_layers; ++i) {
     const Layer& l = layers_[i];
-    auto it = weight_grads.find(l.op);
-    if (it == weight_grads.end()) continue;
+    auto it = grads.find(l.op);
+    if (it == grads.end()) continue;
     auto h = b_.op(l.name + ".adam");
     h.kind("optimizer").precision(options_.precision).params(t.state * l.weights);
     h.flops(t.flops * l.weights);

@@ -86,6 +86,7 @@ Graph tensor_parallel(const Graph& g, const TensorParallelOptions& o) {
 
 Graph tensor_parallel(const Graph& g, const TensorParallelOptions& o, std::vector<OpId>& origin) {
   origin.clear();
+  refuse_clipped_gradients(g, "tensor parallelism");
   const std::size_t t = o.devices.size();
   if (t < 2)
     throw std::invalid_argument("tensor parallelism needs at least 2 ranks (got " + std::to_string(t) + ")");

@@ -1,0 +1,124 @@
+// Gradient clipping by the global norm (clip=norm), as torch.nn.utils.clip_grad_norm_ runs it: known answers
+// from the parameter count, the barrier the total norm makes, and the combinations refused.
+#include "graph_lookup.hpp"
+#include "sim/error.hpp"
+#include "workloads/data_parallel.hpp"
+#include "workloads/graph_summary.hpp"
+#include "workloads/layer_roles.hpp"
+#include "workloads/workload_registry.hpp"
+
+#include <doctest/doctest.h>
+#include <set>
+#include <string>
+#include <vector>
+
+using hs::load_workload;
+using hs::test::op_named;
+
+namespace {
+
+constexpr double kFp32 = 4;
+// torchvision's resnet18: 11,689,512 parameters (its published model card, torchvision.models.resnet18).
+constexpr double kResnet18Parameters = 11'689'512;
+
+struct Totals {
+  int ops = 0;
+  double reads = 0, writes = 0, flops = 0;
+};
+
+Totals ops_ending(const hs::Graph& g, const std::string& tail) {
+  Totals t;
+  for (const hs::Op& op : g.ops)
+    if (hs::has_suffix(op.name, tail)) {
+      ++t.ops;
+      t.reads += op.bytes_read;
+      t.writes += op.bytes_written;
+      t.flops += op.flops;
+    }
+  return t;
+}
+
+// Every op `from` reaches through the graph's edges.
+std::set<hs::OpId> reachable_from(const hs::Graph& g, hs::OpId from) {
+  std::set<hs::OpId> seen;
+  std::vector<hs::OpId> stack = {from};
+  while (!stack.empty()) {
+    const hs::OpId o = stack.back();
+    stack.pop_back();
+    for (hs::OpId s : g.successors(o))
+      if (seen.insert(s).second) stack.push_back(s);
+  }
+  return seen;
+}
+
+} // namespace
+
+TEST_CASE("clip=norm reads every gradient twice and writes it once: 12 bytes per fp32 parameter") {
+  const hs::Graph plain = load_workload("resnet18:mode=training");
+  const hs::Graph clipped = load_workload("resnet18:mode=training,clip=norm");
+  REQUIRE(hs::summarize(clipped).parameters == kResnet18Parameters);
+  const Totals norms = ops_ending(clipped, ".grad_norm"), scales = ops_ending(clipped, ".clip");
+  const Totals updates = ops_ending(clipped, ".adam");
+  CHECK(norms.ops == updates.ops);
+  CHECK(scales.ops == updates.ops);
+  CHECK(norms.reads == kResnet18Parameters * kFp32);
+  CHECK(norms.flops == 2 * kResnet18Parameters); // a square and an add per element
+  CHECK(scales.writes == kResnet18Parameters * kFp32);
+  CHECK(scales.reads == (kResnet18Parameters + scales.ops) * kFp32); // each also reads the coefficient
+  CHECK(scales.flops == kResnet18Parameters);
+  // One norm per parameter tensor: a layer's weight, and its bias where it has one.
+  double tensors = 0;
+  for (const hs::Op& op : clipped.ops)
+    if (hs::has_suffix(op.name, ".grad_norm")) tensors += op.bytes_written / kFp32;
+  CHECK(tensors == 62); // torchvision: 20 convolutions, 20 batch norms (scale, shift), the classifier (2)
+  CHECK(op_named(clipped, "grad_clip.stack").bytes_read == tensors * kFp32);
+  CHECK(op_named(clipped, "grad_clip.total_norm").flops == 2 * tensors);
+  CHECK(op_named(clipped, "grad_clip.clamp").bytes_written == kFp32);
+  // The optimizer reads the clipped gradient in place of the raw one: the same bytes, so its ops are
+  // unchanged, and the step gains the five scalar kernels besides two ops per weight-owning layer.
+  CHECK(ops_ending(plain, ".adam").reads == updates.reads);
+  CHECK(clipped.op_count() - plain.op_count() == 2 * updates.ops + 5);
+}
+
+TEST_CASE("clip=norm: no weight is updated before every gradient's norm is in the total") {
+  const hs::Graph g = load_workload("gpt2-small:mode=training,heads=fused,batch=1,seq=16,clip=norm");
+  const hs::OpId clamp = *g.find_op("grad_clip.clamp");
+  const std::set<hs::OpId> after = reachable_from(g, clamp);
+  const hs::OpId stack = *g.find_op("grad_clip.stack");
+  const hs::OpRoles roles = hs::roles_of(g);
+  int updates = 0;
+  for (hs::OpId o = 0; o < g.op_count(); ++o) {
+    const hs::Op& op = g.op(o);
+    const auto at = static_cast<std::size_t>(o);
+    if (op.kind == "optimizer") {
+      ++updates;
+      CHECK_MESSAGE(after.contains(o), op.name);
+    }
+    if (hs::has_suffix(op.name, ".grad_norm")) {
+      CHECK_MESSAGE(reachable_from(g, o).contains(stack), op.name);
+      CHECK(roles.pass[at] == hs::Pass::Optimizer);
+      CHECK(g.op(roles.owner[at]).name + ".grad_norm" == op.name);
+    }
+    if (op.name.starts_with(hs::kGradientClipPrefix)) CHECK(roles.pass[at] == hs::Pass::Optimizer);
+  }
+  // GPT-2's LM head is tied to the token embedding: one update, and one norm, for both.
+  CHECK(updates == ops_ending(g, ".grad_norm").ops);
+  CHECK_FALSE(g.find_op("lm_head.grad_norm").has_value());
+  // The tied table's gradient arrives from both its uses (the embedding's backward writes the whole table):
+  // the norm reads both contributions, as the update did without clipping.
+  CHECK(op_named(g, "wte.grad_norm").bytes_read == 2 * 50257.0 * 768 * kFp32);
+}
+
+TEST_CASE("clip=norm is refused where it has no meaning and by the parallel transformations") {
+  CHECK_THROWS_WITH_AS(load_workload("resnet18:clip=norm"), doctest::Contains("mode=training"),
+                       hs::InputError);
+  CHECK_THROWS_WITH_AS(load_workload("gpt2-small:mode=training,precision=fp16,optimizer=megatron,clip=norm"),
+                       doctest::Contains("clip=off"), hs::InputError);
+  CHECK_THROWS_WITH_AS(load_workload("resnet18:mode=training,clip=max"), doctest::Contains("clip"),
+                       hs::InputError);
+  hs::DataParallelOptions dp;
+  dp.devices = {"gpu0", "gpu1"};
+  CHECK_THROWS_WITH_AS(hs::data_parallel(load_workload("resnet18:mode=training,clip=norm"), dp),
+                       doctest::Contains("grad_clip."), std::invalid_argument);
+  CHECK_NOTHROW(hs::data_parallel(load_workload("resnet18:mode=training"), dp));
+}
