@@ -85,7 +85,9 @@ TEST_CASE("the parameter line lists each key with its default or choices, and it
         "precision=fp32|fp16|bf16|int8 mode=inference|training optimizer=adam|foreach|megatron "
         "(training: one fused Adam pass, PyTorch's AdamW as it runs without fused=True (a pass per step of "
         "its arithmetic), or Megatron-LM's fp16 optimizer) bias_grad=fused|separate (training: each bias's "
-        "gradient in its weight-gradient GEMM, or a reduction of its own as PyTorch's autograd runs it)");
+        "gradient in its weight-gradient GEMM, or a reduction of its own as PyTorch's autograd runs it) "
+        "clip=off|norm (training: torch.nn.utils.clip_grad_norm_ before the optimizer step, as Hugging "
+        "Face's Trainer runs it)");
 }
 
 TEST_CASE("a listed key that the other parameters leave unread is refused by name") {

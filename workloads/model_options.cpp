@@ -15,10 +15,9 @@ std::vector<WorkloadParameter> model_parameters(std::vector<WorkloadParameter> o
   all.push_back({"bias_grad", "fused|separate",
                  "training: each bias's gradient in its weight-gradient GEMM, or a reduction of its own as "
                  "PyTorch's autograd runs it"});
-  all.push_back(
-      {"clip", "off|norm",
-       "training: torch.nn.utils.clip_grad_norm_ before the optimizer step, as Hugging Face's "
-       "Trainer runs it (max_grad_norm=1): a norm per gradient, their total, every gradient scaled"});
+  all.push_back({"clip", "off|norm",
+                 "training: torch.nn.utils.clip_grad_norm_ before the optimizer step, as Hugging Face's "
+                 "Trainer runs it"});
   return all;
 }
 
