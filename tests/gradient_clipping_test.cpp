@@ -1,10 +1,12 @@
 // Gradient clipping by the global norm (clip=norm), as torch.nn.utils.clip_grad_norm_ runs it: known answers
-// from the parameter count, the barrier the total norm makes, and the combinations refused.
+// from the parameter count, the barrier the total norm makes, data parallelism, and the combinations refused.
 #include "graph_lookup.hpp"
 #include "sim/error.hpp"
 #include "workloads/data_parallel.hpp"
 #include "workloads/graph_summary.hpp"
 #include "workloads/layer_roles.hpp"
+#include "workloads/pipeline_parallel.hpp"
+#include "workloads/tensor_parallel.hpp"
 #include "workloads/workload_registry.hpp"
 
 #include <doctest/doctest.h>
@@ -109,16 +111,61 @@ TEST_CASE("clip=norm: no weight is updated before every gradient's norm is in th
   CHECK(op_named(g, "wte.grad_norm").bytes_read == 2 * 50257.0 * 768 * kFp32);
 }
 
-TEST_CASE("clip=norm is refused where it has no meaning and by the parallel transformations") {
+TEST_CASE("clip=norm is refused where it has no meaning, by ZeRO and by the model-parallel transformations") {
   CHECK_THROWS_WITH_AS(load_workload("resnet18:clip=norm"), doctest::Contains("mode=training"),
                        hs::InputError);
   CHECK_THROWS_WITH_AS(load_workload("gpt2-small:mode=training,precision=fp16,optimizer=megatron,clip=norm"),
                        doctest::Contains("clip=off"), hs::InputError);
   CHECK_THROWS_WITH_AS(load_workload("resnet18:mode=training,clip=max"), doctest::Contains("clip"),
                        hs::InputError);
+  const hs::Graph clipped = load_workload("resnet18:mode=training,clip=norm");
+  hs::DataParallelOptions zero;
+  zero.devices = {"gpu0", "gpu1"};
+  zero.zero_stage = 1;
+  CHECK_THROWS_WITH_AS(hs::data_parallel(clipped, zero), doctest::Contains("grad_clip."),
+                       std::invalid_argument);
+  hs::PipelineOptions pp;
+  pp.devices = {"gpu0", "gpu1"};
+  CHECK_THROWS_WITH_AS(hs::pipeline_parallel(clipped, pp), doctest::Contains("clip=off"),
+                       std::invalid_argument);
+  hs::TensorParallelOptions tp;
+  tp.devices = {"gpu0", "gpu1"};
+  const hs::Graph gpt2 = load_workload("gpt2-small:mode=training,heads=fused,batch=1,seq=16,clip=norm");
+  CHECK_THROWS_WITH_AS(hs::tensor_parallel(gpt2, tp), doctest::Contains("clip=off"), std::invalid_argument);
+}
+
+TEST_CASE("clip=norm under data parallelism: every replica clips the all-reduced gradients, as DDP does") {
+  const hs::Graph step = load_workload("resnet18:mode=training,clip=norm");
   hs::DataParallelOptions dp;
   dp.devices = {"gpu0", "gpu1"};
-  CHECK_THROWS_WITH_AS(hs::data_parallel(load_workload("resnet18:mode=training,clip=norm"), dp),
-                       doctest::Contains("grad_clip."), std::invalid_argument);
-  CHECK_NOTHROW(hs::data_parallel(load_workload("resnet18:mode=training"), dp));
+  const hs::Graph both = hs::data_parallel(step, dp);
+  const hs::Graph plain = hs::data_parallel(load_workload("resnet18:mode=training"), dp);
+  // The same buckets all-reduce the same bytes: clipping moves no gradient between replicas.
+  double reduced = 0, reduced_plain = 0;
+  for (const hs::Tensor& t : both.tensors)
+    if (hs::has_suffix(t.name, ".gradient")) reduced += t.bytes;
+  for (const hs::Tensor& t : plain.tensors)
+    if (hs::has_suffix(t.name, ".gradient")) reduced_plain += t.bytes;
+  CHECK(reduced == kResnet18Parameters * kFp32 * 2); // one whole gradient for each of the two replicas
+  CHECK(reduced == reduced_plain);
+  for (const std::string r : {"r0/", "r1/"}) {
+    // A weight's norm and its scale both read the all-reduce's result; the update reads the scaled
+    // gradient of its own replica.
+    const hs::Op& norm = op_named(both, r + "fc.grad_norm");
+    const hs::Op& scale = op_named(both, r + "fc.clip");
+    const hs::Op& update = op_named(both, r + "fc.adam");
+    for (const hs::Op* reader : {&norm, &scale}) {
+      bool from_collective = false;
+      for (hs::TensorId t : reader->inputs)
+        from_collective |= both.op(both.tensor(t).producer).kind == "collective";
+      CHECK_MESSAGE(from_collective, reader->name);
+    }
+    REQUIRE(update.inputs.size() == 1);
+    CHECK(both.op(both.tensor(update.inputs[0]).producer).name == r + "fc.clip");
+    // Each replica computes the same norm from the same gradients, on its own device.
+    CHECK(op_named(both, r + "grad_clip.total_norm").allowed_devices ==
+          std::vector<std::string>{r == "r0/" ? "gpu0" : "gpu1"});
+  }
+  CHECK(both.op_count() - plain.op_count() ==
+        2 * (step.op_count() - load_workload("resnet18:mode=training").op_count()));
 }

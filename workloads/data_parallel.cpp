@@ -22,6 +22,13 @@ bool is_optimizer(const Graph& g, OpId o) {
   return g.op(o).kind == "optimizer";
 }
 
+// Whether `c` reads tensor `t` as a gradient the backward pass left: an op of the optimizer pass (an update,
+// or clipping's norm and scale) reading what the backward pass wrote. Such a read is what the all-reduce
+// stands between. The update reading a clipped gradient reads its own rank's copy.
+bool reads_gradient(const Graph& g, TensorId t, OpId c) {
+  return in_optimizer_pass(g.op(c)) && !in_optimizer_pass(g.op(g.tensor(t).producer));
+}
+
 // The devices `step` is already pinned to, in order of first use (none: a step on one device).
 std::vector<std::string> step_devices(const Graph& step) {
   std::vector<std::string> devices;
@@ -39,10 +46,12 @@ std::vector<std::string> step_devices(const Graph& step) {
   return devices;
 }
 
-// One weight's update: its optimizer op, the gradient tensors it reads (contributions to one gradient,
-// added before the all-reduce), the gradient's size, and where in the backward pass it is complete.
+// One weight's update: the first op that reads its gradient (its optimizer op; with clipping, the norm
+// of it), every op that reads the gradient, the gradient tensors (contributions to one gradient, added
+// before the all-reduce), the gradient's size, and where in the backward pass it is complete.
 struct Update {
   OpId optimizer;
+  std::vector<OpId> readers;
   std::vector<TensorId> grads;
   double bytes = 0;
   int ready = 0;
@@ -53,14 +62,17 @@ struct Update {
 std::vector<std::pair<int, std::vector<Update>>> gradient_buckets(const Graph& g, double cap,
                                                                   const std::vector<std::string>& inner) {
   std::map<OpId, Update> by_optimizer;
-  for (TensorId t = 0; t < g.tensor_count(); ++t)
+  for (TensorId t = 0; t < g.tensor_count(); ++t) {
+    std::vector<OpId> readers;
     for (OpId c : g.tensor(t).consumers)
-      if (is_optimizer(g, c)) {
-        Update& u = by_optimizer.try_emplace(c, Update{c, {}, 0, 0}).first->second;
-        u.grads.push_back(t);
-        u.bytes = std::max(u.bytes, g.tensor(t).bytes);
-        u.ready = std::max(u.ready, g.topological_position(g.tensor(t).producer));
-      }
+      if (reads_gradient(g, t, c)) readers.push_back(c);
+    if (readers.empty()) continue;
+    const OpId first = *std::min_element(readers.begin(), readers.end());
+    Update& u = by_optimizer.try_emplace(first, Update{first, readers, {}, 0, 0}).first->second;
+    u.grads.push_back(t);
+    u.bytes = std::max(u.bytes, g.tensor(t).bytes);
+    u.ready = std::max(u.ready, g.topological_position(g.tensor(t).producer));
+  }
   std::map<int, std::vector<Update>> per_device;
   for (auto& [op, u] : by_optimizer) {
     const auto& pin = g.op(op).allowed_devices;
@@ -121,9 +133,13 @@ void synchronise_bucket(GraphBuilder& b, const Graph& step, const DataParallelOp
   const auto reduced = collectives::append_collective(b, spec, packed);
   const double shard = o.zero_stage >= 2 ? 1.0 / static_cast<double>(n) : 1.0;
   for (std::size_t r = 0; r < n; ++r)
-    for (const auto& u : updates)
+    for (const auto& u : updates) {
+      std::vector<OpId> readers;
+      for (OpId c : u.readers)
+        readers.push_back(mapped(r, c));
       b.tensor(replica_name(r, step.op(u.optimizer).name) + ".gradient", u.bytes * shard, reduced[r],
-               {mapped(r, u.optimizer)});
+               readers);
+    }
   if (o.zero_stage < 1 || o.zero_stage >= 3) return;
   std::vector<OpId> updated(n); // each rank's updated shard of the bucket's weights, gathered by all
   for (std::size_t r = 0; r < n; ++r) {
@@ -256,7 +272,7 @@ std::vector<std::vector<OpId>> backward_done(GraphBuilder& b, const Graph& step,
 } // namespace
 
 Graph data_parallel(const Graph& step, const DataParallelOptions& o) {
-  refuse_clipped_gradients(step, "data parallelism");
+  if (o.zero_stage >= 1) refuse_clipped_gradients(step, "ZeRO");
   const std::vector<std::string> inner = step_devices(step);
   const std::size_t k = std::max<std::size_t>(1, inner.size()), n = o.devices.size() / k;
   if (o.devices.size() % k != 0)
@@ -313,9 +329,9 @@ Graph data_parallel(const Graph& step, const DataParallelOptions& o) {
   for (std::size_t r = 0; r < n; ++r)
     for (TensorId t = 0; t < step.tensor_count(); ++t) {
       const Tensor& x = step.tensor(t);
-      std::vector<OpId> consumers; // a gradient reaches its optimizer op through the all-reduce instead
+      std::vector<OpId> consumers; // a gradient reaches its optimizer pass through the all-reduce instead
       for (OpId c : x.consumers)
-        if (!is_optimizer(step, c)) consumers.push_back(mapped(r, c));
+        if (!reads_gradient(step, t, c)) consumers.push_back(mapped(r, c));
       if (!consumers.empty() || x.consumers.empty())
         b.tensor(replica_name(r, x.name), x.bytes, mapped(r, x.producer), consumers);
     }

@@ -10,12 +10,17 @@ bool has_suffix(const std::string& s, const std::string& tail) {
   return s.size() > tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
+bool in_optimizer_pass(const Op& op) {
+  return op.kind == "optimizer" || op.name.starts_with(kGradientClipPrefix) ||
+         has_suffix(op.name, ".grad_norm") || has_suffix(op.name, ".clip");
+}
+
 void refuse_clipped_gradients(const Graph& g, const std::string& transform) {
   for (const Op& op : g.ops)
     if (op.name.starts_with(kGradientClipPrefix))
       throw std::invalid_argument("graph '" + g.name + "' clips its gradients by their global norm (op '" +
                                   op.name + "'): " + transform +
-                                  " does not place gradient clipping yet; build the step with clip=off");
+                                  " does not gather the norm over ranks yet; build the step with clip=off");
 }
 
 OpRoles roles_of(const Graph& g) {
@@ -29,12 +34,9 @@ OpRoles roles_of(const Graph& g) {
     auto& pass = r.pass[static_cast<std::size_t>(o)];
     auto& owner = r.owner[static_cast<std::size_t>(o)];
     std::string base = op.name;
-    if (op.kind == "optimizer" || op.name.starts_with(kGradientClipPrefix)) pass = Pass::Optimizer;
+    if (in_optimizer_pass(op)) pass = Pass::Optimizer;
     for (const char* tail : {".grad_norm", ".clip"})
-      if (has_suffix(op.name, tail)) {
-        base = op.name.substr(0, op.name.size() - std::string(tail).size());
-        pass = Pass::Optimizer;
-      }
+      if (has_suffix(op.name, tail)) base = op.name.substr(0, op.name.size() - std::string(tail).size());
     for (const char* tail :
          {".dgrad", ".wgrad", ".bgrad", ".bwd", ".bwd_rhs", ".gradsum", ".adam", ".recompute"})
       if (has_suffix(op.name, tail)) {

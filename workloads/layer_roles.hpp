@@ -26,8 +26,12 @@ OpRoles roles_of(const Graph& g);
 // The name prefix of the ops that turn the per-tensor gradient norms into clipping's coefficient.
 inline constexpr const char* kGradientClipPrefix = "grad_clip.";
 
-// Throws std::invalid_argument naming `transform` when `g` clips its gradients by their global norm: the
-// norm spans every rank's gradients, which the parallel transformations do not reduce yet.
+// Whether `op` belongs to the optimizer pass: an update (kind "optimizer") or gradient clipping's ops.
+bool in_optimizer_pass(const Op& op);
+
+// Throws std::invalid_argument naming `transform` when `g` clips its gradients by their global norm: where
+// each rank holds a share of the gradients the norm needs every rank's partial sum, which `transform` does
+// not reduce.
 void refuse_clipped_gradients(const Graph& g, const std::string& transform);
 
 // Whether `name` ends with `tail` and has something before it.
