@@ -111,7 +111,7 @@ TEST_CASE("clip=norm: no weight is updated before every gradient's norm is in th
   CHECK(op_named(g, "wte.grad_norm").bytes_read == 2 * 50257.0 * 768 * kFp32);
 }
 
-TEST_CASE("clip=norm is refused where it has no meaning, by ZeRO and by the model-parallel transformations") {
+TEST_CASE("clip=norm is refused where it has no meaning, by ZeRO and by tensor parallelism") {
   CHECK_THROWS_WITH_AS(load_workload("resnet18:clip=norm"), doctest::Contains("mode=training"),
                        hs::InputError);
   CHECK_THROWS_WITH_AS(load_workload("gpt2-small:mode=training,precision=fp16,optimizer=megatron,clip=norm"),
@@ -123,10 +123,6 @@ TEST_CASE("clip=norm is refused where it has no meaning, by ZeRO and by the mode
   zero.devices = {"gpu0", "gpu1"};
   zero.zero_stage = 1;
   CHECK_THROWS_WITH_AS(hs::data_parallel(clipped, zero), doctest::Contains("grad_clip."),
-                       std::invalid_argument);
-  hs::PipelineOptions pp;
-  pp.devices = {"gpu0", "gpu1"};
-  CHECK_THROWS_WITH_AS(hs::pipeline_parallel(clipped, pp), doctest::Contains("clip=off"),
                        std::invalid_argument);
   hs::TensorParallelOptions tp;
   tp.devices = {"gpu0", "gpu1"};
@@ -168,4 +164,32 @@ TEST_CASE("clip=norm under data parallelism: every replica clips the all-reduced
   }
   CHECK(both.op_count() - plain.op_count() ==
         2 * (step.op_count() - load_workload("resnet18:mode=training").op_count()));
+}
+
+TEST_CASE(
+    "clip=norm in a pipeline: each stage's norms go to the last stage, which sends the coefficient back") {
+  const hs::Graph step = load_workload("gpt2-small:mode=training,heads=fused,batch=4,seq=16,clip=norm");
+  hs::PipelineOptions pp;
+  pp.devices = {"gpu0", "gpu1"};
+  pp.microbatches = 4;
+  const hs::Graph g = hs::pipeline_parallel(step, pp);
+  // The optimizer pass runs once, after every micro-batch's gradient: the norm reads the gradient the last
+  // micro-batch's backward op accumulated into.
+  const hs::Op& first = op_named(g, "h0.attn.q.grad_norm");
+  REQUIRE_FALSE(first.inputs.empty());
+  for (hs::TensorId t : first.inputs)
+    CHECK(g.op(g.tensor(t).producer).name.starts_with("m3/"));
+  CHECK_FALSE(g.find_op("m0/h0.attn.q.grad_norm").has_value());
+  // A layer's norm and scale stay on its stage; the coefficient's chain runs on the first stage, whose
+  // backward pass ends last, and the other stages send it their norms.
+  CHECK(first.allowed_devices == std::vector<std::string>{"gpu0"});
+  CHECK(op_named(g, "h0.attn.q.clip").allowed_devices == std::vector<std::string>{"gpu0"});
+  CHECK(op_named(g, "ln_f.grad_norm").allowed_devices == std::vector<std::string>{"gpu1"});
+  for (const char* chain : {"grad_clip.stack", "grad_clip.clamp"})
+    CHECK(op_named(g, chain).allowed_devices == std::vector<std::string>{"gpu0"});
+  // Gradient accumulation on one device: the same ops once, all on it.
+  pp.devices = {"gpu0"};
+  const hs::Graph accumulated = hs::pipeline_parallel(step, pp);
+  CHECK(ops_ending(accumulated, ".grad_norm").ops == ops_ending(step, ".grad_norm").ops);
+  CHECK(ops_ending(accumulated, ".clip").ops == ops_ending(step, ".clip").ops);
 }

@@ -45,9 +45,12 @@ OpRoles roles_of(const Graph& g) {
       }
     if (pass == Pass::Forward) {
       owner = o;
-    } else if (auto it = by_name.find(base); it != by_name.end()) {
+    } else if (auto it = by_name.find(base); it != by_name.end() && it->second != o) {
       owner = it->second;
-    } else if (!op.inputs.empty()) { // a backward op without a forward namesake: where its input comes from
+    } else if (!op.inputs.empty()) {
+      // A backward op without a forward namesake, or clipping's scalar chain: where its input comes from.
+      // The chain thereby belongs to the first layer whose norm it reads, the first pipeline stage's, whose
+      // backward pass ends last.
       owner = r.owner[static_cast<std::size_t>(g.tensor(op.inputs.front()).producer)];
     }
   }

@@ -4,7 +4,8 @@
 // "x.bwd" (and "x.bwd_rhs", a product's second operand), "x.gradsum" (a residual add's output gradients
 // summed) and "x.recompute" (its forward again in the backward pass, split and placed as x is), and an
 // optimizer op (kind "optimizer", "x.adam"), before which gradient clipping (clip=norm) adds "x.grad_norm",
-// "x.clip" and the layerless "grad_clip.*" ops of the optimizer pass. Parallelism transformations place and
+// "x.clip" and the "grad_clip.*" chain of the optimizer pass (owned by the layer whose norm it reads
+// first). Parallelism transformations place and
 // split a layer's passes together.
 #include "sim/graph.hpp"
 

@@ -243,7 +243,6 @@ Graph pipeline_schedule(const Graph& g, const PipelineLayout& l, const PipelineO
 Graph pipeline_parallel(const Graph& g, const PipelineOptions& o) {
   const int p = static_cast<int>(o.devices.size());
   check_pipeline(p, o);
-  refuse_clipped_gradients(g, "pipeline parallelism (and gradient accumulation)");
   const OpRoles roles = roles_of(g);
   if (std::none_of(roles.pass.begin(), roles.pass.end(), [](Pass x) { return x == Pass::Backward; }))
     throw std::invalid_argument("graph '" + g.name + "' has no backward pass: build it with mode=training");
