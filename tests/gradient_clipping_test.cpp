@@ -111,7 +111,7 @@ TEST_CASE("clip=norm: no weight is updated before every gradient's norm is in th
   CHECK(op_named(g, "wte.grad_norm").bytes_read == 2 * 50257.0 * 768 * kFp32);
 }
 
-TEST_CASE("clip=norm is refused where it has no meaning, by ZeRO and by tensor parallelism") {
+TEST_CASE("clip=norm is refused where it has no meaning and by ZeRO") {
   CHECK_THROWS_WITH_AS(load_workload("resnet18:clip=norm"), doctest::Contains("mode=training"),
                        hs::InputError);
   CHECK_THROWS_WITH_AS(load_workload("gpt2-small:mode=training,precision=fp16,optimizer=megatron,clip=norm"),
@@ -124,10 +124,6 @@ TEST_CASE("clip=norm is refused where it has no meaning, by ZeRO and by tensor p
   zero.zero_stage = 1;
   CHECK_THROWS_WITH_AS(hs::data_parallel(clipped, zero), doctest::Contains("grad_clip."),
                        std::invalid_argument);
-  hs::TensorParallelOptions tp;
-  tp.devices = {"gpu0", "gpu1"};
-  const hs::Graph gpt2 = load_workload("gpt2-small:mode=training,heads=fused,batch=1,seq=16,clip=norm");
-  CHECK_THROWS_WITH_AS(hs::tensor_parallel(gpt2, tp), doctest::Contains("clip=off"), std::invalid_argument);
 }
 
 TEST_CASE("clip=norm under data parallelism: every replica clips the all-reduced gradients, as DDP does") {
@@ -192,4 +188,34 @@ TEST_CASE(
   const hs::Graph accumulated = hs::pipeline_parallel(step, pp);
   CHECK(ops_ending(accumulated, ".grad_norm").ops == ops_ending(step, ".grad_norm").ops);
   CHECK(ops_ending(accumulated, ".clip").ops == ops_ending(step, ".clip").ops);
+}
+
+TEST_CASE("clip=norm under tensor parallelism: shard norms, their partial sums all-reduced, every rank "
+          "scales its shard") {
+  const hs::Graph step = load_workload("gpt2-small:mode=training,heads=fused,batch=2,seq=16,clip=norm");
+  for (const bool vocabulary : {false, true}) {
+    CAPTURE(vocabulary);
+    hs::TensorParallelOptions tp;
+    tp.devices = {"gpu0", "gpu1"};
+    tp.split_vocabulary = vocabulary;
+    const hs::Graph g = hs::tensor_parallel(step, tp);
+    // A split layer's norm and scale cover its shard; a replicated layer's (a layer norm) the whole of it.
+    CHECK(op_named(g, "t1/h0.mlp.fc1.grad_norm").flops == op_named(step, "h0.mlp.fc1.grad_norm").flops / 2);
+    CHECK(op_named(g, "t1/h0.mlp.fc1.clip").bytes_written ==
+          op_named(step, "h0.mlp.fc1.clip").bytes_written / 2);
+    CHECK(op_named(g, "t1/ln_f.grad_norm").flops == op_named(step, "ln_f.grad_norm").flops);
+    // The chain runs whole on each rank, and reads the shards' norms through one all-reduce.
+    for (const std::string r : {"t0/", "t1/"}) {
+      const hs::Op& stack = op_named(g, r + "grad_clip.stack");
+      CHECK(stack.flops == op_named(step, "grad_clip.stack").flops);
+      CHECK(stack.allowed_devices == std::vector<std::string>{r == "t0/" ? "gpu0" : "gpu1"});
+      int from_collective = 0;
+      for (hs::TensorId t : stack.inputs)
+        from_collective += g.op(g.tensor(t).producer).kind == "collective";
+      CHECK(from_collective == 1);
+    }
+    // The embedding's norm is a shard's only where the vocabulary is split.
+    const double wte = op_named(step, "wte.grad_norm").flops;
+    CHECK(op_named(g, "t0/wte.grad_norm").flops == (vocabulary ? wte / 2 : wte));
+  }
 }

@@ -32,7 +32,7 @@ bool in_optimizer_pass(const Op& op);
 
 // Throws std::invalid_argument naming `transform` when `g` clips its gradients by their global norm: where
 // each rank holds a share of the gradients the norm needs every rank's partial sum, which `transform` does
-// not reduce.
+// not reduce (ZeRO; tensor parallelism all-reduces the shards' norms, tensor_parallel.cpp).
 void refuse_clipped_gradients(const Graph& g, const std::string& transform);
 
 // Whether `name` ends with `tail` and has something before it.

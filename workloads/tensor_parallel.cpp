@@ -86,7 +86,6 @@ Graph tensor_parallel(const Graph& g, const TensorParallelOptions& o) {
 
 Graph tensor_parallel(const Graph& g, const TensorParallelOptions& o, std::vector<OpId>& origin) {
   origin.clear();
-  refuse_clipped_gradients(g, "tensor parallelism");
   const std::size_t t = o.devices.size();
   if (t < 2)
     throw std::invalid_argument("tensor parallelism needs at least 2 ranks (got " + std::to_string(t) + ")");
@@ -118,7 +117,10 @@ Graph tensor_parallel(const Graph& g, const TensorParallelOptions& o, std::vecto
     // RowParallelLinear), so every rank computes its whole gradient.
     const bool whole_bias =
         has_suffix(g.op(x).name, ".bgrad") && owner >= 0 && row_parallel(g.op(owner).name);
-    split[static_cast<std::size_t>(x)] = owner >= 0 && splits(g.op(owner).name) && !whole_bias;
+    // Gradient clipping's scalar chain runs whole on every rank: it reads the split layers' norms as
+    // partial sums, all-reduced, as Megatron-LM all-reduces the squared norm over the model-parallel group.
+    const bool clip_chain = g.op(x).name.starts_with(kGradientClipPrefix);
+    split[static_cast<std::size_t>(x)] = owner >= 0 && splits(g.op(owner).name) && !whole_bias && !clip_chain;
   }
   if (std::none_of(split.begin(), split.end(), [](bool s) { return s; }))
     throw std::invalid_argument("graph '" + g.name + "' has no attention or MLP layer to split");
