@@ -163,7 +163,7 @@ TEST_CASE("clip=norm under data parallelism: every replica clips the all-reduced
 }
 
 TEST_CASE(
-    "clip=norm in a pipeline: each stage's norms go to the last stage, which sends the coefficient back") {
+    "clip=norm in a pipeline: each stage's norms go to the first stage, which sends the coefficient back") {
   const hs::Graph step = load_workload("gpt2-small:mode=training,heads=fused,batch=4,seq=16,clip=norm");
   hs::PipelineOptions pp;
   pp.devices = {"gpu0", "gpu1"};

@@ -1,3 +1,4 @@
+#include "workloads/layer_roles.hpp"
 #include "workloads/layers.hpp"
 
 // Gradient clipping by the global norm, as torch.nn.utils.clip_grad_norm_ runs it
@@ -39,7 +40,7 @@ LayerGraph::emit_gradient_clipping(const std::map<OpId, std::vector<ValueId>>& w
     auto it = weight_grads.find(l.op);
     if (it == weight_grads.end()) continue;
     const double tensors = l.bias > 0 || l.kind == "batchnorm" || l.kind == "layernorm" ? 2 : 1;
-    auto h = b_.op(l.name + ".grad_norm");
+    auto h = b_.op(l.name + kGradientNormSuffix);
     h.kind("reduce").precision(options_.precision).flops(2 * l.weights);
     h.reads(bytes_of(it->second)).writes(tensors * elem_);
     for (ValueId g : it->second)
@@ -66,7 +67,7 @@ LayerGraph::emit_gradient_clipping(const std::map<OpId, std::vector<ValueId>>& w
     const Layer& l = layers_[i];
     auto it = weight_grads.find(l.op);
     if (it == weight_grads.end()) continue;
-    auto h = b_.op(l.name + ".clip");
+    auto h = b_.op(l.name + kGradientScaleSuffix);
     h.kind("elementwise").precision(options_.precision).flops(l.weights);
     h.reads(bytes_of(it->second) + elem_).writes(l.weights * elem_);
     for (ValueId g : it->second)

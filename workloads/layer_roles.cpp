@@ -12,7 +12,7 @@ bool has_suffix(const std::string& s, const std::string& tail) {
 
 bool in_optimizer_pass(const Op& op) {
   return op.kind == "optimizer" || op.name.starts_with(kGradientClipPrefix) ||
-         has_suffix(op.name, ".grad_norm") || has_suffix(op.name, ".clip");
+         has_suffix(op.name, kGradientNormSuffix) || has_suffix(op.name, kGradientScaleSuffix);
 }
 
 void refuse_clipped_gradients(const Graph& g, const std::string& transform) {
@@ -35,10 +35,8 @@ OpRoles roles_of(const Graph& g) {
     auto& owner = r.owner[static_cast<std::size_t>(o)];
     std::string base = op.name;
     if (in_optimizer_pass(op)) pass = Pass::Optimizer;
-    for (const char* tail : {".grad_norm", ".clip"})
-      if (has_suffix(op.name, tail)) base = op.name.substr(0, op.name.size() - std::string(tail).size());
-    for (const char* tail :
-         {".dgrad", ".wgrad", ".bgrad", ".bwd", ".bwd_rhs", ".gradsum", ".adam", ".recompute"})
+    for (const char* tail : {".dgrad", ".wgrad", ".bgrad", ".bwd", ".bwd_rhs", ".gradsum", ".adam",
+                             ".recompute", kGradientNormSuffix, kGradientScaleSuffix})
       if (has_suffix(op.name, tail)) {
         base = op.name.substr(0, op.name.size() - std::string(tail).size());
         if (pass == Pass::Forward) pass = Pass::Backward;

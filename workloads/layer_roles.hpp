@@ -24,8 +24,11 @@ struct OpRoles {
 
 OpRoles roles_of(const Graph& g);
 
-// The name prefix of the ops that turn the per-tensor gradient norms into clipping's coefficient.
+// The name prefix of the ops that turn the per-tensor gradient norms into clipping's coefficient, and the
+// suffixes of a layer's own clipping ops: the norm of its gradients and their scaling.
 inline constexpr const char* kGradientClipPrefix = "grad_clip.";
+inline constexpr const char* kGradientNormSuffix = ".grad_norm";
+inline constexpr const char* kGradientScaleSuffix = ".clip";
 
 // Whether `op` belongs to the optimizer pass: an update (kind "optimizer") or gradient clipping's ops.
 bool in_optimizer_pass(const Op& op);
