@@ -91,6 +91,9 @@ int info(const InfoOptions& o) {
             << " resident)\n";
   if (s.optimizer_state_bytes > 0)
     std::cout << "optimizer     " << units::format_bytes(s.optimizer_state_bytes) << " of state\n";
+  if (s.host_issued_ops > 0)
+    std::cout << "host issue    " << units::format_time(s.host_issue_seconds) << " over " << s.host_issued_ops
+              << " ops (their own figures: an eager framework's host time to issue them)\n";
   std::cout << "critical path " << s.depth << " ops, " << units::format_flops(s.critical_path_flops);
   if (g.uses_explicit_times())
     std::cout << ", " << fixed(s.critical_path_seconds, 6) << " s at mean op times and given edge times";

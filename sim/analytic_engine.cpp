@@ -20,7 +20,7 @@ Execution run_analytic(const Plan& plan, const CostModel& cost) {
     stream_base[d] = stream_free.size();
     stream_free.resize(stream_free.size() + plan.queues[d].size(), 0.0);
   }
-  const std::vector<double> issued = host_issue_times(plan, cost.issue_overheads(), e.ops.size());
+  const std::vector<double> issued = host_issue_times(plan, cost.issue_costs(), e.ops.size());
   for (OpId o : plan_execution_order(plan, g)) {
     const auto oi = static_cast<std::size_t>(o);
     const DeviceId dev = plan.device[oi];

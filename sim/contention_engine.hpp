@@ -19,6 +19,7 @@
 // & Sousa's edge scheduling, and results/contention/ for its measured agreement with the replay.
 #include "sim/execution.hpp"
 #include "sim/flat_graph.hpp"
+#include "sim/issue_costs.hpp"
 #include "sim/max_min_sharing.hpp"
 #include "sim/scenario.hpp"
 #include "sim/sharing_states.hpp"
@@ -232,7 +233,7 @@ private:
   int links_off_nominal_ = 0; // link directions whose availability is not 1 (no caching then)
   std::vector<std::pair<double, std::size_t>> timed_; // explicit-cost edges: (end, transfer), a min-heap
   std::vector<std::size_t> check_slots_;              // stream slots whose head may have become ready
-  std::vector<double> issue_overhead_; // per device, the bound cost model's (CostModel::issue_overheads)
+  IssueCosts issue_costs_;                            // the bound cost model's (CostModel::issue_costs)
   // Stream heads their host has not issued yet: (issued, slot), a min-heap.
   std::vector<std::pair<double, std::size_t>> issue_waits_;
   std::vector<int> pending_to_; // scratch: destination -> transfer index

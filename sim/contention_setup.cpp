@@ -71,7 +71,7 @@ void ContentionEvaluator::rebind(const CostModel& cost) {
   if (&cost.platform() != platform_)
     throw std::invalid_argument("ContentionEvaluator::rebind: a cost model on another platform");
   own_graph_.assign(cost.graph());
-  issue_overhead_ = cost.issue_overheads();
+  issue_costs_ = cost.issue_costs();
   static const std::vector<double> none; // a model with pins is asked op by op: its table is ops x devices
   bind_graph(own_graph_, cost.dense() ? cost.op_time_table() : none);
   if (!cost.dense()) pinned_cost_ = &cost;
@@ -129,7 +129,7 @@ void ContentionEvaluator::bind_plan(const Plan& plan) {
                    static_cast<std::uint32_t>(stream_base_[d] + static_cast<std::size_t>(plan.stream[o]))};
     live_[d] += g.param_bytes(o);
   }
-  result_.issued = host_issue_times(plan, issue_overhead_, n); // the run records them, as the replay does
+  result_.issued = host_issue_times(plan, issue_costs_, n); // the run records them, as the replay does
   issue_waits_.clear();
   const auto& consumers = g.all_consumers();
   consumer_device_.resize(consumers.size());

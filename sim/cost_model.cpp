@@ -248,6 +248,15 @@ std::vector<double> CostModel::issue_overheads() const {
   return per_device;
 }
 
+IssueCosts CostModel::issue_costs() const {
+  IssueCosts costs{issue_overheads(), {}};
+  const auto& ops = graph_->ops;
+  if (std::any_of(ops.begin(), ops.end(), [](const Op& o) { return o.host_issue > 0.0; }))
+    for (const Op& o : ops)
+      costs.op.push_back(o.host_issue);
+  return costs;
+}
+
 double CostModel::op_time(OpId op, DeviceId dev, int pstate) const {
   const double t = op_time(op, dev);
   const auto& states = platform_->devices[static_cast<std::size_t>(dev)].pstates;

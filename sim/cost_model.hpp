@@ -3,6 +3,7 @@
 // and both engines ask it, so a calibration changes all of them at once.
 #include "sim/calibration.hpp"
 #include "sim/graph.hpp"
+#include "sim/issue_costs.hpp"
 #include "sim/platform.hpp"
 
 #include <cstdint>
@@ -58,9 +59,11 @@ public:
   // Seconds at p-state `pstate` (execution stretches by nominal speed / state speed).
   double op_time(OpId op, DeviceId dev, int pstate) const;
   bool feasible(OpId op, DeviceId dev) const { return op_time(op, dev) < kInfeasible; }
-  // Per device, the host's time to issue one op (sim/host_issue.hpp): the calibration's where an entry
-  // gives one, else the device's.
+  // Per device, the host's own time to issue one op (sim/host_issue.hpp): the calibration's where an entry
+  // gives one, else the device's; 0 where neither does.
   std::vector<double> issue_overheads() const;
+  // The host's time to issue each op: its device's own (issue_overheads) where not 0, else the op's.
+  IssueCosts issue_costs() const;
   // Why `dev` cannot run `op` (empty when it can).
   std::string infeasibility_reason(OpId op, DeviceId dev) const;
 

@@ -68,6 +68,10 @@ OpHandle& OpHandle::sensitivity(double s) {
   op().sensitivity = s;
   return *this;
 }
+OpHandle& OpHandle::host_issue(double seconds) {
+  op().host_issue = seconds;
+  return *this;
+}
 OpHandle& OpHandle::only_on(std::vector<std::string> kinds) {
   op().allowed_kinds = std::move(kinds);
   return *this;
@@ -157,25 +161,35 @@ Graph GraphBuilder::build() && {
   return build_impl();
 }
 
-Graph GraphBuilder::build_impl() {
-  Graph& g = g_;
+namespace {
+
+// Every source of ops (files, importers, builders) meets this check: no negative, NaN or infinite work.
+void check_quantities(const Graph& g, const std::string& label) {
   for (std::size_t i = 0; i < g.ops.size(); ++i) {
     const Op& o = g.ops[i];
     const auto place = [&] { return "ops[" + std::to_string(i) + "] ('" + o.name + "')"; };
-    // Every source of ops (files, importers, builders) meets this check: no negative, NaN or infinite work.
-    for (double v : {o.flops, o.bytes_read, o.bytes_written, o.param_bytes, o.workspace_bytes, o.sensitivity})
+    for (double v : {o.flops, o.bytes_read, o.bytes_written, o.param_bytes, o.workspace_bytes, o.sensitivity,
+                     o.host_issue})
       if (!(v >= 0) || !std::isfinite(v))
-        throw InputError(label_, place(), "sizes, FLOPs and sensitivity must be finite and not negative");
+        throw InputError(label, place(),
+                         "sizes, FLOPs, sensitivity and host issue time must be finite and not negative");
     for (const auto& [dev, t] : o.times)
       if (!(t >= 0) || !std::isfinite(t))
-        throw InputError(label_, place() + ".times." + dev, "time must be finite and not negative");
+        throw InputError(label, place() + ".times." + dev, "time must be finite and not negative");
   }
   for (std::size_t i = 0; i < g.tensors.size(); ++i) {
     const Tensor& t = g.tensors[i];
     if (!std::isfinite(t.bytes) || (t.comm_time && !(std::isfinite(*t.comm_time) && *t.comm_time >= 0)))
-      throw InputError(label_, "tensors[" + std::to_string(i) + "] ('" + t.name + "')",
+      throw InputError(label, "tensors[" + std::to_string(i) + "] ('" + t.name + "')",
                        "size and transfer time must be finite and not negative");
   }
+}
+
+} // namespace
+
+Graph GraphBuilder::build_impl() {
+  Graph& g = g_;
+  check_quantities(g, label_);
   const std::size_t n = g.ops.size();
   g.preds_.assign(n, {});
   g.succs_.assign(n, {});

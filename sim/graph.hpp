@@ -19,9 +19,13 @@ struct OpAttributes {
   double flops = 0.0;
   double bytes_read = 0.0;
   double bytes_written = 0.0;
-  double param_bytes = 0.0;               // resident on the op's device for the whole run
-  double workspace_bytes = 0.0;           // allocated only while the op runs
-  double sensitivity = 0.0;               // numeric sensitivity, for precision-aware policies
+  double param_bytes = 0.0;     // resident on the op's device for the whole run
+  double workspace_bytes = 0.0; // allocated only while the op runs
+  double sensitivity = 0.0;     // numeric sensitivity, for precision-aware policies
+  // Seconds of host time the framework that runs the graph spends issuing the op (an eager framework's
+  // Python, dispatcher and kernel launch, sim/host_issue.hpp); 0: issued ahead of the device, as a compiled
+  // or graph-captured program is. A device's or a calibration's own issue_overhead replaces it.
+  double host_issue = 0.0;
   std::vector<std::string> allowed_kinds; // empty: any device kind
   // Empty: any device. Else the op may run only on these devices (by name): a placement decided before
   // any policy runs (a replica's ops, a collective's steps), which every policy meets because the cost

@@ -28,6 +28,7 @@ public:
   OpHandle& params(double bytes);
   OpHandle& workspace(double bytes);
   OpHandle& sensitivity(double s);
+  OpHandle& host_issue(double seconds);
   OpHandle& only_on(std::vector<std::string> device_kinds);
   OpHandle& pinned_to(std::vector<std::string> device_names);
   OpHandle& time_on(const std::string& device, double seconds); // textbook form

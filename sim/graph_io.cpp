@@ -34,7 +34,8 @@ Graph parse_graph(const Json& j, const std::string& file) {
   std::unordered_map<std::string, OpId> ids;
   for (const auto& n : root.at("ops").items()) {
     n.expect_only({"name", "kind", "precision", "flops", "bytes_read", "bytes_written", "params", "workspace",
-                   "sensitivity", "allowed_kinds", "allowed_devices", "times", "dims", "notes"});
+                   "sensitivity", "host_issue", "allowed_kinds", "allowed_devices", "times", "dims",
+                   "notes"});
     const auto name = n.at("name").as_string();
     if (ids.count(name)) n.at("name").fail("duplicate op name '" + name + "'");
     auto h = b.op(name);
@@ -46,6 +47,7 @@ Graph parse_graph(const Json& j, const std::string& file) {
     h.params(n.quantity_or("params", Quantity::Bytes, 0.0));
     h.workspace(n.quantity_or("workspace", Quantity::Bytes, 0.0));
     if (auto s = n.find("sensitivity")) h.sensitivity(s->as_number());
+    h.host_issue(n.quantity_or("host_issue", Quantity::Time, 0.0));
     if (auto k = n.find("allowed_kinds")) h.only_on(k->as_string_list());
     if (auto d = n.find("allowed_devices")) h.pinned_to(d->as_string_list());
     if (auto t = n.find("times"))
@@ -98,6 +100,7 @@ Json graph_to_json(const Graph& g) {
     if (o.param_bytes > 0) j["params"] = o.param_bytes;
     if (o.workspace_bytes > 0) j["workspace"] = o.workspace_bytes;
     if (o.sensitivity != 0) j["sensitivity"] = o.sensitivity;
+    if (o.host_issue > 0) j["host_issue"] = o.host_issue;
     if (!o.allowed_kinds.empty()) j["allowed_kinds"] = o.allowed_kinds;
     if (!o.allowed_devices.empty()) j["allowed_devices"] = o.allowed_devices;
     if (!o.times.empty()) j["times"] = o.times;

@@ -5,20 +5,26 @@
 
 namespace hs {
 
-std::vector<double> host_issue_times(const Plan& plan, const std::vector<double>& issue_overhead,
-                                     std::size_t op_count) {
-  std::vector<double> issued;
+bool IssueCosts::any() const {
+  return std::any_of(device.begin(), device.end(), [](double s) { return s > 0.0; }) ||
+         std::any_of(op.begin(), op.end(), [](double s) { return s > 0.0; });
+}
+
+std::vector<double> host_issue_times(const Plan& plan, const IssueCosts& costs, std::size_t op_count) {
+  if (!costs.any()) return {};
+  std::vector<double> issued(op_count, 0.0);
   for (std::size_t d = 0; d < plan.queues.size(); ++d) {
-    const double per_op = issue_overhead[d];
-    if (per_op <= 0.0) continue;
-    if (issued.empty()) issued.assign(op_count, 0.0);
     std::size_t longest = 0;
     for (const auto& queue : plan.queues[d])
       longest = std::max(longest, queue.size());
-    std::size_t count = 0;
+    double host = 0.0;
     for (std::size_t place = 0; place < longest; ++place)
       for (const auto& queue : plan.queues[d])
-        if (place < queue.size()) issued[static_cast<std::size_t>(queue[place])] = per_op * double(++count);
+        if (place < queue.size()) {
+          const auto o = static_cast<std::size_t>(queue[place]);
+          host += costs.of(o, d);
+          issued[o] = host;
+        }
   }
   return issued;
 }

@@ -10,7 +10,12 @@
 // interleaves them: every stream's first op, then every stream's second, ...). A run-time policy issues an
 // op when it dispatches it (sim/simgrid_dynamic.cpp). Either way an op starts no earlier than it was
 // issued; every engine applies the same times, so the evaluator, the analytic engine and the replay agree.
+//
+// The host time per op is the op's own (OpAttributes::host_issue: what the graph's framework spends, an
+// eager graph's measured figures) unless its device gives one (a calibration's, measured on the user's own
+// host, or the platform's), which replaces it for every op on the device.
 #include "sim/execution.hpp"
+#include "sim/issue_costs.hpp"
 #include "sim/plan.hpp"
 
 #include <cstddef>
@@ -18,10 +23,9 @@
 
 namespace hs {
 
-// Per op, the time its device's host has issued it, given each device's issue overhead
-// (CostModel::issue_overheads). Empty when no device has one, so that engines skip the check.
-std::vector<double> host_issue_times(const Plan& plan, const std::vector<double>& issue_overhead,
-                                     std::size_t op_count);
+// Per op, the time its device's host has issued it. Empty when no op costs its host anything, so that
+// engines skip the check.
+std::vector<double> host_issue_times(const Plan& plan, const IssueCosts& costs, std::size_t op_count);
 
 // What its host cost a device in a run: the ops that could have started (their stream free, their inputs
 // on the device) before their host had issued them, and the time between. Zero for every device of a run

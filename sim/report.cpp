@@ -49,6 +49,27 @@ int ops_on(const Plan& plan, std::size_t d) {
   return count;
 }
 
+// What the host spent issuing each device's ops (sim/host_issue.hpp): their mean per op, and whether the
+// figure is the device's own (a calibration's or the platform's) or the ops' (the graph's framework).
+struct HostIssueCost {
+  double per_op = 0.0;
+  bool device_own = false;
+};
+std::vector<HostIssueCost> host_issue_costs(const Report& r) {
+  const IssueCosts costs = r.cost->issue_costs();
+  std::vector<HostIssueCost> out;
+  for (std::size_t d = 0; d < costs.device.size(); ++d) {
+    double total = 0.0;
+    for (const auto& stream : r.plan->queues[d])
+      for (OpId o : stream)
+        total += costs.of(static_cast<std::size_t>(o), d);
+    const int count = ops_on(*r.plan, d);
+    const bool own = costs.device[d] > 0.0;
+    out.push_back({own ? costs.device[d] : total / std::max(count, 1), own});
+  }
+  return out;
+}
+
 std::vector<double> busy_seconds(const Report& r) {
   return busy_seconds_per_device(r.execution, *r.plan, r.cost->platform().devices.size());
 }
@@ -174,10 +195,11 @@ OJson report_json(const Report& r, Timeline timeline) {
                                   {"over_capacity", r.memory.peak[d] > p.devices[d].memory_capacity}};
   }
   if (!r.host_waits.empty()) {
-    const auto overhead = r.cost->issue_overheads();
+    const std::vector<HostIssueCost> costs = host_issue_costs(r);
     for (std::size_t d = 0; d < p.devices.size(); ++d)
-      if (overhead[d] > 0)
-        devices[p.devices[d].name]["host_issue"] = {{"issue_overhead_s", overhead[d]},
+      if (const HostIssueCost& cost = costs[d]; cost.per_op > 0)
+        devices[p.devices[d].name]["host_issue"] = {{"issue_overhead_s", cost.per_op},
+                                                    {"figure", cost.device_own ? "device" : "ops"},
                                                     {"ops_waited", r.host_waits[d].ops},
                                                     {"waited_s", r.host_waits[d].seconds}};
   }
@@ -305,11 +327,13 @@ namespace {
 std::string host_issue_text(const Report& r) {
   if (r.host_waits.empty()) return "";
   const Platform& p = r.cost->platform();
-  const auto overhead = r.cost->issue_overheads();
+  const std::vector<HostIssueCost> costs = host_issue_costs(r);
   std::string text;
   for (std::size_t d = 0; d < p.devices.size(); ++d) {
-    if (overhead[d] <= 0) continue;
-    text += "host issue " + p.devices[d].name + ": " + units::format_time(overhead[d]) + " per op; " +
+    const HostIssueCost& cost = costs[d];
+    if (cost.per_op <= 0) continue;
+    text += "host issue " + p.devices[d].name + ": " + units::format_time(cost.per_op) +
+            (cost.device_own ? " per op; " : " per op on average, the graph's own figures; ") +
             std::to_string(r.host_waits[d].ops) + " of " + std::to_string(ops_on(*r.plan, d)) +
             " ops waited for their host, " + units::format_time(r.host_waits[d].seconds) + " in all\n";
   }

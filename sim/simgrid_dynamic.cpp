@@ -41,7 +41,7 @@ public:
     started_.assign(n, -1.0);
     issued_.assign(n, 0.0);
     last_issued_.assign(p.devices.size(), 0.0);
-    issue_overhead_ = cost.issue_overheads();
+    issue_costs_ = cost.issue_costs();
     missing_inputs_.assign(n, 0);
     input_signal_.assign(n, nullptr);
     preds_left_.resize(n);
@@ -180,7 +180,8 @@ private:
   std::vector<int> pstate_; // the p-state each op ran at (DynamicScheduler::pstate_for)
   std::vector<double> started_;
   // The host issues an op as the policy dispatches it, after the device's earlier ops (sim/host_issue.hpp).
-  std::vector<double> issued_, last_issued_, issue_overhead_;
+  std::vector<double> issued_, last_issued_;
+  IssueCosts issue_costs_;
   std::vector<int> missing_inputs_;
   std::vector<replay::Waitable*> input_signal_;
   std::vector<int> preds_left_;
@@ -221,7 +222,7 @@ std::optional<OpId> DynamicFeed::next(DeviceId d, int s, replay::Waitable& me) {
   dispatch_order_.push_back(o);
   running_[di].push_back(o);
   input_signal_[oi] = &me;
-  if (const double per_op = issue_overhead_[di]; per_op > 0.0)
+  if (const double per_op = issue_costs_.of(oi, di); per_op > 0.0)
     last_issued_[di] = issued_[oi] = std::max(now(), last_issued_[di]) + per_op;
   request_inputs(o, d, true);
   me.wait_for([&] { return missing_inputs_[oi] == 0; });

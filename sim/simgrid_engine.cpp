@@ -43,7 +43,7 @@ public:
   StaticFeed(const Plan& plan, const CostModel& cost, replay::StreamExecutor& executor)
       : plan_(plan), g_(cost.graph()), executor_(executor), transfers_(executor.transfers()) {
     const auto n = static_cast<std::size_t>(g_.op_count());
-    issued_ = host_issue_times(plan, cost.issue_overheads(), n);
+    issued_ = host_issue_times(plan, cost.issue_costs(), n);
     missing_inputs_.resize(n);
     ops_left_ = n;
     for (std::size_t o = 0; o < n; ++o)

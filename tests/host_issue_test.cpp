@@ -6,6 +6,7 @@
 #include "sim/calibration.hpp"
 #include "sim/contention_engine.hpp"
 #include "sim/error.hpp"
+#include "sim/graph_io.hpp"
 #include "sim/host_issue.hpp"
 #include "sim/report.hpp"
 #include "sim/simgrid_engine.hpp"
@@ -32,14 +33,17 @@ Platform gpu_with_issue(const std::string& issue, int streams = 1) {
                         "issue-platform");
 }
 
-// A chain of ops of `flops` each (1e6 flops = 1 us on the GPU), on stream 0.
+// A chain of ops of `flops` each (1e6 flops = 1 us on the GPU), on stream 0, each with its own host issue
+// time where `host_issue` gives one.
 struct Chain {
   Graph g;
-  Chain(const std::vector<double>& flops) {
+  Chain(const std::vector<double>& flops, const std::vector<double>& host_issue = {}) {
     GraphBuilder b("chain");
     std::vector<OpHandle> ops;
     for (std::size_t i = 0; i < flops.size(); ++i)
-      ops.push_back(b.op("op" + std::to_string(i)).flops(flops[i]));
+      ops.push_back(b.op("op" + std::to_string(i))
+                        .flops(flops[i])
+                        .host_issue(host_issue.empty() ? 0.0 : host_issue[i]));
     for (std::size_t i = 1; i < ops.size(); ++i)
       ops[i - 1].feeds(ops[i], 0);
     g = std::move(b).build();
@@ -119,7 +123,7 @@ TEST_CASE("issue overhead: a device's streams are issued interleaved, first ops 
   plan.append(0, 0, 0);
   plan.append(1, 0, 0);
   plan.append(2, 0, 1);
-  const std::vector<double> issued = host_issue_times(plan, {10e-6}, 3);
+  const std::vector<double> issued = host_issue_times(plan, IssueCosts{{10e-6}, {}}, 3);
   REQUIRE(issued.size() == 3);
   CHECK(issued[0] == doctest::Approx(10e-6).epsilon(1e-12));
   CHECK(issued[1] == doctest::Approx(30e-6).epsilon(1e-12));
@@ -130,7 +134,7 @@ TEST_CASE("issue overhead: a device's streams are issued interleaved, first ops 
     CHECK(e.ops[2].start == doctest::Approx(20e-6).epsilon(1e-9));
     CHECK(e.ops[1].start == doctest::Approx(30e-6).epsilon(1e-9));
   }
-  CHECK(host_issue_times(plan, {0.0}, 3).empty()); // no overhead: engines skip the check
+  CHECK(host_issue_times(plan, IssueCosts{{0.0}, {}}, 3).empty()); // no overhead: engines skip the check
 }
 
 TEST_CASE("issue overhead: a run-time policy issues an op when it dispatches it") {
@@ -161,7 +165,7 @@ TEST_CASE("issue overhead: the evaluator agrees with the replay on random graphs
       const Plan plan = policy_by_name(policy).plan({cost, seed});
       const Execution e = run_contention(plan, cost), r = run_simgrid(plan, cost);
       CHECK(std::abs(e.makespan - r.makespan) <= 1e-6 * r.makespan);
-      const std::vector<double> issued = host_issue_times(plan, cost.issue_overheads(), e.ops.size());
+      const std::vector<double> issued = host_issue_times(plan, cost.issue_costs(), e.ops.size());
       for (std::size_t o = 0; o < e.ops.size(); ++o) {
         CHECK(std::abs(e.ops[o].start - r.ops[o].start) <= 1e-5 * r.makespan);
         CHECK(e.ops[o].start >= issued[o] * (1 - 1e-12));
@@ -217,4 +221,51 @@ TEST_CASE("issue overhead: the report says how many ops waited for their host, a
   CHECK(bare.execution.issued.empty());
   CHECK(summary_text(bare).find("host issue") == std::string::npos);
   CHECK_FALSE(report_json(bare)["devices"]["gpu"].contains("host_issue"));
+}
+
+TEST_CASE(
+    "issue overhead: an op's own host time, as an eager graph gives it, issues the op in every engine") {
+  // Issued at 10, 10, 20, 20, 30 us (the second and fourth ops cost their host nothing); 2 us kernels: the
+  // first runs 10-12, the second 12-14, the third 20-22, the fourth 22-24, the last 30-32.
+  const Platform p = gpu_with_issue("0s");
+  const Chain chain({2e6, 2e6, 2e6, 2e6, 2e6}, {10e-6, 0.0, 10e-6, 0.0, 10e-6});
+  const CostModel cost(chain.g, p);
+  const Plan plan = chain.plan(p);
+  const std::vector<double> issued = host_issue_times(plan, cost.issue_costs(), 5);
+  REQUIRE(issued.size() == 5);
+  CHECK(issued[3] == doctest::Approx(20e-6).epsilon(1e-12));
+  for (const Execution& e : all_engines(plan, cost)) {
+    CAPTURE(e.engine);
+    CHECK(e.makespan == doctest::Approx(32e-6).epsilon(1e-9));
+    CHECK(e.ops[3].start == doctest::Approx(22e-6).epsilon(1e-9));
+  }
+  // A run-time policy issues each at dispatch: (10 + 2) + 2 + (10 + 2) + 2 + (10 + 2) us.
+  const DynamicRun run = run_simgrid_dynamic(*policy_registry().find("eager"), {cost});
+  CHECK(run.execution.makespan == doctest::Approx(40e-6).epsilon(1e-9));
+  // The report gives the mean over the device's ops and says whose figures they are.
+  const Report r = make_report({"issue", "chain", "manual", 0}, plan, cost, run_simgrid(plan, cost));
+  CHECK(summary_text(r).find("host issue gpu: 6 us per op on average, the graph's own figures") !=
+        std::string::npos);
+  CHECK(report_json(r)["devices"]["gpu"]["host_issue"]["figure"] == "ops");
+}
+
+TEST_CASE("issue overhead: a device's own figure replaces its ops' own") {
+  // A host measured at 20 us per op issues every op at 20 us, whatever the graph's framework said.
+  const Platform p = gpu_with_issue("20us");
+  const Chain chain({2e6, 2e6, 2e6, 2e6, 2e6}, {10e-6, 0.0, 10e-6, 0.0, 10e-6});
+  const CostModel cost(chain.g, p);
+  for (const Execution& e : all_engines(chain.plan(p), cost))
+    CHECK(e.makespan == doctest::Approx(5 * 20e-6 + 2e-6).epsilon(1e-9));
+}
+
+TEST_CASE("issue overhead: an op's host time goes through graph JSON, and a negative one is refused") {
+  const Chain chain({2e6, 2e6}, {7e-6, 0.0});
+  const Graph back = parse_graph(graph_to_json(chain.g), "chain.json");
+  CHECK(back.ops[0].host_issue == doctest::Approx(7e-6).epsilon(1e-15));
+  CHECK(back.ops[1].host_issue == 0.0);
+  nlohmann::json j = graph_to_json(chain.g);
+  j["ops"][1]["host_issue"] = "-2us";
+  CHECK_THROWS_WITH_AS(parse_graph(j, "chain.json"), doctest::Contains("ops[1]"), InputError);
+  j["ops"][1]["host_issue"] = "soon";
+  CHECK_THROWS_WITH_AS(parse_graph(j, "chain.json"), doctest::Contains("host_issue"), InputError);
 }

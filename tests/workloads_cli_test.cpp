@@ -68,6 +68,10 @@ TEST_CASE("info prints totals, parameters, intensity by op kind and the critical
   CHECK(r.output.find("parameters    25557032") != std::string::npos);
   CHECK(r.output.find("conv2d             53") != std::string::npos);
   CHECK(r.output.find("critical path 167 ops") != std::string::npos);
+  CHECK(r.output.find("host issue") == std::string::npos); // a captured graph's host issues ahead
+  // An eager graph's host time: 416 ops at eager PyTorch's measured 7.14 us each (workloads/eager_issue.hpp).
+  CHECK(heterosim("info --workload bert-large:implementation=huggingface")
+            .output.find("host issue    2.972 ms over 416 ops") != std::string::npos);
   const auto t =
       heterosim("info --workload " + std::string(HS_SOURCE_DIR) + "/workloads/examples/topcuoglu2002.json");
   CHECK(t.output.find("108.000000 s") != std::string::npos);

@@ -87,7 +87,8 @@ TEST_CASE("the parameter line lists each key with its default or choices, and it
         "its arithmetic), or Megatron-LM's fp16 optimizer) bias_grad=fused|separate (training: each bias's "
         "gradient in its weight-gradient GEMM, or a reduction of its own as PyTorch's autograd runs it) "
         "clip=off|norm (training: torch.nn.utils.clip_grad_norm_ before the optimizer step, as Hugging "
-        "Face's Trainer runs it)");
+        "Face's Trainer runs it) issue=captured|eager (the host's time to issue each op: none (compiled or "
+        "graph-captured), or eager PyTorch's, measured (workloads/eager_issue.hpp))");
 }
 
 TEST_CASE("a listed key that the other parameters leave unread is refused by name") {

@@ -20,6 +20,8 @@ GraphSummary summarize(const Graph& g) {
       s.param_bytes += o.param_bytes;
       s.parameters += o.param_bytes / layers::element_bytes(o.precision);
     }
+    s.host_issue_seconds += o.host_issue;
+    s.host_issued_ops += o.host_issue > 0 ? 1 : 0;
     KindTotals& k = s.by_kind[o.kind];
     ++k.ops;
     k.flops += o.flops;

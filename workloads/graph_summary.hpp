@@ -25,6 +25,8 @@ struct GraphSummary {
   double param_bytes = 0;           // weights resident on the ops that own them
   double optimizer_state_bytes = 0; // param bytes of optimizer ops (Adam moments, master weights)
   double parameters = 0;            // weight elements: param bytes over each owner's element size
+  double host_issue_seconds = 0;    // the ops' own host time to issue them (OpAttributes::host_issue)
+  int host_issued_ops = 0;          // ops with some
   std::map<std::string, KindTotals> by_kind;
   int depth = 0;                    // ops on the longest path
   double critical_path_flops = 0;   // FLOPs on the heaviest path

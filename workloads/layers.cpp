@@ -1,5 +1,6 @@
 #include "workloads/layers.hpp"
 
+#include "workloads/eager_issue.hpp"
 #include "workloads/per_element_flops.hpp"
 
 #include <algorithm>
@@ -459,7 +460,9 @@ Graph LayerGraph::finish() && {
       std::sort(consumers.begin(), consumers.end());
       b_.tensor(v.name, v.bytes, v.producer, consumers);
     }
-  return std::move(b_).build();
+  Graph g = std::move(b_).build();
+  if (options_.eager_issue) charge_eager_issue(g, options_.training);
+  return g;
 }
 
 } // namespace hs::layers

@@ -49,6 +49,9 @@ struct ModelOptions {
   // gradient scaled by it in place (PyTorch scales even when the coefficient clamps to 1, to spare a host
   // sync). The total is a barrier: no weight is updated before every gradient exists.
   bool clip_grad_norm = false;
+  // Every op costs its host eager PyTorch's measured time to issue it (workloads/eager_issue.hpp); false:
+  // none, as a compiled or graph-captured program issues its kernels ahead of the device.
+  bool eager_issue = false;
 };
 
 using ValueId = int;

@@ -18,6 +18,9 @@ std::vector<WorkloadParameter> model_parameters(std::vector<WorkloadParameter> o
   all.push_back({"clip", "off|norm",
                  "training: torch.nn.utils.clip_grad_norm_ before the optimizer step, as Hugging Face's "
                  "Trainer runs it"});
+  all.push_back({"issue", "captured|eager",
+                 "the host's time to issue each op: none (compiled or graph-captured), or eager PyTorch's, "
+                 "measured (workloads/eager_issue.hpp)"});
   return all;
 }
 
@@ -42,6 +45,7 @@ ModelOptions read_model_options(WorkloadParams& p, const std::string& builder, l
   o.separate_bias_grads = p.text("bias_grad", "fused", {"fused", "separate"}) == "separate";
   if (o.separate_bias_grads && !o.training)
     throw InputError(builder, "bias_grad", "bias gradients are computed in training: give mode=training");
+  o.eager_issue = p.text("issue", "captured", {"captured", "eager"}) == "eager";
   o.clip_grad_norm = p.text("clip", "off", {"off", "norm"}) == "norm";
   if (o.clip_grad_norm && !o.training)
     throw InputError(builder, "clip", "gradients are clipped in training: give mode=training");

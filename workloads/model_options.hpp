@@ -6,7 +6,8 @@
 namespace hs::layers {
 
 // batch=<n> precision=fp32|fp16|bf16|int8 mode=inference|training optimizer=adam|foreach|megatron
-// bias_grad=fused|separate clip=off|norm. int8 is inference only; the last three are for training.
+// bias_grad=fused|separate clip=off|norm issue=captured|eager. int8 is inference only; optimizer, bias_grad
+// and clip are for training.
 ModelOptions read_model_options(WorkloadParams& p, const std::string& builder, long long default_batch);
 
 // A model builder's parameter list: batch, then the builder's own, then precision and mode.

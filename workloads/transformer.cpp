@@ -27,6 +27,7 @@ void read_implementation(WorkloadParams& p, bool gpt2) {
   const bool training = p.text("mode", "inference", {}) == "training"; // checked by read_model_options
   p.default_to("heads", "fused");
   p.default_to("attention", "eager");
+  p.default_to("issue", "eager");
   if (training) {
     p.default_to("dropout", "on");
     p.default_to("optimizer", "foreach");

@@ -112,6 +112,7 @@ Op rewritten_op(const Graph& g, const RewriteCandidates& c, const RewriteDecisio
       fused.param_bytes += mo.param_bytes;
       fused.workspace_bytes = std::max(fused.workspace_bytes, mo.workspace_bytes);
       fused.sensitivity = std::max(fused.sensitivity, mo.sensitivity);
+      fused.host_issue = std::max(fused.host_issue, mo.host_issue); // one launch, issued once
       if (mo.flops > anchor_flops) {
         anchor_flops = mo.flops;
         fused.kind = mo.kind; // the cost model's efficiency is the heaviest member's
