@@ -292,7 +292,8 @@ std::string layout_line(const ParallelSetup& s, const Graph& transformed) {
     out += line;
     if (s.tp.split_vocabulary) out += ", vocabulary split";
   }
-  return out + ", on " + s.devices().front() + ".." + s.devices().back();
+  if (s.devices().size() > 1) return out + ", on " + s.devices().front() + ".." + s.devices().back();
+  return out + (accumulating ? ", on " : " none: the step pinned to ") + s.devices().front();
 }
 
 std::string parallel_summary(const ParallelSetup& s, const Report& report) {

@@ -59,6 +59,19 @@ TEST_CASE("run prints every metric and writes the report, the timeline and the t
   CHECK(trace["traceEvents"].size() > 60);
 }
 
+TEST_CASE("run --parallel on one device pins the step there, whatever the policy would pick") {
+  // On l4-server fastest-device takes the host CPU for BERT-large at batch 1; dp=1 on gpu0 says the GPU.
+  const auto dir = scratch("one-device");
+  const auto r = heterosim("run --platform l4-server --workload bert-large:implementation=huggingface "
+                           "--parallel dp=1,devices=gpu0 --policy fastest-device --out " +
+                           (dir / "o").string());
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("parallel  none: the step pinned to gpu0") != std::string::npos);
+  const auto report = nlohmann::json::parse(slurp(dir / "o" / "report.json"));
+  CHECK(report["devices"]["gpu0"]["ops"] == 416);
+  CHECK(report["devices"]["gpu0"]["host_issue"]["figure"] == "ops"); // the eager graph's own figures
+}
+
 TEST_CASE("same inputs and seed give byte-identical results, another seed does not") {
   const auto dir = scratch("determinism");
   const std::string common = "run --platform multi-gpu-node --workload random:ops=80 --policy heft -q --out ";

@@ -3,6 +3,7 @@
 // (p-1)/(m+p-1) with tensor parallelism inside the stages, and every replica's weights updated from the
 // gradients of every replica and micro-batch.
 #include "parallel_support.hpp"
+#include "policies/policy.hpp"
 #include "sim/cost_model.hpp"
 #include "sim/graph_builder.hpp"
 #include "sim/simgrid_engine.hpp"
@@ -272,4 +273,25 @@ TEST_CASE("wherever the stage cuts fall, even between a layer's Q and K, the sch
       CAPTURE(v);
       CHECK_NOTHROW(tensor_pipeline_parallel(step, 2, o));
     }
+}
+
+TEST_CASE("a mesh of one device pins the step to it, so a policy cannot place it elsewhere") {
+  // `--parallel dp=1,devices=gpu0`: on l4-server fastest-device would otherwise take the host CPU for
+  // BERT-large at batch 1 (its datasheet figures beat the L4's there); the mesh says the GPU.
+  GraphBuilder b("step");
+  b.op("free").flops(1e6);
+  b.op("placed").flops(1e6).pinned_to({"cpu0"});
+  MeshOptions one;
+  one.devices = {"gpu1"};
+  const Graph g = mesh_parallel(std::move(b).build(), one);
+  CHECK(g.op(0).allowed_devices == std::vector<std::string>{"gpu1"});
+  CHECK(g.op(1).allowed_devices == std::vector<std::string>{"cpu0"}); // a pin already made stays
+  const Platform l4 = load_platform("l4-server");
+  const Graph bert = load_workload("bert-large:implementation=huggingface");
+  one.devices = {"gpu0"};
+  const Graph pinned = mesh_parallel(bert, one);
+  const CostModel cost(pinned, l4);
+  const Plan plan = policy_by_name("fastest-device").plan({cost, 0});
+  for (OpId o = 0; o < pinned.op_count(); ++o)
+    CHECK(l4.devices[static_cast<std::size_t>(plan.device[static_cast<std::size_t>(o)])].name == "gpu0");
 }

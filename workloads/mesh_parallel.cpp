@@ -37,6 +37,14 @@ std::vector<std::string> data_parallel_order(const Graph& replica, const std::ve
   return ordered;
 }
 
+// The step on one device: every op not already pinned is pinned to it, as any transformation places what it
+// makes before a policy runs (a mesh of one would otherwise leave the policy free to pick another device).
+Graph on_one_device(Graph step, const std::string& device) {
+  for (Op& op : step.ops)
+    if (op.allowed_devices.empty()) op.allowed_devices = {device};
+  return step;
+}
+
 } // namespace
 
 Graph tensor_pipeline_parallel(const Graph& g, int t, const PipelineOptions& o,
@@ -101,7 +109,7 @@ Graph mesh_parallel(const Graph& step, const MeshOptions& o) {
                         : scheduled               ? pipeline_parallel(step, pp)
                         : o.tensor > 1            ? tensor_parallel(step, split)
                                                   : step;
-  if (o.data < 2) return replica;
+  if (o.data < 2) return scheduled || o.tensor > 1 ? replica : on_one_device(replica, o.devices.front());
   DataParallelOptions dp = o.data_options;
   dp.devices = k > 1 ? data_parallel_order(replica, o.devices, static_cast<std::size_t>(k)) : o.devices;
   return data_parallel(replica, dp);

@@ -36,9 +36,9 @@ Graph tensor_pipeline_parallel(const Graph& microbatch, int tp, const PipelineOp
 
 // The whole mesh: one replica by tensor and pipeline parallelism (whichever are above 1; micro-batches on
 // one stage are gradient accumulation) on the first pp x tp devices, then data parallelism across the
-// replicas, each replica's device (s, r) all-reducing its gradients with the same (s, r) of every other.
-// Throws std::invalid_argument for a device count other than dp x tp x pp, and as the transformations it
-// composes do.
+// replicas, each replica's device (s, r) all-reducing its gradients with the same (s, r) of every other. A
+// mesh of one device (dp=tp=pp=1, no micro-batches) pins the step to it. Throws std::invalid_argument for a
+// device count other than dp x tp x pp, and as the transformations it composes do.
 Graph mesh_parallel(const Graph& step, const MeshOptions& options);
 
 } // namespace hs
