@@ -53,7 +53,8 @@ struct Device {
   double memory_capacity = 0.0;             // bytes
   double launch_overhead = 0.0;             // seconds per kernel
   // Host seconds to issue one op to the device (an eager framework's Python and dispatcher, the driver's
-  // launch), overlapped with the device's earlier ops; 0: the host keeps ahead (sim/host_issue.hpp).
+  // launch), overlapped with the device's earlier ops, in place of the ops' own figures
+  // (OpAttributes::host_issue); 0: each op's own (sim/host_issue.hpp).
   double issue_overhead = 0.0;
   std::map<std::string, double> compute_efficiency; // per op kind, "default" as fallback
   double memory_efficiency = 1.0;
