@@ -105,11 +105,12 @@ Graph mesh_parallel(const Graph& step, const MeshOptions& o) {
   const bool scheduled = o.pipeline > 1 || pp.microbatches > 1;
   TensorParallelOptions split = o.tensor_options;
   split.devices = pp.devices;
+  if (o.data < 2 && !scheduled && o.tensor == 1) return on_one_device(step, o.devices.front());
   const Graph replica = scheduled && o.tensor > 1 ? tensor_pipeline_parallel(step, o.tensor, pp, split)
                         : scheduled               ? pipeline_parallel(step, pp)
                         : o.tensor > 1            ? tensor_parallel(step, split)
                                                   : step;
-  if (o.data < 2) return scheduled || o.tensor > 1 ? replica : on_one_device(replica, o.devices.front());
+  if (o.data < 2) return replica;
   DataParallelOptions dp = o.data_options;
   dp.devices = k > 1 ? data_parallel_order(replica, o.devices, static_cast<std::size_t>(k)) : o.devices;
   return data_parallel(replica, dp);
