@@ -3,11 +3,14 @@
 // only go to a device whose memory still holds everything placed there so far plus what the op adds.
 // The account is conservative, so the plan never exceeds capacity in any replay: a device is charged for
 // the parameters and outputs of every op placed on it and for every tensor copied to it, all kept for the
-// whole run, plus its largest workspace once per stream. A graph too large for any single device is spread
-// over several; a graph too large for all of them together is refused with the op that did not fit.
+// whole run, plus its largest workspace once per stream; an optimizer update's workspace is kept for the
+// whole run too, since the step holds every update's until its last ends (sim/memory.hpp). A graph too large
+// for any single device is spread over several; a graph too large for all of them together is refused with
+// the op that did not fit.
 #include "policies/heft.hpp"
 #include "policies/input_arrival.hpp"
 #include "policies/policy.hpp"
+#include "sim/op_kinds.hpp"
 #include "sim/units.hpp"
 
 #include <algorithm>
@@ -67,7 +70,7 @@ template <bool Contention> struct MemoryAware {
       st.finish[oi] = best.finish;
       st.table.reserve(best.device, best.start, best.finish);
       st.resident[bi] += best.added;
-      st.workspace[bi] = std::max(st.workspace[bi], op.workspace_bytes);
+      st.workspace[bi] = std::max(st.workspace[bi], transient_workspace(op));
       for (TensorId t : op.outputs)
         st.held[bi].insert(t);
       for (TensorId t : op.inputs)
@@ -76,6 +79,11 @@ template <bool Contention> struct MemoryAware {
     }
     Plan plan = plan_from_assignment(g, p, st.device, st.start, name());
     return Contention ? refine_list_plan(std::move(plan), cost, ctx.observer, true) : plan;
+  }
+
+  // The workspace `op` frees as it ends: all but an optimizer update's.
+  static double transient_workspace(const Op& op) {
+    return op.kind == optimizer_kind ? 0.0 : op.workspace_bytes;
   }
 
   // The device where `o` finishes first among those whose memory still holds it.
@@ -92,13 +100,13 @@ template <bool Contention> struct MemoryAware {
         if (observer) observer->excluded(o, d, cost.infeasibility_reason(o, d));
         continue;
       }
-      double added = op.param_bytes;
+      double added = op.param_bytes + op.workspace_bytes - transient_workspace(op);
       for (TensorId t : op.outputs)
         added += g.tensor(t).bytes;
       for (TensorId t : op.inputs)
         if (!st.held[di].count(t)) added += g.tensor(t).bytes;
-      const double need =
-          st.resident[di] + added + std::max(st.workspace[di], op.workspace_bytes) * p.devices[di].streams;
+      const double need = st.resident[di] + added +
+                          std::max(st.workspace[di], transient_workspace(op)) * p.devices[di].streams;
       if (need > p.devices[di].memory_capacity) {
         const std::string why = p.devices[di].name + " would need " + units::format_bytes(need);
         fullest += (fullest.empty() ? "" : ", ") + why;

@@ -303,17 +303,23 @@ void ContentionEvaluator::op_finished(std::size_t slot, double now) {
 }
 
 // An op's end frees its workspace, and each input copy on its device whose last use it was (the
-// producer's copy for a local input, the transfer's for another's).
+// producer's copy for a local input, the transfer's for another's); an update's, and the copies updates
+// read, wait for the device's last update to end.
 void ContentionEvaluator::release_inputs(OpId o, DeviceId dev) {
   const auto oi = static_cast<std::size_t>(o);
   const auto d = static_cast<std::size_t>(dev);
   const FlatGraph& g = *graph_;
-  live_[d] -= g.workspace_bytes(oi);
+  const bool update = g.optimizer(oi);
+  release(d, g.workspace_bytes(oi), update);
   const auto inputs = g.inputs(oi);
   const auto entries = g.input_entries(oi);
   for (std::size_t j = 0; j < inputs.size(); ++j) {
     const double bytes = g.tensor_bytes(static_cast<std::size_t>(inputs[j]));
-    if (--uses_[use_of_[entries[j]]] == 0) live_[d] -= bytes;
+    if (--uses_[use_of_[entries[j]]] == 0) release(d, bytes, !held_entry_.empty() && held_entry_[entries[j]]);
+  }
+  if (update && --step_ops_left_[d] == 0) { // the step's end frees what it held
+    live_[d] -= held_[d];
+    held_[d] = 0.0;
   }
 }
 

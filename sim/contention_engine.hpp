@@ -115,6 +115,16 @@ private:
     }
   }
   void record_peaks();
+  // Frees a copy's or a workspace's bytes on `device`, or holds them there until the device's optimizer
+  // step ends when `held` (memory_usage's rule).
+  void release(std::size_t device, double bytes, bool held) {
+    if (held && step_ops_left_[device] > 0)
+      held_[device] += bytes;
+    else
+      live_[device] -= bytes;
+  }
+  bool source_copy_held(std::size_t tensor, DeviceId from) const;
+  void bind_optimizer_step(const Plan& plan);
 
   void bind_graph(const FlatGraph& graph, const std::vector<double>& op_times);
   std::uint32_t route_slot(std::size_t route) { // finds the route's figures on first use
@@ -247,6 +257,11 @@ private:
   std::vector<std::size_t> grown_;
   std::vector<int> uses_; // [tensor]: its producer's copy; [tensor_count + transfer]: the transfer's
   std::vector<std::uint32_t> use_of_; // per consumer entry: the uses_ its read counts against
+  // The optimizer step: per consumer entry, whether its copy is read by an update on its device (empty: the
+  // graph has no updates); per device, its updates, those not yet ended, and the bytes held until then.
+  std::vector<char> held_entry_;
+  std::vector<int> step_ops_, step_ops_left_;
+  std::vector<double> held_;
   std::size_t ops_left_ = 0;
   std::size_t profile_next_ = 0;
   bool rates_dirty_ = false;

@@ -135,6 +135,37 @@ void ContentionEvaluator::bind_plan(const Plan& plan) {
   consumer_device_.resize(consumers.size());
   for (std::size_t k = 0; k < consumers.size(); ++k)
     consumer_device_[k] = plan.device[static_cast<std::size_t>(consumers[k])];
+  bind_optimizer_step(plan);
+}
+
+// A copy is held to the step's end where an update on its device reads it.
+void ContentionEvaluator::bind_optimizer_step(const Plan& plan) {
+  const FlatGraph& g = *graph_;
+  const auto nd = static_cast<std::size_t>(devices_);
+  step_ops_.assign(nd, 0);
+  for (std::size_t o = 0; g.has_optimizer_ops() && o < g.op_count(); ++o)
+    if (g.optimizer(o)) ++step_ops_[static_cast<std::size_t>(plan.device[o])];
+  step_ops_left_ = step_ops_; // a run starts with none of them ended (reset binds the plan each run)
+  held_.assign(nd, 0.0);
+  held_entry_.clear();
+  if (!g.has_optimizer_ops()) return;
+  const auto& consumers = g.all_consumers();
+  held_entry_.assign(consumers.size(), 0);
+  for (std::size_t t = 0; t < g.tensor_count(); ++t) {
+    const std::uint32_t begin = g.consumer_begin(t), end = g.consumer_begin(t + 1);
+    for (std::uint32_t k = begin; k < end; ++k) {
+      if (!g.optimizer(static_cast<std::size_t>(consumers[k]))) continue;
+      for (std::uint32_t j = begin; j < end; ++j)
+        if (consumer_device_[j] == consumer_device_[k]) held_entry_[j] = 1;
+    }
+  }
+}
+
+bool ContentionEvaluator::source_copy_held(std::size_t tensor, DeviceId from) const {
+  if (held_entry_.empty()) return false;
+  for (std::uint32_t k = graph_->consumer_begin(tensor); k < graph_->consumer_begin(tensor + 1); ++k)
+    if (held_entry_[k] && consumer_device_[k] == from) return true;
+  return false;
 }
 
 void ContentionEvaluator::reset(const Plan& plan) {

@@ -150,7 +150,7 @@ void ContentionEvaluator::transfer_finished(std::size_t t, double now) {
   const Transfer& tr = transfers_[t];
   const auto ti = static_cast<std::size_t>(tr.tensor);
   const double bytes = graph_->tensor_bytes(ti);
-  if (--uses_[ti] == 0) live_[static_cast<std::size_t>(tr.from)] -= bytes;
+  if (--uses_[ti] == 0) release(static_cast<std::size_t>(tr.from), bytes, source_copy_held(ti, tr.from));
   const auto route = static_cast<std::size_t>(tr.from) * static_cast<std::size_t>(devices_) +
                      static_cast<std::size_t>(tr.to);
   for (int l : route_links_[route_slot(route)]) // explicit-cost edges never took a slot

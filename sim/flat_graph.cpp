@@ -1,9 +1,12 @@
 #include "sim/flat_graph.hpp"
 
 #include "sim/error.hpp"
+#include "sim/op_kinds.hpp"
 #include "sim/topological_order.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace hs {
 
@@ -12,12 +15,16 @@ void FlatGraph::assign(const Graph& g) {
   for (auto* v : {&p.workspace_bytes, &p.param_bytes, &p.tensor_bytes, &p.comm_time})
     v->clear();
   p.producer.clear();
+  p.optimizer.clear();
   p.consumers.clear();
   p.consumer_begin.assign(1, 0);
   for (const Op& op : g.ops) {
     p.workspace_bytes.push_back(op.workspace_bytes);
     p.param_bytes.push_back(op.param_bytes);
   }
+  if (std::any_of(g.ops.begin(), g.ops.end(), [](const Op& op) { return op.kind == optimizer_kind; }))
+    for (const Op& op : g.ops)
+      p.optimizer.push_back(op.kind == optimizer_kind ? 1 : 0);
   for (const Tensor& t : g.tensors) {
     p.tensor_bytes.push_back(t.bytes);
     p.producer.push_back(t.producer);
@@ -39,6 +46,11 @@ void FlatGraph::assign(Parts parts, const std::string& label) {
 // the bytes an op allocates when it starts, and the topological order.
 void FlatGraph::derive(const std::string& label) {
   const std::size_t n = op_count(), nt = tensor_count();
+  if (std::none_of(parts_.optimizer.begin(), parts_.optimizer.end(), [](char c) { return c != 0; }))
+    parts_.optimizer.clear();
+  else if (parts_.optimizer.size() != n)
+    throw std::invalid_argument("FlatGraph: optimizer flags for " + std::to_string(parts_.optimizer.size()) +
+                                " ops, not " + std::to_string(n));
   output_begin_.assign(n + 1, 0);
   input_begin_.assign(n + 1, 0);
   for (std::size_t t = 0; t < nt; ++t) {

@@ -16,9 +16,10 @@ public:
   // What defines the arrays: per op its workspace and parameter bytes; per tensor its size, producer,
   // explicit transfer seconds (negative for none) and consumers, each once, in [consumer_begin[t],
   // consumer_begin[t+1]). An op's inputs and outputs are its tensors in tensor order, as GraphBuilder
-  // links them.
+  // links them. `optimizer` marks an optimizer step's updates (optimizer_kind); empty: none.
   struct Parts {
     std::vector<double> workspace_bytes, param_bytes;
+    std::vector<char> optimizer;
     std::vector<double> tensor_bytes, comm_time;
     std::vector<OpId> producer;
     std::vector<OpId> consumers;
@@ -49,6 +50,8 @@ public:
   }
   double workspace_bytes(std::size_t op) const { return parts_.workspace_bytes[op]; }
   double param_bytes(std::size_t op) const { return parts_.param_bytes[op]; }
+  bool has_optimizer_ops() const { return !parts_.optimizer.empty(); }
+  bool optimizer(std::size_t op) const { return has_optimizer_ops() && parts_.optimizer[op] != 0; }
   double alloc_at_start(std::size_t op) const { return alloc_at_start_[op]; } // outputs + workspace
   double tensor_bytes(std::size_t t) const { return parts_.tensor_bytes[t]; }
   OpId producer(std::size_t t) const { return parts_.producer[t]; }

@@ -1,5 +1,6 @@
 #include "sim/memory.hpp"
 
+#include "sim/op_kinds.hpp"
 #include "sim/units.hpp"
 
 #include <algorithm>
@@ -19,10 +20,9 @@ struct Event {
 Kind tensor_kind(const Graph& g, const Tensor& t) {
   const Op& producer = g.op(t.producer);
   if (producer.kind == "collective" && producer.name.rfind(gathered_weights_prefix, 0) == 0) return Parameter;
-  const bool weight_gradient =
-      producer.name.size() > 6 && producer.name.compare(producer.name.size() - 6, 6, ".wgrad") == 0;
+  const bool weight_gradient = producer.name.ends_with(".wgrad") || producer.name.ends_with(".gradacc");
   const bool read_by_optimizer = std::any_of(t.consumers.begin(), t.consumers.end(),
-                                             [&](OpId c) { return g.op(c).kind == "optimizer"; });
+                                             [&](OpId c) { return g.op(c).kind == optimizer_kind; });
   return producer.kind == "collective" || weight_gradient || read_by_optimizer ? Gradient : Activation;
 }
 
@@ -52,6 +52,53 @@ void find_peak(std::vector<Event>& ev, const MemoryBreakdown& resident, double& 
   }
 }
 
+// Per device, when its last optimizer update ends (0 where it runs none).
+std::vector<double> optimizer_step_ends(const Plan& plan, const Graph& g, const Execution& e,
+                                        std::size_t devices) {
+  std::vector<double> end(devices, 0.0);
+  for (std::size_t o = 0; o < g.ops.size(); ++o)
+    if (g.ops[o].kind == optimizer_kind) {
+      double& d = end[static_cast<std::size_t>(plan.device[o])];
+      d = std::max(d, e.ops[o].end);
+    }
+  return end;
+}
+
+using Copy = std::tuple<DeviceId, double, double>; // where a tensor lives, from, until
+
+// Each tensor's copies: on its producer's device, and on each device a transfer brought it to.
+std::vector<std::vector<Copy>> tensor_copies(const Plan& plan, const Graph& g, const Execution& e,
+                                             const std::vector<double>& step_end) {
+  std::vector<std::vector<Copy>> copies(static_cast<std::size_t>(g.tensor_count()));
+  for (TensorId t = 0; t < g.tensor_count(); ++t) {
+    const Tensor& tensor = g.tensor(t);
+    const auto pi = static_cast<std::size_t>(tensor.producer);
+    const double until = tensor.consumers.empty() ? e.makespan : e.ops[pi].end;
+    copies[static_cast<std::size_t>(t)].emplace_back(plan.device[pi], e.ops[pi].start, until);
+  }
+  auto copy_on = [&](TensorId t, DeviceId d) -> Copy& {
+    for (auto& c : copies[static_cast<std::size_t>(t)])
+      if (std::get<0>(c) == d) return c;
+    return copies[static_cast<std::size_t>(t)].emplace_back(d, 0.0, 0.0);
+  };
+  for (const auto& tr : e.transfers) {
+    auto& src = copy_on(tr.tensor, tr.from);
+    std::get<2>(src) = std::max(std::get<2>(src), tr.end);
+    auto& dst = copy_on(tr.tensor, tr.to);
+    std::get<1>(dst) = tr.start;
+    std::get<2>(dst) = std::max(std::get<2>(dst), tr.end);
+  }
+  for (TensorId t = 0; t < g.tensor_count(); ++t)
+    for (OpId c : g.tensor(t).consumers) {
+      const auto ci = static_cast<std::size_t>(c);
+      const auto d = static_cast<std::size_t>(plan.device[ci]);
+      auto& copy = copy_on(t, plan.device[ci]);
+      const double read_until = g.ops[ci].kind == optimizer_kind ? step_end[d] : e.ops[ci].end;
+      std::get<2>(copy) = std::max(std::get<2>(copy), read_until);
+    }
+  return copies;
+}
+
 } // namespace
 
 MemoryUsage memory_usage(const Plan& plan, const CostModel& cost, const Execution& e) {
@@ -67,40 +114,17 @@ MemoryUsage memory_usage(const Plan& plan, const CostModel& cost, const Executio
     events[static_cast<std::size_t>(d)].push_back({from, bytes, kind});
     events[static_cast<std::size_t>(d)].push_back({to, -bytes, kind});
   };
+  const std::vector<double> step_end = optimizer_step_ends(plan, g, e, devices);
   for (OpId o = 0; o < g.op_count(); ++o) {
     const auto oi = static_cast<std::size_t>(o);
     const auto d = static_cast<std::size_t>(plan.device[oi]);
+    const bool update = g.ops[oi].kind == optimizer_kind;
     m.parameters[d] += g.ops[oi].param_bytes;
-    (g.ops[oi].kind == "optimizer" ? resident[d].optimizer_state : resident[d].parameters) +=
-        g.ops[oi].param_bytes;
-    occupy(plan.device[oi], e.ops[oi].start, e.ops[oi].end, g.ops[oi].workspace_bytes, Workspace);
+    (update ? resident[d].optimizer_state : resident[d].parameters) += g.ops[oi].param_bytes;
+    const double until = update ? std::max(e.ops[oi].end, step_end[d]) : e.ops[oi].end;
+    occupy(plan.device[oi], e.ops[oi].start, until, g.ops[oi].workspace_bytes, Workspace);
   }
-  // Where each tensor lives, and until when: (device, from, until) per copy.
-  std::vector<std::vector<std::tuple<DeviceId, double, double>>> copies(
-      static_cast<std::size_t>(g.tensor_count()));
-  for (TensorId t = 0; t < g.tensor_count(); ++t) {
-    const Tensor& tensor = g.tensor(t);
-    const auto pi = static_cast<std::size_t>(tensor.producer);
-    const double until = tensor.consumers.empty() ? e.makespan : e.ops[pi].end;
-    copies[static_cast<std::size_t>(t)].emplace_back(plan.device[pi], e.ops[pi].start, until);
-  }
-  auto copy_on = [&](TensorId t, DeviceId d) -> std::tuple<DeviceId, double, double>& {
-    for (auto& c : copies[static_cast<std::size_t>(t)])
-      if (std::get<0>(c) == d) return c;
-    return copies[static_cast<std::size_t>(t)].emplace_back(d, 0.0, 0.0);
-  };
-  for (const auto& tr : e.transfers) {
-    auto& src = copy_on(tr.tensor, tr.from);
-    std::get<2>(src) = std::max(std::get<2>(src), tr.end);
-    auto& dst = copy_on(tr.tensor, tr.to);
-    std::get<1>(dst) = tr.start;
-    std::get<2>(dst) = std::max(std::get<2>(dst), tr.end);
-  }
-  for (TensorId t = 0; t < g.tensor_count(); ++t)
-    for (OpId c : g.tensor(t).consumers) {
-      auto& copy = copy_on(t, plan.device[static_cast<std::size_t>(c)]);
-      std::get<2>(copy) = std::max(std::get<2>(copy), e.ops[static_cast<std::size_t>(c)].end);
-    }
+  const auto copies = tensor_copies(plan, g, e, step_end);
   for (TensorId t = 0; t < g.tensor_count(); ++t) {
     const Kind kind = tensor_kind(g, g.tensor(t));
     for (const auto& [d, from, until] : copies[static_cast<std::size_t>(t)])

@@ -16,5 +16,8 @@ std::string unknown_op_kind_message(const std::string& kind);
 // NCCL's do) and a schedule's barriers (an order between passes, no work). They cost only the bytes
 // they touch, and every device runs them.
 bool is_synchronisation_kind(const std::string& kind);
+// The kind of an optimizer step's updates. A training step frees what its updates read (the gradients)
+// and their workspaces when the device's last update ends, as `optimizer.step()` then `zero_grad()` do.
+inline constexpr const char* optimizer_kind = "optimizer";
 
 } // namespace hs

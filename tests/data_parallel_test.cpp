@@ -253,7 +253,11 @@ TEST_CASE("a device's peak splits into parameters, optimizer state, gradients, a
       if (op.kind != "optimizer") weights += op.param_bytes;
     CHECK(at.parameters == doctest::Approx(weights));
     CHECK(at.optimizer_state == doctest::Approx(2 * weights / (zero ? 2 : 1)));
-    CHECK(at.gradients > 0);
-    if (zero == 0) CHECK(at.activations > 0); // with ZeRO-1 the peak can come after the backward pass
+    // At seq 64 the peak is in the optimizer step, which holds every reduced gradient until its last update
+    // ends (ZeRO-1 keeps them whole too), beside the last bucket's all-reduce buffers: measured 1.62 times
+    // the weights, with the activations all freed.
+    CHECK(at.gradients >= weights);
+    CHECK(at.gradients < 2 * weights);
+    CHECK(at.activations == 0);
   }
 }

@@ -164,6 +164,18 @@ struct WeightUse {
   int first = 0;
 };
 
+// The tensors the weight-gradient ops wrote that `t` is: itself, or, where a tied weight's gradients were
+// summed (".gradacc"), the ones summed.
+void weight_gradient_parts(const Graph& g, TensorId t, std::vector<TensorId>& out) {
+  const Op& producer = g.op(g.tensor(t).producer);
+  if (!producer.name.ends_with(".gradacc")) {
+    out.push_back(t);
+    return;
+  }
+  for (TensorId part : producer.inputs)
+    weight_gradient_parts(g, part, out);
+}
+
 std::vector<WeightUse> weight_uses(const Graph& g,
                                    const std::vector<std::pair<int, std::vector<Update>>>& buckets) {
   std::map<std::string, OpId> by_name;
@@ -173,18 +185,21 @@ std::vector<WeightUse> weight_uses(const Graph& g,
   std::vector<WeightUse> uses;
   for (std::size_t q = 0; q < buckets.size(); ++q) {
     std::set<OpId> forward, backward;
+    std::vector<TensorId> parts;
     for (const auto& u : buckets[q].second)
-      for (TensorId t : u.grads) {
-        const OpId producer = g.tensor(t).producer;
-        const std::string& name = g.op(producer).name;
-        backward.insert(producer);
-        if (name.size() <= wgrad.size() || name.compare(name.size() - wgrad.size(), wgrad.size(), wgrad) != 0)
-          continue;
-        const std::string layer = name.substr(0, name.size() - wgrad.size());
-        if (auto it = by_name.find(layer); it != by_name.end()) forward.insert(it->second);
-        for (const char* pass : {".dgrad", ".recompute"})
-          if (auto it = by_name.find(layer + pass); it != by_name.end()) backward.insert(it->second);
-      }
+      for (TensorId summed : u.grads)
+        weight_gradient_parts(g, summed, parts);
+    for (TensorId t : parts) {
+      const OpId producer = g.tensor(t).producer;
+      const std::string& name = g.op(producer).name;
+      backward.insert(producer);
+      if (name.size() <= wgrad.size() || name.compare(name.size() - wgrad.size(), wgrad.size(), wgrad) != 0)
+        continue;
+      const std::string layer = name.substr(0, name.size() - wgrad.size());
+      if (auto it = by_name.find(layer); it != by_name.end()) forward.insert(it->second);
+      for (const char* pass : {".dgrad", ".recompute"})
+        if (auto it = by_name.find(layer + pass); it != by_name.end()) backward.insert(it->second);
+    }
     if (forward.empty())
       throw std::invalid_argument("ZeRO-3 gathers each weight before the layer that reads it, and graph '" +
                                   g.name + "' names no layer for the gradients of '" +

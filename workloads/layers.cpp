@@ -376,6 +376,7 @@ void LayerGraph::emit_backward() {
       if (g.size() > 1) accumulate += static_cast<double>(g.size() - 1) * bytes(o) / elem_;
     }
     if (upstream.empty() && !l.is_loss) continue; // does not contribute to the loss
+    if (l.is_loss) upstream = l.outputs; // `loss.backward()` starts from the loss the forward pass computed
     if (l.pass_through) { // every input's gradient is the output's, one tensor that the inputs share
       const ValueId g = summed_gradient(l, upstream);
       for (std::size_t k = 0; k < l.inputs.size(); ++k)
@@ -434,7 +435,8 @@ void LayerGraph::emit_backward() {
         use(g, h.id());
       for (ValueId s : saved)
         use(s, h.id());
-      weight_grads[owner].push_back(new_value(h.id(), grad_bytes, l.name + ":dW", true));
+      add_weight_grad(weight_grads[owner], new_value(h.id(), grad_bytes, l.name + ":dW", true),
+                      layers_[layer_of_op_[owner]].name);
     }
   }
   emit_updates(weight_grads, forward_layers);

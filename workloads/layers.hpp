@@ -206,6 +206,9 @@ private:
   void emit_backward();
   // A bias's own gradient op ("<layer>.bgrad", ModelOptions::separate_bias_grads), reading `upstream`.
   ValueId emit_bias_grad(const Layer& l, double bias, const std::vector<ValueId>& upstream);
+  // Adds weight gradient `dW` to its owner's: as a new tensor, or summed into the owner's earlier one by a
+  // new "<owner>.gradacc" op (tied weights; weight_gradients.cpp).
+  void add_weight_grad(std::vector<ValueId>& owner_grads, ValueId dW, const std::string& owner_name);
   // One optimizer op per weight-owning layer, reading its weight gradients (optimizer_step.cpp).
   void emit_updates(const std::map<OpId, std::vector<ValueId>>& weight_grads, std::size_t forward_layers);
   // ModelOptions::clip_grad_norm's ops (gradient_clipping.cpp): each layer's gradients as the optimizer

@@ -1,5 +1,7 @@
 #include "policies/pareto/rewritten_model.hpp"
 
+#include "sim/op_kinds.hpp"
+
 namespace hs::pareto {
 
 RewrittenModel::RewrittenModel(const CostModel& base, std::shared_ptr<const RewriteCandidates> candidates,
@@ -19,6 +21,7 @@ RewrittenModel::RewrittenModel(const CostModel& base, std::shared_ptr<const Rewr
       const Op& op = g.ops[static_cast<std::size_t>(layout_.proto[i])];
       parts.workspace_bytes.push_back(op.workspace_bytes);
       parts.param_bytes.push_back(op.param_bytes);
+      parts.optimizer.push_back(op.kind == optimizer_kind ? 1 : 0);
       const auto& from = base.op_time_table();
       const auto first =
           from.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(layout_.proto[i]) * devices);
@@ -28,6 +31,7 @@ RewrittenModel::RewrittenModel(const CostModel& base, std::shared_ptr<const Rewr
     const Op op = rewritten_op(g, *candidates_, decision_, layout_, i);
     parts.workspace_bytes.push_back(op.workspace_bytes);
     parts.param_bytes.push_back(op.param_bytes);
+    parts.optimizer.push_back(op.kind == optimizer_kind ? 1 : 0);
     base.op_times(op, row);
   }
   for (std::size_t t = 0; t < layout_.tensors.size(); ++t) {
