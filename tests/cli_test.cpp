@@ -60,11 +60,13 @@ TEST_CASE("run prints every metric and writes the report, the timeline and the t
 }
 
 TEST_CASE("run --parallel on one device pins the step there, whatever the policy would pick") {
-  // On l4-server fastest-device takes the host CPU for BERT-large at batch 1; dp=1 on gpu0 says the GPU.
+  // On l4-server fastest-device takes the host CPU for BERT-large at batch 1 where the graph lets it
+  // (device=any); dp=1 on gpu0 says the GPU.
   const auto dir = scratch("one-device");
-  const auto r = heterosim("run --platform l4-server --workload bert-large:implementation=huggingface "
-                           "--parallel dp=1,devices=gpu0 --policy fastest-device --out " +
-                           (dir / "o").string());
+  const auto r =
+      heterosim("run --platform l4-server --workload bert-large:implementation=huggingface,device=any "
+                "--parallel dp=1,devices=gpu0 --policy fastest-device --out " +
+                (dir / "o").string());
   REQUIRE(r.exit_code == 0);
   CHECK(r.output.find("parallel  none: the step pinned to gpu0") != std::string::npos);
   const auto report = nlohmann::json::parse(slurp(dir / "o" / "report.json"));

@@ -214,6 +214,8 @@ void check_same_graph(const hs::Graph& a, const hs::Graph& b) {
     CHECK(a.ops[i].name == b.ops[i].name);
     CHECK(a.ops[i].flops == b.ops[i].flops);
     CHECK(a.ops[i].bytes_read + a.ops[i].bytes_written == b.ops[i].bytes_read + b.ops[i].bytes_written);
+    CHECK(a.ops[i].host_issue == b.ops[i].host_issue);
+    CHECK(a.ops[i].allowed_kinds == b.ops[i].allowed_kinds);
   }
 }
 
@@ -224,16 +226,17 @@ TEST_CASE("implementation=huggingface gives the eager recipe's options at once, 
   check_same_graph(load_workload(gpt + ",mode=training,implementation=huggingface"),
                    load_workload(gpt + ",mode=training,heads=fused,attention=eager,dropout=on,"
                                        "optimizer=foreach,loss=eager,bias_grad=separate,gelu=eager,"
-                                       "projections=conv1d"));
+                                       "projections=conv1d,issue=eager,device=gpu"));
   // Inference: no dropout and no optimizer, every token's logits.
-  check_same_graph(
-      load_workload(gpt + ",implementation=huggingface"),
-      load_workload(gpt + ",heads=fused,attention=eager,gelu=eager,projections=conv1d,lm_head=all"));
+  check_same_graph(load_workload(gpt + ",implementation=huggingface"),
+                   load_workload(gpt +
+                                 ",heads=fused,attention=eager,gelu=eager,projections=conv1d,lm_head=all,"
+                                 "issue=eager,device=gpu"));
   // BERT has no GELU, projection or LM-head option of its own.
   check_same_graph(
       load_workload("bert-base:mode=training,implementation=huggingface"),
       load_workload("bert-base:mode=training,heads=fused,attention=eager,dropout=on,optimizer=foreach,"
-                    "loss=eager,bias_grad=separate"));
+                    "loss=eager,bias_grad=separate,issue=eager,device=gpu"));
   check_same_graph(load_workload("bert-base:implementation=reference"), load_workload("bert-base"));
   // An option given overrides the implementation's value for it.
   const hs::Graph fused_gelu = load_workload(gpt + ",implementation=huggingface,gelu=fused");

@@ -88,7 +88,10 @@ TEST_CASE("the parameter line lists each key with its default or choices, and it
         "gradient in its weight-gradient GEMM, or a reduction of its own as PyTorch's autograd runs it) "
         "clip=off|norm (training: torch.nn.utils.clip_grad_norm_ before the optimizer step, as Hugging "
         "Face's Trainer runs it) issue=captured|eager (the host's time to issue each op: none (compiled or "
-        "graph-captured), or eager PyTorch's, measured (workloads/eager_issue.hpp))");
+        "graph-captured), or eager PyTorch's, measured (workloads/eager_issue.hpp)) "
+        "device=any|cpu|gpu|npu|fpga "
+        "(the device kind every op may run on: any (the policy chooses), or one kind, as a framework program "
+        "moved to one device runs every op there)");
 }
 
 TEST_CASE("a listed key that the other parameters leave unread is refused by name") {

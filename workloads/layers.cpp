@@ -464,6 +464,9 @@ Graph LayerGraph::finish() && {
     }
   Graph g = std::move(b_).build();
   if (options_.eager_issue) charge_eager_issue(g, options_.training);
+  if (!options_.device_kind.empty())
+    for (Op& op : g.ops)
+      op.allowed_kinds = {options_.device_kind};
   return g;
 }
 

@@ -52,6 +52,9 @@ struct ModelOptions {
   // Every op costs its host eager PyTorch's measured time to issue it (workloads/eager_issue.hpp); false:
   // none, as a compiled or graph-captured program issues its kernels ahead of the device.
   bool eager_issue = false;
+  // Every op may run only on a device of this kind, as a framework program moved to one device
+  // (`model.to("cuda")`) runs each of its ops there; empty: any kind, a scheduler's choice.
+  std::string device_kind = "";
 };
 
 using ValueId = int;

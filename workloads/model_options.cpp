@@ -21,6 +21,9 @@ std::vector<WorkloadParameter> model_parameters(std::vector<WorkloadParameter> o
   all.push_back({"issue", "captured|eager",
                  "the host's time to issue each op: none (compiled or graph-captured), or eager PyTorch's, "
                  "measured (workloads/eager_issue.hpp)"});
+  all.push_back({"device", "any|cpu|gpu|npu|fpga",
+                 "the device kind every op may run on: any (the policy chooses), or one kind, as a framework "
+                 "program moved to one device runs every op there"});
   return all;
 }
 
@@ -47,6 +50,8 @@ ModelOptions read_model_options(WorkloadParams& p, const std::string& builder, l
     throw InputError(builder, "bias_grad", "bias gradients are computed in training: give mode=training");
   o.eager_issue = p.text("issue", "captured", {"captured", "eager"}) == "eager";
   o.clip_grad_norm = p.text("clip", "off", {"off", "norm"}) == "norm";
+  if (const std::string kind = p.text("device", "any", {"any", "cpu", "gpu", "npu", "fpga"}); kind != "any")
+    o.device_kind = kind;
   if (o.clip_grad_norm && !o.training)
     throw InputError(builder, "clip", "gradients are clipped in training: give mode=training");
   if (o.clip_grad_norm && megatron)

@@ -28,6 +28,7 @@ void read_implementation(WorkloadParams& p, bool gpt2) {
   p.default_to("heads", "fused");
   p.default_to("attention", "eager");
   p.default_to("issue", "eager");
+  p.default_to("device", "gpu"); // the model moved to the GPU: PyTorch runs every op there
   if (training) {
     p.default_to("dropout", "on");
     p.default_to("optimizer", "foreach");
