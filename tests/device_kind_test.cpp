@@ -15,7 +15,7 @@ std::size_t ops_on(const Plan& plan, DeviceId d) {
 }
 } // namespace
 
-TEST_CASE("device=gpu keeps every op on a GPU; implementation=huggingface implies it, device=any frees it") {
+TEST_CASE("device=gpu keeps every op on a GPU, implementation=huggingface implies it, device=any frees it") {
   const Graph hf = load_workload("bert-large:implementation=huggingface");
   CHECK(std::all_of(hf.ops.begin(), hf.ops.end(),
                     [](const Op& op) { return op.allowed_kinds == std::vector<std::string>{"gpu"}; }));

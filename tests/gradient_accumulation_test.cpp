@@ -19,11 +19,17 @@ using hs::test::pinned_plan;
 
 namespace {
 
-// The FLOPs of the optimizer ops, or of the others but the collectives' reductions.
-double flops(const Graph& g, bool optimizer) {
+// The ops a step runs once, however many micro-batches: the updates, and the tied embedding's sum of its two
+// gradients, each accumulated over the micro-batches first.
+bool once_per_step(const Op& op) {
+  return op.kind == "optimizer" || op.name.ends_with(".gradacc");
+}
+
+// The FLOPs of the ops run once per step, or of the others but the collectives' reductions.
+double flops(const Graph& g, bool once) {
   double sum = 0;
   for (const auto& op : g.ops)
-    if ((op.kind == "optimizer") == optimizer && op.kind != "collective") sum += op.flops;
+    if (once_per_step(op) == once && op.kind != "collective") sum += op.flops;
   return sum;
 }
 
@@ -41,7 +47,7 @@ double optimizer_seconds(const Graph& g) {
   const CostModel cost(g, test::gpu_node());
   double sum = 0;
   for (OpId o = 0; o < g.op_count(); ++o)
-    if (g.op(o).kind == "optimizer") sum += cost.op_time(o, *test::gpu_node().find_device("gpu0"));
+    if (once_per_step(g.op(o))) sum += cost.op_time(o, *test::gpu_node().find_device("gpu0"));
   return sum;
 }
 

@@ -2,12 +2,14 @@
 // `.grad` through `optimizer.step()` until `zero_grad()`, and foreach AdamW allocates its sqrt(v) list for
 // all weights at once.
 #include "graph_lookup.hpp"
+#include "parallel_support.hpp"
 #include "policies/policy.hpp"
 #include "sim/analytic_engine.hpp"
 #include "sim/contention_engine.hpp"
 #include "sim/memory.hpp"
 #include "sim/simgrid_engine.hpp"
 #include "test_support.hpp"
+#include "workloads/pipeline_parallel.hpp"
 #include "workloads/workload_registry.hpp"
 
 #include <algorithm>
@@ -91,4 +93,21 @@ TEST_CASE("a training step's backward pass starts from the loss: its only sinks 
       if (op.kind != "optimizer") CHECK_FALSE(op.outputs.empty());
     }
   }
+}
+
+TEST_CASE("a pipeline sums a tied weight's gradients once a step, each accumulated over the micro-batches") {
+  const Graph step = load_workload("gpt2-small:batch=4,seq=16,mode=training");
+  const Graph g = pipeline_parallel(step, {test::gpus(2), 4, PipelineSchedule::OneForwardOneBackward});
+  std::vector<const Op*> sums;
+  for (const Op& op : g.ops)
+    if (op.name.ends_with(".gradacc")) sums.push_back(&op);
+  REQUIRE(sums.size() == 1);
+  // It reads the last micro-batch's accumulated gradient of the LM head (last stage) and of the token
+  // embedding (first stage), and runs on the first stage, which owns the table.
+  std::vector<std::string> read;
+  for (TensorId t : sums.front()->inputs)
+    read.push_back(g.op(g.tensor(t).producer).name);
+  std::sort(read.begin(), read.end());
+  CHECK(read == std::vector<std::string>{"m3/lm_head.wgrad", "m3/wte.wgrad"});
+  CHECK(sums.front()->allowed_devices == std::vector<std::string>{"gpu0"});
 }

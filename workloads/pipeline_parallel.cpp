@@ -185,8 +185,13 @@ std::vector<int> pipeline_stages(const Graph& g, int chunks, const std::string& 
   return equal_layers ? equal_layer_stages(g, roles, chunks, name) : stages_of(g, roles, chunks, name);
 }
 
-Graph pipeline_schedule(const Graph& g, const PipelineLayout& l, const PipelineOptions& o,
+Graph pipeline_schedule(const Graph& g, const PipelineLayout& given, const PipelineOptions& o,
                         const std::string& name) {
+  // A tied weight's sum of its gradients runs once, with the optimizer pass, each summand accumulated over
+  // the micro-batches first (Megatron-LM sums its first and last stages' embedding gradients once a step).
+  PipelineLayout l = given;
+  for (OpId x = 0; x < g.op_count(); ++x)
+    if (g.op(x).name.ends_with(".gradacc")) l.pass[static_cast<std::size_t>(x)] = Pass::Optimizer;
   const int m = o.microbatches;
   const auto device_of = [&](OpId x) {
     return l.devices[static_cast<std::size_t>(l.device[static_cast<std::size_t>(x)])];
