@@ -1,8 +1,8 @@
 // eager: one shared ready queue ordered by priority (HEFT's upward rank); whenever a device stream is idle
 // it takes the highest-priority ready op it can run. StarPU's "eager"/"prio" schedulers (Augonnet et al.,
 // "StarPU: a unified platform for task scheduling on heterogeneous multicore architectures", CCPE 2011).
-#include "policies/policy.hpp"
 #include "policies/heft.hpp"
+#include "policies/policy.hpp"
 #include "policies/ready_queue.hpp"
 
 namespace hs {

@@ -4,8 +4,8 @@
 // run-time part absorbs interference and noise among interchangeable devices (in the spirit of StarPU's
 // "heteroprio" and of two-level static/dynamic schemes such as Beaumont et al., "Fast approximation
 // algorithms for task-based runtime systems", CCPE 2018).
-#include "policies/policy.hpp"
 #include "policies/heft.hpp"
+#include "policies/policy.hpp"
 #include "policies/ready_queue.hpp"
 
 #include <map>

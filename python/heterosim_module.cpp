@@ -1,13 +1,13 @@
 // The Python module's native half (`heterosim._native`): platforms and workloads as objects, runs and
 // Pareto searches returning their JSON reports as text, which python/heterosim/__init__.py turns into
 // dicts. Errors arrive in Python as ValueError (bad input) or RuntimeError, with HeteroSim's message.
-#include "policies/policy_runner.hpp"
-#include "policies/policy.hpp"
 #include "policies/pareto/archive_search.hpp"
 #include "policies/pareto/front_report.hpp"
 #include "policies/pareto/objectives.hpp"
 #include "policies/pareto/problem.hpp"
 #include "policies/pareto/search_state.hpp"
+#include "policies/policy.hpp"
+#include "policies/policy_runner.hpp"
 #include "sim/error.hpp"
 #include "sim/platform.hpp"
 #include "sim/report.hpp"
