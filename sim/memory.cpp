@@ -20,7 +20,8 @@ struct Event {
 Kind tensor_kind(const Graph& g, const Tensor& t) {
   const Op& producer = g.op(t.producer);
   if (producer.kind == "collective" && producer.name.rfind(gathered_weights_prefix, 0) == 0) return Parameter;
-  const bool weight_gradient = producer.name.ends_with(".wgrad") || producer.name.ends_with(".gradacc");
+  const bool weight_gradient =
+      producer.name.ends_with(".wgrad") || producer.name.ends_with(tied_gradient_sum_suffix);
   const bool read_by_optimizer = std::any_of(t.consumers.begin(), t.consumers.end(),
                                              [&](OpId c) { return g.op(c).kind == optimizer_kind; });
   return producer.kind == "collective" || weight_gradient || read_by_optimizer ? Gradient : Activation;

@@ -20,6 +20,8 @@ namespace hs {
 // Collectives whose op names begin with this gather weights (ZeRO-3): what they produce counts as
 // parameters, not gradients, while it is live.
 inline constexpr const char* gathered_weights_prefix = "paramgather";
+// The op name suffix of a tied weight's gradient sum ("wte.gradacc"): what it writes is a weight gradient.
+inline constexpr const char* tied_gradient_sum_suffix = ".gradacc";
 
 struct MemoryBreakdown {
   double parameters = 0, optimizer_state = 0, gradients = 0, activations = 0, workspace = 0;

@@ -168,7 +168,7 @@ struct WeightUse {
 // summed (".gradacc"), the ones summed.
 void weight_gradient_parts(const Graph& g, TensorId t, std::vector<TensorId>& out) {
   const Op& producer = g.op(g.tensor(t).producer);
-  if (!producer.name.ends_with(".gradacc")) {
+  if (!producer.name.ends_with(tied_gradient_sum_suffix)) {
     out.push_back(t);
     return;
   }

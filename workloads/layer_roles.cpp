@@ -1,5 +1,7 @@
 #include "workloads/layer_roles.hpp"
 
+#include "sim/memory.hpp"
+
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -35,8 +37,9 @@ OpRoles roles_of(const Graph& g) {
     auto& owner = r.owner[static_cast<std::size_t>(o)];
     std::string base = op.name;
     if (in_optimizer_pass(op)) pass = Pass::Optimizer;
-    for (const char* tail : {".dgrad", ".wgrad", ".bgrad", ".bwd", ".bwd_rhs", ".gradsum", ".gradacc",
-                             ".adam", ".recompute", kGradientNormSuffix, kGradientScaleSuffix})
+    for (const char* tail :
+         {".dgrad", ".wgrad", ".bgrad", ".bwd", ".bwd_rhs", ".gradsum", tied_gradient_sum_suffix, ".adam",
+          ".recompute", kGradientNormSuffix, kGradientScaleSuffix})
       if (has_suffix(op.name, tail)) {
         base = op.name.substr(0, op.name.size() - std::string(tail).size());
         if (pass == Pass::Forward) pass = Pass::Backward;

@@ -1,6 +1,7 @@
 #include "workloads/pipeline_parallel.hpp"
 
 #include "sim/graph_builder.hpp"
+#include "sim/memory.hpp"
 
 #include <algorithm>
 #include <map>
@@ -191,7 +192,8 @@ Graph pipeline_schedule(const Graph& g, const PipelineLayout& given, const Pipel
   // the micro-batches first (Megatron-LM sums its first and last stages' embedding gradients once a step).
   PipelineLayout l = given;
   for (OpId x = 0; x < g.op_count(); ++x)
-    if (g.op(x).name.ends_with(".gradacc")) l.pass[static_cast<std::size_t>(x)] = Pass::Optimizer;
+    if (g.op(x).name.ends_with(tied_gradient_sum_suffix))
+      l.pass[static_cast<std::size_t>(x)] = Pass::Optimizer;
   const int m = o.microbatches;
   const auto device_of = [&](OpId x) {
     return l.devices[static_cast<std::size_t>(l.device[static_cast<std::size_t>(x)])];

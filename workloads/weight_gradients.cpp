@@ -1,3 +1,4 @@
+#include "sim/memory.hpp"
 #include "workloads/layers.hpp"
 
 #include <algorithm>
@@ -19,12 +20,12 @@ void LayerGraph::add_weight_grad(std::vector<ValueId>& owner_grads, ValueId dW,
   // new gradient into the `.grad` the first one left, so the optimizer reads one tensor, not two. The add
   // is in place on a GPU; here it writes a new tensor, the earlier one freed as the add ends.
   const double grad_bytes = bytes(dW);
-  auto h = b_.op(owner_name + ".gradacc");
+  auto h = b_.op(owner_name + tied_gradient_sum_suffix);
   h.kind("elementwise").precision(options_.precision).flops(grad_bytes / elem_);
   h.reads(2 * grad_bytes).writes(grad_bytes);
   use(*earlier, h.id());
   use(dW, h.id());
-  *earlier = new_value(h.id(), grad_bytes, owner_name + ".gradacc:dW", true);
+  *earlier = new_value(h.id(), grad_bytes, owner_name + tied_gradient_sum_suffix + ":dW", true);
 }
 
 } // namespace hs::layers
